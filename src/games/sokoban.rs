@@ -1,0 +1,290 @@
+//! `sokoban`: the classic console game of SPEC section 3, byte for byte with the
+//! seed's transcript.
+//!
+//! Parsing (the `# . P + - O` file format), the command grammar and rendering are
+//! here; moving and pushing are the shared rules of [`super::world`].
+
+use std::sync::Arc;
+
+use super::world::{Cell, Direction, Glyphs, Level, LevelError, World};
+use super::{Game, Memory, Reply, PROMPT};
+use crate::levels::{LevelFile, Problem};
+
+/// The level `play sokoban` loads when none is named.
+pub const DEFAULT_LEVEL: &str = "classic";
+
+/// The classic glyphs: a player on a target is drawn as `P`.
+pub const GLYPHS: Glyphs = Glyphs {
+    wall: '#',
+    floor: '.',
+    goal: '-',
+    box_on_floor: '+',
+    box_on_goal: 'O',
+    player: 'P',
+    player_on_goal: 'P',
+};
+
+const WELCOME: &str = "Welcome to Sokoban!\n";
+const INVALID: &str = "Invalid command\n";
+const WIN: &str = "Win!\n";
+const BYE: &str = "Bye!\n";
+
+/// Why a classic level file cannot be loaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// A character that is not one of the six glyphs.
+    #[error("unknown character {found:?} at column {column}: use # . P + - O")]
+    UnknownCharacter {
+        /// 1-based line in the file.
+        line: usize,
+        /// 1-based column in the line.
+        column: usize,
+        /// The offending character.
+        found: char,
+    },
+    /// The grid is not a playable level.
+    #[error("{source}")]
+    Level {
+        /// The line the board starts on (1 when the file has no board).
+        line: usize,
+        /// What is wrong with it.
+        source: LevelError,
+    },
+}
+
+impl ParseError {
+    /// The 1-based line the error is about.
+    pub fn line(&self) -> usize {
+        match self {
+            ParseError::UnknownCharacter { line, .. } | ParseError::Level { line, .. } => *line,
+        }
+    }
+}
+
+/// Parse a classic level: one board row per line in the glyphs `# . P + - O`. As in the
+/// seed's program, white space around a row is ignored and blank lines are skipped.
+///
+/// # Errors
+/// The first unknown character, or the first [`LevelError`] of the finished grid.
+pub fn parse_level(text: &str) -> Result<Level, ParseError> {
+    let mut rows = Vec::new();
+    let mut first_line = None;
+    for (index, line) in text.lines().enumerate() {
+        let line_number = index + 1;
+        let row = line.trim();
+        if row.is_empty() {
+            continue;
+        }
+        first_line.get_or_insert(line_number);
+        let leading = line.len() - line.trim_start().len();
+        let cells = row
+            .chars()
+            .enumerate()
+            .map(|(offset, glyph)| {
+                cell_of(glyph).ok_or(ParseError::UnknownCharacter {
+                    line: line_number,
+                    column: leading + offset + 1,
+                    found: glyph,
+                })
+            })
+            .collect::<Result<Vec<Cell>, ParseError>>()?;
+        rows.push(cells);
+    }
+    Level::from_rows(&rows).map_err(|source| ParseError::Level {
+        line: first_line.unwrap_or(1),
+        source,
+    })
+}
+
+fn cell_of(glyph: char) -> Option<Cell> {
+    Some(match glyph {
+        '#' => Cell::Wall,
+        '.' => Cell::Floor,
+        '-' => Cell::Goal,
+        '+' => Cell::Box,
+        'O' => Cell::BoxOnGoal,
+        'P' => Cell::Player,
+        _ => return None,
+    })
+}
+
+impl LevelFile for Level {
+    const DIR: &'static str = "sokoban";
+
+    fn parse(file: &str, text: &str) -> Result<Self, Vec<Problem>> {
+        parse_level(text).map_err(|error| vec![Problem::new(file, error.line(), error)])
+    }
+}
+
+/// A parsed command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    /// Walk up to `count` steps.
+    Walk {
+        /// Where to.
+        direction: Direction,
+        /// How far at most; counts beyond `u64::MAX` saturate, which on a finite board
+        /// means the same thing: walk until blocked.
+        count: u64,
+    },
+    /// Leave the game.
+    Exit,
+}
+
+impl Command {
+    /// Parse a command as the seed's program does: a first character `e` exits; a
+    /// direction letter followed by one or more ASCII digits walks; anything else is
+    /// invalid. Case does not matter.
+    pub fn parse(line: &str) -> Option<Command> {
+        let mut chars = line.chars();
+        let first = chars.next()?;
+        if first.eq_ignore_ascii_case(&'e') {
+            return Some(Command::Exit);
+        }
+        let direction = Direction::from_wasd(first)?;
+        let digits = chars.as_str();
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let count = digits.bytes().fold(0u64, |count, digit| {
+            count
+                .saturating_mul(10)
+                .saturating_add(u64::from(digit - b'0'))
+        });
+        Some(Command::Walk { direction, count })
+    }
+}
+
+/// One game of classic Sokoban.
+#[derive(Debug, Clone)]
+pub struct Sokoban {
+    world: World,
+}
+
+impl Sokoban {
+    /// A game at the start of `level`.
+    pub fn new(level: Arc<Level>) -> Sokoban {
+        Sokoban {
+            world: World::new(level),
+        }
+    }
+
+    /// The current state of play.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    fn board_then(&self, mut text: String) -> Reply {
+        self.world.render_into(&GLYPHS, &mut text);
+        if self.world.is_solved() {
+            text.push_str(WIN);
+            Reply::ended(text)
+        } else {
+            text.push_str(PROMPT);
+            Reply::playing(text)
+        }
+    }
+}
+
+impl Game for Sokoban {
+    fn start(&mut self, _memory: &mut Memory) -> Reply {
+        self.board_then(String::from(WELCOME))
+    }
+
+    fn handle(&mut self, line: &str, _memory: &mut Memory) -> Reply {
+        match Command::parse(line) {
+            Some(Command::Exit) => Reply::ended(String::from(BYE)),
+            Some(Command::Walk { direction, count }) => {
+                self.world.walk(direction, count);
+                self.board_then(String::with_capacity(64))
+            }
+            None => self.board_then(String::from(INVALID)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CLASSIC: &str = "#######\n#.....#\n#...+.#\n##..+.#\n#--.#P#\n#######\n";
+
+    fn game() -> Sokoban {
+        Sokoban::new(Arc::new(parse_level(CLASSIC).unwrap()))
+    }
+
+    #[test]
+    fn start_shows_welcome_board_and_prompt() {
+        let reply = game().start(&mut Memory::default());
+        assert_eq!(
+            reply.text,
+            format!("Welcome to Sokoban!\n{CLASSIC}Enter command: ")
+        );
+        assert_eq!(reply.status, super::super::Status::Playing);
+    }
+
+    #[test]
+    fn command_grammar() {
+        let walk = |direction, count| Some(Command::Walk { direction, count });
+        assert_eq!(Command::parse("d2"), walk(Direction::Right, 2));
+        assert_eq!(Command::parse("W10"), walk(Direction::Up, 10));
+        assert_eq!(Command::parse("s0"), walk(Direction::Down, 0));
+        assert_eq!(
+            Command::parse(&format!("a{}", "9".repeat(40))),
+            walk(Direction::Left, u64::MAX)
+        );
+        assert_eq!(Command::parse("exit now"), Some(Command::Exit));
+        assert_eq!(Command::parse("E"), Some(Command::Exit));
+        for invalid in ["", "d", "x3", "d-1", "d2x", "d 2", "d٣", "+1"] {
+            assert_eq!(Command::parse(invalid), None, "{invalid:?}");
+        }
+    }
+
+    #[test]
+    fn invalid_command_repeats_the_board() {
+        let mut game = game();
+        let reply = game.handle("x3", &mut Memory::default());
+        assert_eq!(
+            reply.text,
+            format!("Invalid command\n{CLASSIC}Enter command: ")
+        );
+    }
+
+    #[test]
+    fn player_leaving_a_target_shows_it_again() {
+        let level = parse_level("#######\n#P-++-#\n#######").unwrap();
+        let mut game = Sokoban::new(Arc::new(level));
+        let mut memory = Memory::default();
+        let reply = game.handle("d1", &mut memory);
+        assert!(
+            reply.text.starts_with("#######\n#.P++-#\n"),
+            "{}",
+            reply.text
+        );
+        let reply = game.handle("a1", &mut memory);
+        assert!(
+            reply.text.starts_with("#######\n#P-++-#\n"),
+            "{}",
+            reply.text
+        );
+    }
+
+    #[test]
+    fn parse_errors_name_line_and_column() {
+        assert_eq!(
+            parse_level("###\n#Px-+#\n"),
+            Err(ParseError::UnknownCharacter {
+                line: 2,
+                column: 3,
+                found: 'x'
+            })
+        );
+        assert_eq!(
+            parse_level("\n\n#P.#\n").map(|_| ()),
+            Err(ParseError::Level {
+                line: 3,
+                source: LevelError::NoGoal
+            })
+        );
+    }
+}

@@ -1,0 +1,559 @@
+//! The rules of pushing boxes, shared by `sokoban` and `starpusher`.
+//!
+//! A [`Level`] is the fixed part of a puzzle (walls, goals, where things start) and is
+//! shared between every player of it behind an `Arc`. A [`World`] is one player's
+//! position in it. Moving, pushing, undoing a move and the win check live here and
+//! nowhere else; the two games differ only in file format, glyphs and commands.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// One of the four directions a player can walk or push in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Towards row 0.
+    Up,
+    /// Towards the last row.
+    Down,
+    /// Towards column 0.
+    Left,
+    /// Towards the last column.
+    Right,
+}
+
+impl Direction {
+    /// All four, in LURD order.
+    pub const ALL: [Direction; 4] = [
+        Direction::Left,
+        Direction::Up,
+        Direction::Right,
+        Direction::Down,
+    ];
+
+    /// The direction of a `w`/`a`/`s`/`d` key (either case).
+    pub fn from_wasd(key: char) -> Option<Direction> {
+        match key.to_ascii_lowercase() {
+            'w' => Some(Direction::Up),
+            'a' => Some(Direction::Left),
+            's' => Some(Direction::Down),
+            'd' => Some(Direction::Right),
+            _ => None,
+        }
+    }
+
+    /// The LURD letter of a move in this direction: upper case for a push.
+    pub fn lurd(self, push: bool) -> char {
+        let letter = match self {
+            Direction::Left => 'l',
+            Direction::Up => 'u',
+            Direction::Right => 'r',
+            Direction::Down => 'd',
+        };
+        if push {
+            letter.to_ascii_uppercase()
+        } else {
+            letter
+        }
+    }
+
+    /// The opposite direction.
+    pub fn reverse(self) -> Direction {
+        match self {
+            Direction::Up => Direction::Down,
+            Direction::Down => Direction::Up,
+            Direction::Left => Direction::Right,
+            Direction::Right => Direction::Left,
+        }
+    }
+}
+
+/// What a square of a level holds when it is read from a file, before validation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell {
+    /// Impassable.
+    Wall,
+    /// Empty floor.
+    Floor,
+    /// A target for a box.
+    Goal,
+    /// A box on floor.
+    Box,
+    /// A box already on a goal.
+    BoxOnGoal,
+    /// The player's start on floor.
+    Player,
+    /// The player's start on a goal.
+    PlayerOnGoal,
+}
+
+/// The fixed ground of a square once boxes and the player are taken off it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ground {
+    /// Impassable.
+    Wall,
+    /// Floor without a goal.
+    Floor,
+    /// Floor with a goal.
+    Goal,
+}
+
+/// Why a grid of cells is not a playable level.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LevelError {
+    /// The grid has no rows at all.
+    #[error("the level is empty: add board rows")]
+    Empty,
+    /// No player start.
+    #[error("no player: mark the start with the player glyph")]
+    NoPlayer,
+    /// More than one player start.
+    #[error("two players (rows {first_row} and {second_row}): a level has exactly one")]
+    TwoPlayers {
+        /// 1-based board row of the first player.
+        first_row: usize,
+        /// 1-based board row of the second player.
+        second_row: usize,
+    },
+    /// Nothing to push boxes onto.
+    #[error("no goal: a level needs at least one goal")]
+    NoGoal,
+    /// Some goal can never be filled.
+    #[error("fewer boxes ({boxes}) than goals ({goals}): every goal needs a box")]
+    FewerBoxes {
+        /// Boxes on the board.
+        boxes: usize,
+        /// Goals on the board.
+        goals: usize,
+    },
+}
+
+/// The fixed part of a puzzle, shared by every world played on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Level {
+    width: usize,
+    height: usize,
+    ground: Vec<Ground>,
+    start_player: usize,
+    start_boxes: Vec<usize>,
+    goals: usize,
+}
+
+impl Level {
+    /// Build a level from rows of cells, padding short rows with floor, and check it:
+    /// exactly one player, at least one goal, at least as many boxes as goals.
+    ///
+    /// # Errors
+    /// The first [`LevelError`] the grid breaks.
+    pub fn from_rows(rows: &[Vec<Cell>]) -> Result<Level, LevelError> {
+        let height = rows.len();
+        let width = rows.iter().map(Vec::len).max().unwrap_or(0);
+        if height == 0 || width == 0 {
+            return Err(LevelError::Empty);
+        }
+        let mut ground = Vec::with_capacity(width * height);
+        let mut player: Option<(usize, usize)> = None;
+        let mut start_boxes = Vec::new();
+        for (row_index, row) in rows.iter().enumerate() {
+            for column in 0..width {
+                let index = row_index * width + column;
+                let cell = row.get(column).copied().unwrap_or(Cell::Floor);
+                let is_player = matches!(cell, Cell::Player | Cell::PlayerOnGoal);
+                if is_player {
+                    if let Some((first_row, _)) = player {
+                        return Err(LevelError::TwoPlayers {
+                            first_row: first_row + 1,
+                            second_row: row_index + 1,
+                        });
+                    }
+                    player = Some((row_index, index));
+                }
+                if matches!(cell, Cell::Box | Cell::BoxOnGoal) {
+                    start_boxes.push(index);
+                }
+                ground.push(match cell {
+                    Cell::Wall => Ground::Wall,
+                    Cell::Goal | Cell::BoxOnGoal | Cell::PlayerOnGoal => Ground::Goal,
+                    Cell::Floor | Cell::Box | Cell::Player => Ground::Floor,
+                });
+            }
+        }
+        let Some((_, start_player)) = player else {
+            return Err(LevelError::NoPlayer);
+        };
+        let goals = ground.iter().filter(|g| **g == Ground::Goal).count();
+        if goals == 0 {
+            return Err(LevelError::NoGoal);
+        }
+        if start_boxes.len() < goals {
+            return Err(LevelError::FewerBoxes {
+                boxes: start_boxes.len(),
+                goals,
+            });
+        }
+        Ok(Level {
+            width,
+            height,
+            ground,
+            start_player,
+            start_boxes,
+            goals,
+        })
+    }
+
+    /// Columns in the board.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Rows in the board.
+    pub fn height(&self) -> usize {
+        self.height
+    }
+
+    /// Number of goals, which is also the number of boxes that must be placed.
+    pub fn goal_count(&self) -> usize {
+        self.goals
+    }
+
+    /// The ground at a square, given as row-major index.
+    pub fn ground(&self, index: usize) -> Ground {
+        self.ground[index]
+    }
+
+    /// The index of the square one step from `index` in `direction`, or `None` off the
+    /// grid (which counts as a wall).
+    fn neighbour(&self, index: usize, direction: Direction) -> Option<usize> {
+        let (row, column) = (index / self.width, index % self.width);
+        match direction {
+            Direction::Up => row.checked_sub(1).map(|r| r * self.width + column),
+            Direction::Down => (row + 1 < self.height).then(|| index + self.width),
+            Direction::Left => column.checked_sub(1).map(|_| index - 1),
+            Direction::Right => (column + 1 < self.width).then(|| index + 1),
+        }
+    }
+
+    fn is_open(&self, index: usize) -> bool {
+        self.ground[index] != Ground::Wall
+    }
+}
+
+/// Why one step could not be taken. Blocked moves change nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Blocked {
+    /// A wall (or the edge of the grid) is in the way.
+    #[error("a wall is in the way")]
+    Wall,
+    /// The box in front cannot move: a wall, the edge or another box is behind it.
+    #[error("the box cannot be pushed")]
+    Box,
+}
+
+/// One step that was taken: its direction and whether it pushed a box. Enough to undo
+/// it exactly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// Where the player went.
+    pub direction: Direction,
+    /// Whether a box moved with the player.
+    pub push: bool,
+}
+
+impl fmt::Display for Step {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.direction.lurd(self.push))
+    }
+}
+
+/// The glyphs a game draws a board with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Glyphs {
+    /// A wall.
+    pub wall: char,
+    /// Floor.
+    pub floor: char,
+    /// An empty goal.
+    pub goal: char,
+    /// A box on floor.
+    pub box_on_floor: char,
+    /// A box on a goal.
+    pub box_on_goal: char,
+    /// The player on floor.
+    pub player: char,
+    /// The player standing on a goal.
+    pub player_on_goal: char,
+}
+
+/// One player's state in a level: where the player and the boxes are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct World {
+    level: Arc<Level>,
+    player: usize,
+    boxes: Vec<bool>,
+    boxes_on_goals: usize,
+}
+
+impl World {
+    /// A world at the level's start.
+    pub fn new(level: Arc<Level>) -> World {
+        let mut boxes = vec![false; level.ground.len()];
+        for &index in &level.start_boxes {
+            boxes[index] = true;
+        }
+        let boxes_on_goals = level
+            .start_boxes
+            .iter()
+            .filter(|&&i| level.ground[i] == Ground::Goal)
+            .count();
+        World {
+            player: level.start_player,
+            boxes,
+            boxes_on_goals,
+            level,
+        }
+    }
+
+    /// The level this world is played on.
+    pub fn level(&self) -> &Arc<Level> {
+        &self.level
+    }
+
+    /// Whether every goal holds a box.
+    pub fn is_solved(&self) -> bool {
+        self.boxes_on_goals == self.level.goals
+    }
+
+    /// The player's square as (row, column).
+    pub fn player(&self) -> (usize, usize) {
+        (
+            self.player / self.level.width,
+            self.player % self.level.width,
+        )
+    }
+
+    /// Whether a box stands at (row, column).
+    pub fn has_box(&self, row: usize, column: usize) -> bool {
+        row < self.level.height && column < self.level.width && {
+            self.boxes[row * self.level.width + column]
+        }
+    }
+
+    /// Take one step, pushing a box in front if it can move.
+    ///
+    /// # Errors
+    /// [`Blocked`] when the step is not possible; the world is unchanged.
+    pub fn step(&mut self, direction: Direction) -> Result<Step, Blocked> {
+        let level = &self.level;
+        let target = level
+            .neighbour(self.player, direction)
+            .filter(|&i| level.is_open(i))
+            .ok_or(Blocked::Wall)?;
+        let push = self.boxes[target];
+        if push {
+            let beyond = level
+                .neighbour(target, direction)
+                .filter(|&i| level.is_open(i) && !self.boxes[i])
+                .ok_or(Blocked::Box)?;
+            self.move_box(target, beyond);
+        }
+        self.player = target;
+        Ok(Step { direction, push })
+    }
+
+    /// Take up to `count` steps, stopping at the first blocked one. Returns the steps
+    /// taken. A count larger than the board simply runs until blocked, since a straight
+    /// walk on a finite grid always ends at a wall.
+    pub fn walk(&mut self, direction: Direction, count: u64) -> Vec<Step> {
+        let mut steps = Vec::new();
+        for _ in 0..count {
+            match self.step(direction) {
+                Ok(step) => steps.push(step),
+                Err(_) => break,
+            }
+        }
+        steps
+    }
+
+    /// Undo a step previously returned by [`World::step`] on this world, putting a
+    /// pushed box back.
+    pub fn undo(&mut self, step: Step) {
+        let level = Arc::clone(&self.level);
+        let Some(from) = level.neighbour(self.player, step.direction.reverse()) else {
+            return;
+        };
+        if step.push {
+            if let Some(box_at) = level.neighbour(self.player, step.direction) {
+                self.move_box(box_at, self.player);
+            }
+        }
+        self.player = from;
+    }
+
+    fn move_box(&mut self, from: usize, to: usize) {
+        let ground = &self.level.ground;
+        self.boxes[from] = false;
+        self.boxes[to] = true;
+        if ground[from] == Ground::Goal {
+            self.boxes_on_goals -= 1;
+        }
+        if ground[to] == Ground::Goal {
+            self.boxes_on_goals += 1;
+        }
+    }
+
+    /// Append the board, one `\n`-terminated line per row, in the given glyphs.
+    pub fn render_into(&self, glyphs: &Glyphs, out: &mut String) {
+        let level = &self.level;
+        for row in 0..level.height {
+            for column in 0..level.width {
+                let index = row * level.width + column;
+                let on_goal = level.ground[index] == Ground::Goal;
+                let glyph = if index == self.player {
+                    if on_goal {
+                        glyphs.player_on_goal
+                    } else {
+                        glyphs.player
+                    }
+                } else if self.boxes[index] {
+                    if on_goal {
+                        glyphs.box_on_goal
+                    } else {
+                        glyphs.box_on_floor
+                    }
+                } else {
+                    match level.ground[index] {
+                        Ground::Wall => glyphs.wall,
+                        Ground::Floor => glyphs.floor,
+                        Ground::Goal => glyphs.goal,
+                    }
+                };
+                out.push(glyph);
+            }
+            out.push('\n');
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GLYPHS: Glyphs = Glyphs {
+        wall: '#',
+        floor: ' ',
+        goal: '.',
+        box_on_floor: '$',
+        box_on_goal: '*',
+        player: '@',
+        player_on_goal: '+',
+    };
+
+    /// Rows in the standard notation, for tests only.
+    fn level(text: &str) -> Arc<Level> {
+        let rows: Vec<Vec<Cell>> = text
+            .lines()
+            .map(|line| {
+                line.chars()
+                    .map(|c| match c {
+                        '#' => Cell::Wall,
+                        '.' => Cell::Goal,
+                        '$' => Cell::Box,
+                        '*' => Cell::BoxOnGoal,
+                        '@' => Cell::Player,
+                        '+' => Cell::PlayerOnGoal,
+                        _ => Cell::Floor,
+                    })
+                    .collect()
+            })
+            .collect();
+        Arc::new(Level::from_rows(&rows).unwrap())
+    }
+
+    fn render(world: &World) -> String {
+        let mut out = String::new();
+        world.render_into(&GLYPHS, &mut out);
+        out
+    }
+
+    #[test]
+    fn push_into_wall_is_blocked_and_changes_nothing() {
+        let mut world = World::new(level("#####\n#@$##\n#.  #\n#####"));
+        let before = world.clone();
+        assert_eq!(world.step(Direction::Right), Err(Blocked::Box));
+        assert_eq!(world, before);
+    }
+
+    #[test]
+    fn push_into_box_is_blocked() {
+        let mut world = World::new(level("######\n#@$$ #\n#..  #\n######"));
+        assert_eq!(world.step(Direction::Right), Err(Blocked::Box));
+        assert_eq!(world.player(), (1, 1));
+    }
+
+    #[test]
+    fn walking_into_wall_and_off_grid_is_blocked() {
+        let mut world = World::new(level("@$.\n"));
+        assert_eq!(world.step(Direction::Up), Err(Blocked::Wall));
+        assert_eq!(world.step(Direction::Left), Err(Blocked::Wall));
+        assert_eq!(
+            world.step(Direction::Right),
+            Ok(Step {
+                direction: Direction::Right,
+                push: true
+            })
+        );
+        assert!(world.is_solved());
+        // The box is now on the last column: pushing it off the grid is blocked.
+        assert_eq!(world.step(Direction::Right), Err(Blocked::Box));
+    }
+
+    #[test]
+    fn undo_puts_the_box_back() {
+        let mut world = World::new(level("#####\n#@$.#\n#####"));
+        let start = world.clone();
+        let step = world.step(Direction::Right).unwrap();
+        assert!(step.push);
+        assert!(world.is_solved());
+        world.undo(step);
+        assert_eq!(world, start);
+        assert_eq!(render(&world), "#####\n#@$.#\n#####\n");
+    }
+
+    #[test]
+    fn walk_stops_at_first_block_and_reports_steps() {
+        let mut world = World::new(level("#######\n#@ $ .#\n#######"));
+        let steps = world.walk(Direction::Right, u64::MAX);
+        let lurd: String = steps.iter().map(ToString::to_string).collect();
+        assert_eq!(lurd, "rRR");
+        assert!(world.is_solved());
+    }
+
+    #[test]
+    fn level_checks() {
+        let parse = |rows: Vec<Vec<Cell>>| Level::from_rows(&rows).map(|_| ());
+        use Cell::*;
+        assert_eq!(parse(vec![]), Err(LevelError::Empty));
+        assert_eq!(parse(vec![vec![Box, Goal]]), Err(LevelError::NoPlayer));
+        assert_eq!(
+            parse(vec![vec![Player, Box, Goal], vec![Player]]),
+            Err(LevelError::TwoPlayers {
+                first_row: 1,
+                second_row: 2
+            })
+        );
+        assert_eq!(parse(vec![vec![Player, Box]]), Err(LevelError::NoGoal));
+        assert_eq!(
+            parse(vec![vec![Player, Goal, Goal, Box]]),
+            Err(LevelError::FewerBoxes { boxes: 1, goals: 2 })
+        );
+        assert_eq!(
+            parse(vec![vec![PlayerOnGoal, BoxOnGoal], vec![Box]]),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn ragged_rows_are_padded_with_floor() {
+        let world = World::new(level("#####\n#@$.\n###"));
+        assert_eq!(render(&world), "#####\n#@$. \n###  \n");
+    }
+}

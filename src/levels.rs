@@ -1,0 +1,327 @@
+//! The level store: every level, collection and world a game can load, by name.
+//!
+//! The repository's `levels/` tree is compiled into the binary, so a server runs with
+//! nothing beside it; `--levels DIR` adds the files of a directory with the same
+//! layout, a name found there replacing the built-in one (SPEC section 2). A bad file
+//! never stops anything: it is skipped and reported as a [`Problem`] naming the file,
+//! the line and the reason.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use include_dir::{include_dir, Dir};
+
+use crate::games::world::Level;
+
+static BUILT_IN: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/levels");
+
+/// The extension of level files; anything else in a level folder (notes, solutions) is
+/// left alone.
+const EXTENSION: &str = "txt";
+
+/// Something wrong with a level file: where, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The file, as the user named it (a path, or `built-in:KIND/NAME.txt`).
+    pub file: String,
+    /// The 1-based line the problem is on.
+    pub line: usize,
+    /// For a collection, the 1-based number of the level in the file.
+    pub level: Option<usize>,
+    /// What is wrong, and what to do about it.
+    pub reason: String,
+}
+
+impl Problem {
+    /// A problem with a whole file.
+    pub fn new(file: &str, line: usize, reason: impl fmt::Display) -> Problem {
+        Problem {
+            file: file.to_string(),
+            line,
+            level: None,
+            reason: reason.to_string(),
+        }
+    }
+
+    /// A problem with one level of a collection.
+    pub fn in_level(file: &str, level: usize, line: usize, reason: impl fmt::Display) -> Problem {
+        Problem {
+            level: Some(level),
+            ..Problem::new(file, line, reason)
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.level {
+            Some(level) => write!(
+                f,
+                "Level {level} (line {}) in {}: {}",
+                self.line, self.file, self.reason
+            ),
+            None => write!(f, "{}: line {}: {}", self.file, self.line, self.reason),
+        }
+    }
+}
+
+/// What parsing one file gave: the value, if any of it was usable, and every problem.
+#[derive(Debug)]
+pub struct Parsed<T> {
+    /// The loaded value; `None` when nothing in the file could be used.
+    pub value: Option<T>,
+    /// Everything that was skipped, and why.
+    pub problems: Vec<Problem>,
+}
+
+impl<T> Parsed<T> {
+    /// A file that was read whole or not at all.
+    pub fn from_result(result: Result<T, Vec<Problem>>) -> Parsed<T> {
+        match result {
+            Ok(value) => Parsed {
+                value: Some(value),
+                problems: Vec::new(),
+            },
+            Err(problems) => Parsed {
+                value: None,
+                problems,
+            },
+        }
+    }
+}
+
+/// A kind of file in the level tree.
+pub trait LevelFile: Sized + Send + Sync + 'static {
+    /// The folder under `levels/` that holds this kind.
+    const DIR: &'static str;
+
+    /// Parse one file. `file` is its name for messages.
+    fn parse(file: &str, text: &str) -> Result<Self, Vec<Problem>>;
+
+    /// Parse one file that may load in part (a collection with some bad levels). The
+    /// default takes the file whole or not at all.
+    fn parse_partial(file: &str, text: &str) -> Parsed<Self> {
+        Parsed::from_result(Self::parse(file, text))
+    }
+}
+
+/// The loaded files of one kind, by lower-case name.
+#[derive(Debug)]
+pub struct Catalog<T> {
+    entries: BTreeMap<String, Arc<T>>,
+}
+
+impl<T> Default for Catalog<T> {
+    fn default() -> Self {
+        Catalog {
+            entries: BTreeMap::new(),
+        }
+    }
+}
+
+impl<T: LevelFile> Catalog<T> {
+    /// The entry called `name` (any case).
+    pub fn get(&self, name: &str) -> Option<Arc<T>> {
+        self.entries.get(&name.to_ascii_lowercase()).cloned()
+    }
+
+    /// Every name, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+
+    /// The first name in sort order, if any.
+    pub fn first(&self) -> Option<(&str, Arc<T>)> {
+        self.entries
+            .iter()
+            .next()
+            .map(|(name, value)| (name.as_str(), Arc::clone(value)))
+    }
+
+    fn add(&mut self, source: Source<'_>, problems: &mut Vec<Problem>) {
+        let parsed = match std::str::from_utf8(source.bytes) {
+            Ok(text) => T::parse_partial(&source.label, text),
+            Err(error) => {
+                let line = 1 + source.bytes[..error.valid_up_to()]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count();
+                Parsed::from_result(Err(vec![Problem::new(
+                    &source.label,
+                    line,
+                    "the file is not valid UTF-8: save it as UTF-8 text",
+                )]))
+            }
+        };
+        problems.extend(parsed.problems);
+        if let Some(value) = parsed.value {
+            self.entries.insert(source.name, Arc::new(value));
+        }
+    }
+}
+
+/// One file to load: its catalog name, its label for messages, its bytes.
+struct Source<'a> {
+    name: String,
+    label: String,
+    bytes: &'a [u8],
+}
+
+/// Every level the server can load.
+#[derive(Debug, Default)]
+pub struct Levels {
+    /// `sokoban` levels, one per file.
+    pub sokoban: Catalog<Level>,
+}
+
+impl Levels {
+    /// The built-in levels, then those of `extra` (which replace built-ins of the same
+    /// name). Returns the store and every problem met; problems never stop loading.
+    pub fn load(extra: Option<&Path>) -> (Levels, Vec<Problem>) {
+        let mut levels = Levels::default();
+        let mut problems = Vec::new();
+        levels.add_built_in(&mut problems);
+        if let Some(dir) = extra {
+            levels.add_dir(dir, &mut problems);
+        }
+        (levels, problems)
+    }
+
+    /// Only the built-in levels.
+    pub fn built_in() -> (Levels, Vec<Problem>) {
+        Levels::load(None)
+    }
+
+    /// Check every level file under `dir` (the same layout as `levels/`).
+    pub fn check_dir(dir: &Path) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        if !dir.is_dir() {
+            problems.push(Problem::new(
+                &dir.display().to_string(),
+                0,
+                "not a directory: name a folder laid out like levels/",
+            ));
+            return problems;
+        }
+        Levels::default().add_dir(dir, &mut problems);
+        problems
+    }
+
+    fn add_built_in(&mut self, problems: &mut Vec<Problem>) {
+        self.add_kind_built_in::<Level>(|levels| &mut levels.sokoban, problems);
+    }
+
+    fn add_dir(&mut self, dir: &Path, problems: &mut Vec<Problem>) {
+        self.add_kind_dir::<Level>(dir, |levels| &mut levels.sokoban, problems);
+    }
+
+    fn add_kind_built_in<T: LevelFile>(
+        &mut self,
+        catalog: fn(&mut Levels) -> &mut Catalog<T>,
+        problems: &mut Vec<Problem>,
+    ) {
+        let Some(folder) = BUILT_IN.get_dir(T::DIR) else {
+            return;
+        };
+        for file in folder.files() {
+            if let Some(name) = level_name(file.path()) {
+                let label = format!("built-in:{}", file.path().display());
+                let source = Source {
+                    name,
+                    label,
+                    bytes: file.contents(),
+                };
+                catalog(self).add(source, problems);
+            }
+        }
+    }
+
+    fn add_kind_dir<T: LevelFile>(
+        &mut self,
+        dir: &Path,
+        catalog: fn(&mut Levels) -> &mut Catalog<T>,
+        problems: &mut Vec<Problem>,
+    ) {
+        let folder = dir.join(T::DIR);
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            return;
+        };
+        let mut paths: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
+        paths.sort();
+        for path in paths {
+            let Some(name) = level_name(&path) else {
+                continue;
+            };
+            let label = path.display().to_string();
+            match std::fs::read(&path) {
+                Ok(bytes) => {
+                    let source = Source {
+                        name,
+                        label,
+                        bytes: &bytes,
+                    };
+                    catalog(self).add(source, problems);
+                }
+                Err(error) => problems.push(Problem::new(&label, 0, error)),
+            }
+        }
+    }
+}
+
+/// The catalog name of a level file: its lower-case stem, for `.txt` files only.
+fn level_name(path: &Path) -> Option<String> {
+    if path.extension()? != EXTENSION {
+        return None;
+    }
+    let stem = path.file_stem()?.to_str()?;
+    Some(stem.to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_levels_load_without_problems() {
+        let (levels, problems) = Levels::built_in();
+        assert_eq!(problems, Vec::new());
+        assert!(levels.sokoban.get("classic").is_some());
+        assert!(levels.sokoban.get("CLASSIC").is_some());
+    }
+
+    #[test]
+    fn a_directory_adds_replaces_and_reports() {
+        let dir = tempfile::tempdir().unwrap();
+        let sokoban = dir.path().join("sokoban");
+        std::fs::create_dir(&sokoban).unwrap();
+        std::fs::write(sokoban.join("classic.txt"), "#####\n#P+-#\n#####\n").unwrap();
+        std::fs::write(sokoban.join("tiny.txt"), "#P+-#\n").unwrap();
+        std::fs::write(sokoban.join("bad.txt"), "####\n#P+-x#\n").unwrap();
+        std::fs::write(sokoban.join("binary.txt"), b"#P+-#\n\xff\n").unwrap();
+        std::fs::write(sokoban.join("notes.md"), "not a level").unwrap();
+        let (levels, problems) = Levels::load(Some(dir.path()));
+        assert_eq!(levels.sokoban.get("classic").unwrap().width(), 5);
+        assert!(levels.sokoban.get("tiny").is_some());
+        assert!(levels.sokoban.get("bad").is_none());
+        let messages: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(
+            messages[0]
+                .ends_with("bad.txt: line 2: unknown character 'x' at column 5: use # . P + - O"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[1].contains("binary.txt: line 2: the file is not valid UTF-8"),
+            "{messages:?}"
+        );
+        assert_eq!(Levels::check_dir(dir.path()).len(), 2);
+    }
+
+    #[test]
+    fn collection_problems_name_the_level() {
+        let problem = Problem::in_level("x.txt", 3, 17, "no player");
+        assert_eq!(problem.to_string(), "Level 3 (line 17) in x.txt: no player");
+    }
+}

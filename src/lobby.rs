@@ -1,0 +1,290 @@
+//! The lobby: the commands a player types before and between games (SPEC section 1),
+//! and the table of games that `play` can start.
+//!
+//! Parsing is separate from acting so that both the network session and `arcade play`
+//! share it; nothing here touches a socket.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use crate::games::sokoban::{self, Sokoban};
+use crate::games::Game;
+use crate::levels::Levels;
+
+/// The lobby prompt (no line ending).
+pub const PROMPT: &str = "> ";
+
+/// Sent when a player leaves with `quit`.
+pub const GOODBYE: &str = "Goodbye.\n";
+
+/// What starting a game needs: the level store and where saved games live.
+#[derive(Debug)]
+pub struct Context {
+    /// Built-in levels plus those of `--levels`.
+    pub levels: Levels,
+    /// Where `save NAME` writes and `play wumpus NAME` looks for saved worlds.
+    pub data_dir: PathBuf,
+}
+
+/// The games of the arcade.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GameKind {
+    /// Classic console Sokoban (SPEC section 3).
+    Sokoban,
+}
+
+impl GameKind {
+    /// Every game, in the order the banner lists them.
+    pub const ALL: &'static [GameKind] = &[GameKind::Sokoban];
+
+    /// The name a player types.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::Sokoban => "sokoban",
+        }
+    }
+
+    /// The arguments `play` takes, for `help`.
+    pub fn usage(self) -> &'static str {
+        match self {
+            GameKind::Sokoban => {
+                "sokoban [LEVEL]                       classic Sokoban (default level: classic)"
+            }
+        }
+    }
+
+    /// The game called `word` (any case).
+    pub fn from_name(word: &str) -> Option<GameKind> {
+        GameKind::ALL
+            .iter()
+            .copied()
+            .find(|kind| kind.name().eq_ignore_ascii_case(word))
+    }
+
+    /// The names `levels GAME` lists for this game.
+    pub fn level_names(self, context: &Context) -> Vec<String> {
+        match self {
+            GameKind::Sokoban => context.levels.sokoban.names().map(String::from).collect(),
+        }
+    }
+
+    /// Start this game with the player's arguments.
+    ///
+    /// # Errors
+    /// A one-line message (no line ending) when an argument names nothing that exists;
+    /// it lists the choices.
+    pub fn start(self, args: &[&str], context: &Context) -> Result<Box<dyn Game>, String> {
+        match self {
+            GameKind::Sokoban => {
+                let name = match args {
+                    [] => sokoban::DEFAULT_LEVEL,
+                    [name] => name,
+                    _ => return Err(String::from("Usage: play sokoban [LEVEL]")),
+                };
+                let level = context
+                    .levels
+                    .sokoban
+                    .get(name)
+                    .ok_or_else(|| unknown_level(name, self.level_names(context)))?;
+                Ok(Box::new(Sokoban::new(level)))
+            }
+        }
+    }
+}
+
+/// The one-line error for a level name that does not exist.
+pub fn unknown_level(name: &str, choices: Vec<String>) -> String {
+    format!(
+        "Unknown level: {name}. Choose one of: {}.",
+        choices.join(", ")
+    )
+}
+
+fn game_names() -> String {
+    let names: Vec<&str> = GameKind::ALL.iter().map(|kind| kind.name()).collect();
+    names.join(", ")
+}
+
+/// One lobby line, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command<'a> {
+    /// Nothing typed: show the prompt again.
+    Empty,
+    /// `play GAME [ARGS]` or `GAME [ARGS]`.
+    Play {
+        /// The game.
+        kind: GameKind,
+        /// The rest of the words, as typed.
+        args: Vec<&'a str>,
+    },
+    /// `play` naming no game, or a game that does not exist.
+    UnknownGame(Option<&'a str>),
+    /// `levels [GAME]`.
+    Levels(Option<GameKind>),
+    /// `help`.
+    Help,
+    /// `quit`.
+    Quit,
+    /// Anything else: the first word as typed.
+    Unknown(&'a str),
+}
+
+impl<'a> Command<'a> {
+    /// Parse a lobby line. Commands are case-insensitive; white space separates words.
+    pub fn parse(line: &'a str) -> Command<'a> {
+        let mut words = line.split_whitespace();
+        let Some(first) = words.next() else {
+            return Command::Empty;
+        };
+        let rest: Vec<&str> = words.collect();
+        let lower = first.to_ascii_lowercase();
+        match lower.as_str() {
+            "play" => match rest.split_first() {
+                Some((game, args)) => match GameKind::from_name(game) {
+                    Some(kind) => Command::Play {
+                        kind,
+                        args: args.to_vec(),
+                    },
+                    None => Command::UnknownGame(Some(game)),
+                },
+                None => Command::UnknownGame(None),
+            },
+            "levels" => match rest.first() {
+                None => Command::Levels(None),
+                Some(game) => match GameKind::from_name(game) {
+                    Some(kind) => Command::Levels(Some(kind)),
+                    None => Command::UnknownGame(Some(game)),
+                },
+            },
+            "help" => Command::Help,
+            "quit" => Command::Quit,
+            _ => match GameKind::from_name(first) {
+                Some(kind) => Command::Play { kind, args: rest },
+                None => Command::Unknown(first),
+            },
+        }
+    }
+}
+
+/// The greeting sent on connect, ending with the lobby prompt.
+pub fn banner() -> String {
+    format!(
+        "Welcome to arcade!\nGames: {}\nCommands: play GAME [ARGS], levels [GAME], help, quit\n{PROMPT}",
+        game_names()
+    )
+}
+
+/// The text of `help`, without the prompt.
+pub fn help() -> String {
+    let mut text = String::from(
+        "Commands:\n  play GAME [ARGS]   start a game (or just: GAME [ARGS])\n  levels [GAME]      list what a game can load\n  help               this list\n  quit               leave\nGames:\n",
+    );
+    for kind in GameKind::ALL {
+        let _ = writeln!(text, "  {}", kind.usage());
+    }
+    text
+}
+
+/// The text of `levels [GAME]`, without the prompt.
+pub fn levels(kind: Option<GameKind>, context: &Context) -> String {
+    let kinds = match kind {
+        Some(kind) => vec![kind],
+        None => GameKind::ALL.to_vec(),
+    };
+    let mut text = String::new();
+    for kind in kinds {
+        let names = kind.level_names(context);
+        if names.is_empty() {
+            let _ = writeln!(text, "{}: (no levels to choose: just play it)", kind.name());
+        } else {
+            let _ = writeln!(text, "{}: {}", kind.name(), names.join(", "));
+        }
+    }
+    text
+}
+
+/// The one-line error for `play` without a known game.
+pub fn unknown_game(word: Option<&str>) -> String {
+    match word {
+        Some(word) => format!("Unknown game: {word}. Choose one of: {}.", game_names()),
+        None => format!("Play what? Choose one of: {}.", game_names()),
+    }
+}
+
+/// The one-line error for an unknown lobby command.
+pub fn unknown_command(word: &str) -> String {
+    format!("Unknown command: {word}. Type help.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn context() -> Context {
+        let (levels, problems) = Levels::built_in();
+        assert!(problems.is_empty(), "{problems:?}");
+        Context {
+            levels,
+            data_dir: PathBuf::from("unused"),
+        }
+    }
+
+    #[test]
+    fn parses_every_lobby_form() {
+        assert_eq!(Command::parse(""), Command::Empty);
+        assert_eq!(Command::parse("   "), Command::Empty);
+        assert_eq!(
+            Command::parse("PLAY  Sokoban classic"),
+            Command::Play {
+                kind: GameKind::Sokoban,
+                args: vec!["classic"]
+            }
+        );
+        assert_eq!(
+            Command::parse("sokoban"),
+            Command::Play {
+                kind: GameKind::Sokoban,
+                args: vec![]
+            }
+        );
+        assert_eq!(Command::parse("play"), Command::UnknownGame(None));
+        assert_eq!(
+            Command::parse("play chess"),
+            Command::UnknownGame(Some("chess"))
+        );
+        assert_eq!(Command::parse("Levels"), Command::Levels(None));
+        assert_eq!(
+            Command::parse("levels SOKOBAN"),
+            Command::Levels(Some(GameKind::Sokoban))
+        );
+        assert_eq!(Command::parse("HELP"), Command::Help);
+        assert_eq!(Command::parse("Quit"), Command::Quit);
+        assert_eq!(Command::parse("dance now"), Command::Unknown("dance"));
+    }
+
+    #[test]
+    fn error_strings() {
+        assert_eq!(
+            unknown_command("Dance"),
+            "Unknown command: Dance. Type help."
+        );
+        assert!(
+            unknown_game(Some("chess")).starts_with("Unknown game: chess. Choose one of: sokoban")
+        );
+        let error = GameKind::Sokoban.start(&["nowhere"], &context()).err();
+        assert_eq!(
+            error.as_deref(),
+            Some("Unknown level: nowhere. Choose one of: classic.")
+        );
+    }
+
+    #[test]
+    fn banner_names_games_and_commands_and_ends_with_prompt() {
+        let text = banner();
+        assert!(text.contains("sokoban"));
+        assert!(text.contains("help") && text.contains("quit"));
+        assert!(text.ends_with("\n> "));
+        assert!(levels(None, &context()).contains("sokoban: classic"));
+        assert!(GameKind::Sokoban.start(&[], &context()).is_ok());
+    }
+}

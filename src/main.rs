@@ -1,0 +1,2 @@
+//! The `arcade` binary.
+fn main() {}
