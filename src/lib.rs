@@ -14,3 +14,4 @@
 pub mod games;
 pub mod levels;
 pub mod lobby;
+pub mod telnet;
