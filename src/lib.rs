@@ -20,3 +20,4 @@ pub mod play;
 pub mod saves;
 pub mod server;
 pub mod session;
+pub mod telnet;
