@@ -69,6 +69,18 @@ enum CloseReason {
     Error(std::io::Error),
 }
 
+impl std::fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CloseReason::Quit => f.write_str("quit"),
+            CloseReason::ClientClosed => f.write_str("client closed"),
+            CloseReason::Idle => f.write_str("idle timeout"),
+            CloseReason::Shutdown => f.write_str("server shutdown"),
+            CloseReason::Error(error) => write!(f, "error: {error}"),
+        }
+    }
+}
+
 /// One connected player.
 pub struct Session {
     connection: Framed<TcpStream, TelnetCodec>,
@@ -106,7 +118,7 @@ impl Session {
         let opened = Instant::now();
         info!(peer = %self.peer, "connection opened");
         let reason = self.serve().await.unwrap_or_else(CloseReason::Error);
-        info!(peer = %self.peer, duration = ?opened.elapsed(), ?reason, "connection closed");
+        info!(peer = %self.peer, duration = ?opened.elapsed(), %reason, "connection closed");
     }
 
     async fn serve(&mut self) -> std::io::Result<CloseReason> {
@@ -203,14 +215,20 @@ impl Session {
                 }
                 Err(message) => format!("{message}\n{}", lobby::PROMPT),
             },
-            Command::UnknownGame(word) => format!("{}\n{}", lobby::unknown_game(word), lobby::PROMPT),
-            Command::Levels(kind) => format!("{}{}", lobby::levels(kind, &self.context), lobby::PROMPT),
+            Command::UnknownGame(word) => {
+                format!("{}\n{}", lobby::unknown_game(word), lobby::PROMPT)
+            }
+            Command::Levels(kind) => {
+                format!("{}{}", lobby::levels(kind, &self.context), lobby::PROMPT)
+            }
             Command::Help => format!("{}{}", lobby::help(), lobby::PROMPT),
             Command::Quit => {
                 self.send(lobby::GOODBYE).await?;
                 return Ok(Some(CloseReason::Quit));
             }
-            Command::Unknown(word) => format!("{}\n{}", lobby::unknown_command(word), lobby::PROMPT),
+            Command::Unknown(word) => {
+                format!("{}\n{}", lobby::unknown_command(word), lobby::PROMPT)
+            }
         };
         self.send(&text).await?;
         Ok(None)

