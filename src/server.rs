@@ -226,11 +226,11 @@ impl Listener {
                 peer,
                 Arc::clone(&self.shared.context),
                 self.shared.idle_timeout,
-                Shutdown::new(self.notify_shutdown.subscribe()),
             );
+            let shutdown = Shutdown::new(self.notify_shutdown.subscribe());
             let done = self.done_tx.clone();
             tokio::spawn(async move {
-                session.run().await;
+                session.run(shutdown).await;
                 drop(permit);
                 drop(done);
             });

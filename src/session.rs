@@ -34,28 +34,24 @@ const BUFFER_CAPACITY: usize = 256;
 const MAX_IDLE_WARNING: Duration = Duration::from_secs(60);
 
 /// Listens for the server's shutdown signal (mini-redis' shape).
+///
+/// [`Shutdown::recv`] takes the listener by value: a session creates that future once
+/// and keeps polling the same one for its whole life, so it registers with the
+/// broadcast channel once instead of once per command.
 #[derive(Debug)]
 pub struct Shutdown {
-    is_shutdown: bool,
     notify: broadcast::Receiver<()>,
 }
 
 impl Shutdown {
     /// Wrap the receiving side of the server's shutdown channel.
     pub fn new(notify: broadcast::Receiver<()>) -> Shutdown {
-        Shutdown {
-            is_shutdown: false,
-            notify,
-        }
+        Shutdown { notify }
     }
 
     /// Wait until shutdown is signalled (a message, or the sender dropped).
-    pub async fn recv(&mut self) {
-        if self.is_shutdown {
-            return;
-        }
+    pub async fn recv(mut self) {
         let _ = self.notify.recv().await;
-        self.is_shutdown = true;
     }
 }
 
@@ -87,7 +83,6 @@ pub struct Session {
     peer: SocketAddr,
     context: Arc<Context>,
     idle_timeout: Duration,
-    shutdown: Shutdown,
     memory: Memory,
     game: Option<(GameKind, Box<dyn Game>)>,
 }
@@ -99,53 +94,66 @@ impl Session {
         peer: SocketAddr,
         context: Arc<Context>,
         idle_timeout: Duration,
-        shutdown: Shutdown,
     ) -> Session {
         Session {
             connection: Framed::with_capacity(stream, TelnetCodec::new(), BUFFER_CAPACITY),
             peer,
             context,
             idle_timeout,
-            shutdown,
             memory: Memory::default(),
             game: None,
         }
     }
 
-    /// Serve the connection until it ends, and log how it ended. Errors end only this
-    /// session.
-    pub async fn run(mut self) {
+    /// Serve the connection until it ends or `shutdown` fires, and log how it ended.
+    /// Errors end only this session.
+    pub async fn run(mut self, shutdown: Shutdown) {
         let opened = Instant::now();
         info!(peer = %self.peer, "connection opened");
-        let reason = self.serve().await.unwrap_or_else(CloseReason::Error);
+        let reason = self
+            .serve(shutdown)
+            .await
+            .unwrap_or_else(CloseReason::Error);
         info!(peer = %self.peer, duration = ?opened.elapsed(), %reason, "connection closed");
     }
 
-    async fn serve(&mut self) -> std::io::Result<CloseReason> {
+    /// The read loop. The shutdown future and the idle timer live as long as the loop,
+    /// and the timer is only moved when it fires: a command costs no timer or channel
+    /// registration, which matters with thousands of sessions.
+    async fn serve(&mut self, shutdown: Shutdown) -> std::io::Result<CloseReason> {
         self.send(&lobby::banner()).await?;
         let warning = (self.idle_timeout / 2).min(MAX_IDLE_WARNING);
+        let quiet = self.idle_timeout - warning;
         let mut warned = false;
+        let mut last_input = tokio::time::Instant::now();
+        let shutdown = shutdown.recv();
+        let idle = tokio::time::sleep_until(last_input + quiet);
+        tokio::pin!(shutdown, idle);
         loop {
-            let wait = if warned {
-                warning
-            } else {
-                self.idle_timeout - warning
-            };
+            // Input first: a line that is ready is served without polling the rest.
+            // A client that floods lines still yields to shutdown, because tokio's
+            // cooperative budget makes its reads return Pending now and then.
             let event = tokio::select! {
-                () = self.shutdown.recv() => {
+                biased;
+                event = self.connection.next() => event,
+                () = &mut shutdown => {
                     // The client may be gone already; shutting down goes on regardless.
                     let _ = self.send(SHUTTING_DOWN).await;
                     return Ok(CloseReason::Shutdown);
                 }
-                event = tokio::time::timeout(wait, self.connection.next()) => event,
-            };
-            let input = match event {
-                Err(_elapsed) if warned => {
-                    let _ = self.send(IDLE_CLOSED).await;
-                    return Ok(CloseReason::Idle);
-                }
-                Err(_elapsed) => {
+                () = &mut idle => {
+                    let deadline = last_input + if warned { self.idle_timeout } else { quiet };
+                    if tokio::time::Instant::now() < deadline {
+                        // Input came since the timer was set: wait for the rest.
+                        idle.as_mut().reset(deadline);
+                        continue;
+                    }
+                    if warned {
+                        let _ = self.send(IDLE_CLOSED).await;
+                        return Ok(CloseReason::Idle);
+                    }
                     warned = true;
+                    idle.as_mut().reset(last_input + self.idle_timeout);
                     let text = format!(
                         "\nNo input for a while: this session closes in {} seconds unless you type something.\n{}",
                         warning.as_secs().max(1),
@@ -154,14 +162,16 @@ impl Session {
                     self.send(&text).await?;
                     continue;
                 }
-                Ok(None) => {
+            };
+            let input = match event {
+                None => {
                     if let Some((_, game)) = &mut self.game {
                         let text = game.end_of_input();
                         self.send(&text).await?;
                     }
                     return Ok(CloseReason::ClientClosed);
                 }
-                Ok(Some(input)) => input?,
+                Some(input) => input?,
             };
             match input {
                 Input::Negotiation(bytes) => {
@@ -169,11 +179,13 @@ impl Session {
                 }
                 Input::LineTooLong => {
                     warned = false;
+                    last_input = tokio::time::Instant::now();
                     let text = format!("{LINE_TOO_LONG}\n{}", self.prompt());
                     self.send(&text).await?;
                 }
                 Input::Line(line) => {
                     warned = false;
+                    last_input = tokio::time::Instant::now();
                     if let Some(reason) = self.handle_line(line.trim()).await? {
                         return Ok(reason);
                     }

@@ -77,15 +77,24 @@ async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Fail
             // A random phase within one interval, so that sessions connected together
             // do not send together.
             let mut due = Instant::now() + interval.mul_f64(rand::random::<f64>());
+            let mut last_reply = Instant::now();
             for command in commands {
                 if due >= plan.end {
                     break;
                 }
                 tokio::time::sleep_until(due).await;
+                // When the previous reply came after this command was due, the server
+                // held it back: count from when it was due (no coordinated omission).
+                // Otherwise count from the send: the gap after `due` is this client's
+                // timer, which fires on millisecond ticks, not the server's doing.
+                let start = if last_reply > due {
+                    due
+                } else {
+                    Instant::now()
+                };
                 command_round_trip(&mut connection, command, plan).await?;
-                // From when the command was due: if the previous reply came late, this
-                // command went out late, and that wait is part of its latency.
-                recorder.command(index, due.elapsed(), plan.is_measured(due));
+                last_reply = Instant::now();
+                recorder.command(index, last_reply - start, plan.is_measured(due));
                 due += interval;
             }
         }

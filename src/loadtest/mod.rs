@@ -6,8 +6,9 @@
 //!
 //! - **Open loop** (`--rate R`, R > 0): each session sends R commands a second on a
 //!   fixed schedule, with a random phase so sessions do not fire together. A command
-//!   is timed from when it was *due*, so a slow reply that delays the next command
-//!   counts against the latency instead of hiding it (no coordinated omission).
+//!   is timed from its send to the next prompt; when a slow reply made it go out late,
+//!   from when it was *due*, so the wait counts against the latency instead of hiding
+//!   it (no coordinated omission).
 //! - **Closed loop** (`--rate 0`): each session sends its next command as soon as the
 //!   previous reply is complete; this measures throughput.
 //! - **Idle** (`--idle`): sessions start their game and then sit; with
