@@ -287,7 +287,7 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         measure_start,
         end: measure_start + options.duration,
     });
-    let recorder = Arc::new(Recorder::new());
+    let recorder = Arc::new(Recorder::new(!options.quiet));
     let mut tasks = JoinSet::new();
     for index in 0..sessions {
         tasks.spawn(driver::session(

@@ -3,8 +3,10 @@
 //! Latencies go into hdrhistograms (microseconds, 3 significant digits). Thousands of
 //! sessions record at once, so the histograms are sharded: a session always records
 //! into the shard of its index, under a lock held for one `record`. Each shard keeps
-//! two histograms: one the progress line drains every second (every command, warm-up
-//! included) and one for the measured window only, merged into the report at the end.
+//! two histograms: one for the measured window only, merged into the report at the
+//! end, and (unless the progress lines are off) a smaller one that the progress line
+//! swaps out every second, so that the lock is never held for a merge: a client that
+//! stalls its own sessions would blame the server for its pauses.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -23,9 +25,19 @@ const SHARDS: usize = 32;
 const MAX_MICROS: u64 = 120_000_000;
 
 fn new_histogram() -> Histogram<u64> {
+    histogram(3)
+}
+
+/// A histogram for one progress line: two significant digits are enough for a line a
+/// second, and make it small enough (about 20 KiB) to merge and clear cheaply.
+fn new_interval_histogram() -> Histogram<u64> {
+    histogram(2)
+}
+
+fn histogram(significant_digits: u8) -> Histogram<u64> {
     // `new_with_bounds` only fails for a low bound of 0, a high bound under twice the
     // low one or more than 5 significant digits; these constants are none of those.
-    Histogram::new_with_bounds(1, MAX_MICROS, 3).expect("valid histogram bounds")
+    Histogram::new_with_bounds(1, MAX_MICROS, significant_digits).expect("valid histogram bounds")
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -38,8 +50,8 @@ fn micros(duration: Duration) -> u64 {
 
 /// The two histograms of one shard.
 struct Shard {
-    /// Every command since the last progress line.
-    interval: Histogram<u64>,
+    /// Every command since the last progress line, when progress is shown.
+    interval: Option<Histogram<u64>>,
     /// Commands sent inside the measured window.
     measured: Histogram<u64>,
 }
@@ -47,6 +59,8 @@ struct Shard {
 /// Shared by every session of a run: counters, histograms and failure reasons.
 pub(crate) struct Recorder {
     shards: Box<[Mutex<Shard>]>,
+    /// Cleared histograms to swap into the shards, one per shard.
+    spares: Mutex<Vec<Histogram<u64>>>,
     connects: Mutex<Histogram<u64>>,
     failure_reasons: Mutex<BTreeMap<String, u64>>,
     /// Sessions that received the banner.
@@ -60,17 +74,24 @@ pub(crate) struct Recorder {
 }
 
 impl Recorder {
-    pub(crate) fn new() -> Recorder {
+    /// A recorder; `progress` keeps the per-second histograms for progress lines.
+    pub(crate) fn new(progress: bool) -> Recorder {
         let shards = (0..SHARDS)
             .map(|_| {
                 Mutex::new(Shard {
-                    interval: new_histogram(),
+                    interval: progress.then(new_interval_histogram),
                     measured: new_histogram(),
                 })
             })
             .collect();
+        let spares = if progress {
+            (0..SHARDS).map(|_| new_interval_histogram()).collect()
+        } else {
+            Vec::new()
+        };
         Recorder {
             shards,
+            spares: Mutex::new(spares),
             connects: Mutex::new(new_histogram()),
             failure_reasons: Mutex::new(BTreeMap::new()),
             connected: AtomicU64::new(0),
@@ -86,7 +107,9 @@ impl Recorder {
         self.commands.fetch_add(1, Ordering::Relaxed);
         let value = micros(latency);
         let mut shard = lock(&self.shards[session % SHARDS]);
-        shard.interval.saturating_record(value);
+        if let Some(interval) = &mut shard.interval {
+            interval.saturating_record(value);
+        }
         if measured {
             shard.measured.saturating_record(value);
         }
@@ -104,14 +127,19 @@ impl Recorder {
         *lock(&self.failure_reasons).entry(reason).or_default() += 1;
     }
 
-    /// Every command since the last call, merged from all shards.
+    /// Every command since the last call, merged from all shards (empty when progress
+    /// is off). Each shard's histogram is swapped for a cleared one under its lock;
+    /// merging and clearing happen outside it.
     pub(crate) fn take_interval(&self) -> Histogram<u64> {
-        let mut all = new_histogram();
-        for shard in self.shards.iter() {
-            let mut shard = lock(shard);
+        let mut all = new_interval_histogram();
+        let mut spares = lock(&self.spares);
+        for (shard, spare) in self.shards.iter().zip(spares.iter_mut()) {
+            if let Some(interval) = &mut lock(shard).interval {
+                std::mem::swap(interval, spare);
+            }
             // Same bounds everywhere, so adding cannot fail.
-            let _ = all.add(&shard.interval);
-            shard.interval.reset();
+            let _ = all.add(&*spare);
+            spare.reset();
         }
         all
     }
@@ -337,7 +365,7 @@ mod tests {
 
     #[test]
     fn measured_and_interval_histograms_are_kept_apart() {
-        let recorder = Recorder::new();
+        let recorder = Recorder::new(true);
         recorder.command(0, Duration::from_millis(1), false);
         recorder.command(1, Duration::from_millis(2), true);
         recorder.command(33, Duration::from_millis(3), true);
@@ -351,8 +379,16 @@ mod tests {
     }
 
     #[test]
+    fn without_progress_only_the_measured_window_is_kept() {
+        let recorder = Recorder::new(false);
+        recorder.command(0, Duration::from_millis(1), true);
+        assert_eq!(recorder.take_interval().len(), 0);
+        assert_eq!(recorder.measured().len(), 1);
+    }
+
+    #[test]
     fn failures_are_counted_by_reason() {
-        let recorder = Recorder::new();
+        let recorder = Recorder::new(false);
         recorder.failure("server full".into());
         recorder.failure("server full".into());
         recorder.failure("timed out waiting for a reply".into());
