@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use include_dir::{include_dir, Dir};
 
+use crate::games::starpusher::xsb::Collection;
 use crate::games::world::Level;
 
 static BUILT_IN: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/levels");
@@ -174,6 +175,8 @@ struct Source<'a> {
 pub struct Levels {
     /// `sokoban` levels, one per file.
     pub sokoban: Catalog<Level>,
+    /// `starpusher` collections, many levels per file.
+    pub starpusher: Catalog<Collection>,
 }
 
 impl Levels {
@@ -211,10 +214,12 @@ impl Levels {
 
     fn add_built_in(&mut self, problems: &mut Vec<Problem>) {
         self.add_kind_built_in::<Level>(|levels| &mut levels.sokoban, problems);
+        self.add_kind_built_in::<Collection>(|levels| &mut levels.starpusher, problems);
     }
 
     fn add_dir(&mut self, dir: &Path, problems: &mut Vec<Problem>) {
         self.add_kind_dir::<Level>(dir, |levels| &mut levels.sokoban, problems);
+        self.add_kind_dir::<Collection>(dir, |levels| &mut levels.starpusher, problems);
     }
 
     fn add_kind_built_in<T: LevelFile>(

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::games::sokoban::{self, Sokoban};
+use crate::games::starpusher::StarPusher;
 use crate::games::Game;
 use crate::levels::Levels;
 
@@ -31,16 +32,19 @@ pub struct Context {
 pub enum GameKind {
     /// Classic console Sokoban (SPEC section 3).
     Sokoban,
+    /// Level collections in the standard format (SPEC section 4).
+    StarPusher,
 }
 
 impl GameKind {
     /// Every game, in the order the banner lists them.
-    pub const ALL: &'static [GameKind] = &[GameKind::Sokoban];
+    pub const ALL: &'static [GameKind] = &[GameKind::Sokoban, GameKind::StarPusher];
 
     /// The name a player types.
     pub fn name(self) -> &'static str {
         match self {
             GameKind::Sokoban => "sokoban",
+            GameKind::StarPusher => "starpusher",
         }
     }
 
@@ -49,6 +53,9 @@ impl GameKind {
         match self {
             GameKind::Sokoban => {
                 "sokoban [LEVEL]                       classic Sokoban (default level: classic)"
+            }
+            GameKind::StarPusher => {
+                "starpusher [COLLECTION] [LEVEL-NUMBER]  level collections (default: first collection, level 1)"
             }
         }
     }
@@ -65,6 +72,7 @@ impl GameKind {
     pub fn level_names(self, context: &Context) -> Vec<String> {
         match self {
             GameKind::Sokoban => context.levels.sokoban.names().map(String::from).collect(),
+            GameKind::StarPusher => collection_names(context),
         }
     }
 
@@ -88,8 +96,72 @@ impl GameKind {
                     .ok_or_else(|| unknown_level(name, self.level_names(context)))?;
                 Ok(Box::new(Sokoban::new(level)))
             }
+            GameKind::StarPusher => start_star_pusher(args, context),
         }
     }
+}
+
+/// `starpusher [COLLECTION] [LEVEL-NUMBER]`. A lone number that names no collection is
+/// a level of the first collection (`starpusher 5`).
+fn start_star_pusher(args: &[&str], context: &Context) -> Result<Box<dyn Game>, String> {
+    let catalog = &context.levels.starpusher;
+    let first = || {
+        catalog.first().ok_or_else(|| {
+            String::from("No Star Pusher collections are loaded: add files to levels/starpusher/.")
+        })
+    };
+    let (name, collection, number) = match args {
+        [] => {
+            let (name, collection) = first()?;
+            (name.to_string(), collection, "1")
+        }
+        [word] => match catalog.get(word) {
+            Some(collection) => (word.to_ascii_lowercase(), collection, "1"),
+            None if word.bytes().all(|b| b.is_ascii_digit()) => {
+                let (name, collection) = first()?;
+                (name.to_string(), collection, *word)
+            }
+            None => return Err(unknown_collection(word, context)),
+        },
+        [word, number] => match catalog.get(word) {
+            Some(collection) => (word.to_ascii_lowercase(), collection, *number),
+            None => return Err(unknown_collection(word, context)),
+        },
+        _ => {
+            return Err(String::from(
+                "Usage: play starpusher [COLLECTION] [LEVEL-NUMBER]",
+            ))
+        }
+    };
+    let count = collection.levels.len();
+    let level = number
+        .parse::<usize>()
+        .map_err(|_| format!("No level {number} in {name}: choose a number from 1 to {count}."))?;
+    StarPusher::new(&name, collection, level)
+        .map(|game| Box::new(game) as Box<dyn Game>)
+        .map_err(|error| error.to_string())
+}
+
+/// The collections with their sizes, as `levels starpusher` lists them.
+fn collection_names(context: &Context) -> Vec<String> {
+    let catalog = &context.levels.starpusher;
+    catalog
+        .names()
+        .filter_map(|name| {
+            let count = catalog.get(name)?.levels.len();
+            let plural = if count == 1 { "level" } else { "levels" };
+            Some(format!("{name} ({count} {plural})"))
+        })
+        .collect()
+}
+
+/// The one-line error for a collection name that does not exist.
+fn unknown_collection(name: &str, context: &Context) -> String {
+    let names: Vec<&str> = context.levels.starpusher.names().collect();
+    format!(
+        "Unknown collection: {name}. Choose one of: {}.",
+        names.join(", ")
+    )
 }
 
 /// The one-line error for a level name that does not exist.

@@ -10,6 +10,7 @@
 //! `\r\n` on the wire and `arcade play` prints them as they are.
 
 pub mod sokoban;
+pub mod starpusher;
 pub mod world;
 
 /// The prompt every game ends its reply with while it waits for input (SPEC section 1).
