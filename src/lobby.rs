@@ -351,6 +351,54 @@ mod tests {
     }
 
     #[test]
+    fn starpusher_arguments() {
+        let context = context();
+        let start = |args: &[&str]| {
+            GameKind::StarPusher
+                .start(args, &context)
+                .map(|mut game| game.start(&mut crate::games::Memory::default()).text)
+        };
+        let first = start(&[]).unwrap();
+        assert!(first.contains("Collection arcade: 25 levels"), "{first}");
+        assert!(first.contains("Level 1/25  Moves: 0"), "{first}");
+        assert!(start(&["ARCADE", "3"])
+            .unwrap()
+            .contains("Level 3/25  Moves: 0"));
+        assert!(start(&["7"]).unwrap().contains("Level 7/25  Moves: 0"));
+        assert_eq!(
+            start(&["nowhere"]).err().as_deref(),
+            Some("Unknown collection: nowhere. Choose one of: arcade.")
+        );
+        assert_eq!(
+            start(&["arcade", "26"]).err().as_deref(),
+            Some("No level 26 in arcade: choose a number from 1 to 25.")
+        );
+        assert_eq!(
+            start(&["arcade", "x"]).err().as_deref(),
+            Some("No level x in arcade: choose a number from 1 to 25.")
+        );
+        assert_eq!(
+            start(&["0"]).err().as_deref(),
+            Some("No level 0 in arcade: choose a number from 1 to 25.")
+        );
+        assert!(start(&["arcade", "1", "2"])
+            .err()
+            .unwrap()
+            .starts_with("Usage:"));
+        assert_eq!(
+            levels(Some(GameKind::StarPusher), &context),
+            "starpusher: arcade (25 levels)\n"
+        );
+        assert_eq!(
+            Command::parse("StarPusher arcade 2"),
+            Command::Play {
+                kind: GameKind::StarPusher,
+                args: vec!["arcade", "2"]
+            }
+        );
+    }
+
+    #[test]
     fn banner_names_games_and_commands_and_ends_with_prompt() {
         let text = banner();
         assert!(text.contains("sokoban"));

@@ -201,6 +201,17 @@ fn direction_name(direction: Direction) -> &'static str {
     }
 }
 
+/// Append a board in the standard glyphs, trailing floor trimmed from each row: what
+/// the player sees, and a valid level again if copied into a file.
+pub fn render(world: &World, out: &mut String) {
+    let mut board = String::new();
+    world.render_into(&GLYPHS, &mut board);
+    for row in board.lines() {
+        out.push_str(row.trim_end_matches(GLYPHS.floor));
+        out.push('\n');
+    }
+}
+
 /// One game: a collection, the level being played and its move history.
 #[derive(Debug, Clone)]
 pub struct StarPusher {
@@ -294,14 +305,8 @@ impl StarPusher {
         self.redo.clear();
     }
 
-    /// Append the board with trailing floor trimmed from each row.
     fn render_board(&self, out: &mut String) {
-        let mut board = String::new();
-        self.world.render_into(&GLYPHS, &mut board);
-        for row in board.lines() {
-            out.push_str(row.trim_end_matches(GLYPHS.floor));
-            out.push('\n');
-        }
+        render(&self.world, out);
     }
 
     fn status(&self, out: &mut String) {
@@ -796,6 +801,87 @@ Author: Test
                 "######\n#*@  #\n#    #\n#    #\n######\nLevel 2 solved in 7 moves and 3 pushes!\nCollection complete!\n"
             ))
         );
+    }
+
+    /// `levels/starpusher/arcade.solutions`: `NUMBER MOVES` per line, `;` comments.
+    fn arcade_solutions() -> Vec<(usize, Lurd)> {
+        include_str!("../../../levels/starpusher/arcade.solutions")
+            .lines()
+            .filter(|line| !line.trim().is_empty() && !line.starts_with(';'))
+            .map(|line| {
+                let (number, moves) = line.split_once(' ').unwrap();
+                (number.parse().unwrap(), moves.parse().unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn our_collection_plays_through_with_its_kept_solutions() {
+        let (levels, problems) = crate::levels::Levels::built_in();
+        assert_eq!(problems, Vec::new());
+        let collection = levels.starpusher.get("arcade").unwrap();
+        let count = collection.levels.len();
+        assert!(count >= 20, "{count} levels");
+        assert!(collection.levels.iter().all(|level| level.title.is_some()));
+        let solutions = arcade_solutions();
+        let numbers: Vec<usize> = solutions.iter().map(|(number, _)| *number).collect();
+        assert_eq!(numbers, (1..=count).collect::<Vec<_>>());
+
+        let mut game = StarPusher::new("arcade", collection, 1).unwrap();
+        let mut memory = Memory::default();
+        assert!(game
+            .start(&mut memory)
+            .text
+            .contains("Level 1: First Push\n"));
+        for (number, lurd) in solutions {
+            assert_eq!(game.level_number(), number);
+            let pushes = lurd.steps().iter().filter(|step| step.push).count();
+            let reply = game.handle(&format!("lurd {lurd}"), &mut memory);
+            let solved = format!(
+                "\nLevel {number} solved in {} moves and {pushes} pushes!\n",
+                lurd.len()
+            );
+            assert!(
+                reply.text.contains(&solved),
+                "level {number}: {}",
+                reply.text
+            );
+            if number < count {
+                assert_eq!(reply.status, Status::Playing);
+                let next = format!("Level {}/{count}  Moves: 0  Pushes: 0\n", number + 1);
+                assert!(reply.text.ends_with(&format!("{next}{PROMPT}")));
+            } else {
+                assert_eq!(reply.status, Status::Ended);
+                assert!(reply
+                    .text
+                    .ends_with(&format!("{solved}Collection complete!\n")[1..]));
+            }
+        }
+    }
+
+    #[test]
+    fn drawn_boards_read_back_as_the_same_levels() {
+        let mut texts = vec![include_str!("../../../levels/starpusher/arcade.txt").to_string()];
+        for name in ["starPusherLevels.txt", "microban_155.xsb"] {
+            let path = format!(
+                "{}/../shared/data/levels/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            match std::fs::read_to_string(path) {
+                Ok(text) => texts.push(text),
+                Err(_) => eprintln!("skipped: ../shared not found"),
+            }
+        }
+        for text in texts {
+            let collection = xsb::parse_collection(&text).collection;
+            for level in &collection.levels {
+                let mut board = String::new();
+                render(&World::new(Arc::clone(&level.level)), &mut board);
+                let again = xsb::parse_collection(&board).collection;
+                assert_eq!(again.levels.len(), 1, "{board}");
+                assert_eq!(again.levels[0].level, level.level, "{board}");
+            }
+        }
     }
 
     #[test]
