@@ -401,3 +401,9 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn an_undo_step_is_small() {
+    // MAX_UNDO's documented memory bound rests on this.
+    assert!(std::mem::size_of::<Snapshot>() <= 96);
+}
