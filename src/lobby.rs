@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use crate::games::sokoban::{self, Sokoban};
 use crate::games::starpusher::StarPusher;
+use crate::games::twenty48;
 use crate::games::Game;
 use crate::levels::Levels;
 
@@ -34,17 +35,21 @@ pub enum GameKind {
     Sokoban,
     /// Level collections in the standard format (SPEC section 4).
     StarPusher,
+    /// The sliding-tile game (SPEC section 5).
+    Twenty48,
 }
 
 impl GameKind {
     /// Every game, in the order the banner lists them.
-    pub const ALL: &'static [GameKind] = &[GameKind::Sokoban, GameKind::StarPusher];
+    pub const ALL: &'static [GameKind] =
+        &[GameKind::Sokoban, GameKind::StarPusher, GameKind::Twenty48];
 
     /// The name a player types.
     pub fn name(self) -> &'static str {
         match self {
             GameKind::Sokoban => "sokoban",
             GameKind::StarPusher => "starpusher",
+            GameKind::Twenty48 => "2048",
         }
     }
 
@@ -56,6 +61,9 @@ impl GameKind {
             }
             GameKind::StarPusher => {
                 "starpusher [COLLECTION] [LEVEL-NUMBER]  level collections (default: first collection, level 1)"
+            }
+            GameKind::Twenty48 => {
+                "2048 [size=N] [win=N] [seed=N] [style=box|ascii]  slide and merge tiles (default: size=4 win=2048 box)"
             }
         }
     }
@@ -73,6 +81,7 @@ impl GameKind {
         match self {
             GameKind::Sokoban => context.levels.sokoban.names().map(String::from).collect(),
             GameKind::StarPusher => collection_names(context),
+            GameKind::Twenty48 => Vec::new(),
         }
     }
 
@@ -97,6 +106,9 @@ impl GameKind {
                 Ok(Box::new(Sokoban::new(level)))
             }
             GameKind::StarPusher => start_star_pusher(args, context),
+            GameKind::Twenty48 => twenty48::from_args(args)
+                .map(|game| Box::new(game) as Box<dyn Game>)
+                .map_err(|error| error.to_string()),
         }
     }
 }
@@ -406,5 +418,34 @@ mod tests {
         assert!(text.ends_with("\n> "));
         assert!(levels(None, &context()).contains("sokoban: classic"));
         assert!(GameKind::Sokoban.start(&[], &context()).is_ok());
+    }
+
+    #[test]
+    fn twenty48_is_in_the_lobby() {
+        assert_eq!(
+            Command::parse("play 2048 size=5 seed=1"),
+            Command::Play {
+                kind: GameKind::Twenty48,
+                args: vec!["size=5", "seed=1"]
+            }
+        );
+        assert_eq!(
+            Command::parse("2048"),
+            Command::Play {
+                kind: GameKind::Twenty48,
+                args: vec![]
+            }
+        );
+        assert!(banner().contains("2048"));
+        assert!(help().contains("2048 [size=N] [win=N] [seed=N] [style=box|ascii]"));
+        assert!(levels(Some(GameKind::Twenty48), &context()).contains("2048: (no levels"));
+        assert!(GameKind::Twenty48.start(&["seed=3"], &context()).is_ok());
+        assert_eq!(
+            GameKind::Twenty48
+                .start(&["size=2"], &context())
+                .err()
+                .as_deref(),
+            Some("size must be 3 to 8.")
+        );
     }
 }
