@@ -402,6 +402,9 @@ fn expand(line: usize, text: &str, rows: &mut Vec<Vec<Cell>>) -> Result<(), XsbE
 
 impl LevelFile for Collection {
     const DIR: &'static str = "starpusher";
+    /// Collections from the wild are usually `.xsb` (or `.sok`); taking them as they are
+    /// saves renaming every downloaded file.
+    const EXTENSIONS: &'static [&'static str] = &["txt", "xsb", "sok"];
 
     fn parse(file: &str, text: &str) -> Result<Self, Vec<Problem>> {
         let parsed = Self::parse_partial(file, text);
