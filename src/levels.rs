@@ -14,6 +14,7 @@ use std::sync::Arc;
 use include_dir::{include_dir, Dir};
 
 use crate::games::world::Level;
+use crate::games::wumpus::Cave;
 
 static BUILT_IN: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/levels");
 
@@ -174,6 +175,8 @@ struct Source<'a> {
 pub struct Levels {
     /// `sokoban` levels, one per file.
     pub sokoban: Catalog<Level>,
+    /// `wumpus` worlds, one per file.
+    pub wumpus: Catalog<Cave>,
 }
 
 impl Levels {
@@ -211,10 +214,12 @@ impl Levels {
 
     fn add_built_in(&mut self, problems: &mut Vec<Problem>) {
         self.add_kind_built_in::<Level>(|levels| &mut levels.sokoban, problems);
+        self.add_kind_built_in::<Cave>(|levels| &mut levels.wumpus, problems);
     }
 
     fn add_dir(&mut self, dir: &Path, problems: &mut Vec<Problem>) {
         self.add_kind_dir::<Level>(dir, |levels| &mut levels.sokoban, problems);
+        self.add_kind_dir::<Cave>(dir, |levels| &mut levels.wumpus, problems);
     }
 
     fn add_kind_built_in<T: LevelFile>(
@@ -289,6 +294,9 @@ mod tests {
         assert_eq!(problems, Vec::new());
         assert!(levels.sokoban.get("classic").is_some());
         assert!(levels.sokoban.get("CLASSIC").is_some());
+        for world in ["classic", "maze", "big"] {
+            assert!(levels.wumpus.get(world).is_some(), "{world}");
+        }
     }
 
     #[test]

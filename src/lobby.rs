@@ -4,10 +4,12 @@
 //! Parsing is separate from acting so that both the network session and `arcade play`
 //! share it; nothing here touches a socket.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::games::sokoban::{self, Sokoban};
+use crate::games::wumpus::{self, Cave, SaveName, Wumpus};
 use crate::games::Game;
 use crate::levels::Levels;
 
@@ -31,16 +33,19 @@ pub struct Context {
 pub enum GameKind {
     /// Classic console Sokoban (SPEC section 3).
     Sokoban,
+    /// The wumpus world (SPEC section 6).
+    Wumpus,
 }
 
 impl GameKind {
     /// Every game, in the order the banner lists them.
-    pub const ALL: &'static [GameKind] = &[GameKind::Sokoban];
+    pub const ALL: &'static [GameKind] = &[GameKind::Sokoban, GameKind::Wumpus];
 
     /// The name a player types.
     pub fn name(self) -> &'static str {
         match self {
             GameKind::Sokoban => "sokoban",
+            GameKind::Wumpus => "wumpus",
         }
     }
 
@@ -49,6 +54,9 @@ impl GameKind {
         match self {
             GameKind::Sokoban => {
                 "sokoban [LEVEL]                       classic Sokoban (default level: classic)"
+            }
+            GameKind::Wumpus => {
+                "wumpus [WORLD]                        the wumpus world (default: classic; also a saved name)"
             }
         }
     }
@@ -65,6 +73,12 @@ impl GameKind {
     pub fn level_names(self, context: &Context) -> Vec<String> {
         match self {
             GameKind::Sokoban => context.levels.sokoban.names().map(String::from).collect(),
+            GameKind::Wumpus => {
+                let mut names: BTreeSet<String> =
+                    context.levels.wumpus.names().map(String::from).collect();
+                names.extend(saved_names(&context.data_dir.join(self.name())));
+                names.into_iter().collect()
+            }
         }
     }
 
@@ -88,8 +102,66 @@ impl GameKind {
                     .ok_or_else(|| unknown_level(name, self.level_names(context)))?;
                 Ok(Box::new(Sokoban::new(level)))
             }
+            GameKind::Wumpus => {
+                let name = match args {
+                    [] => wumpus::DEFAULT_WORLD,
+                    [name] => name,
+                    _ => return Err(String::from("Usage: play wumpus [WORLD]")),
+                };
+                let cave = self.wumpus_world(name, context)?;
+                let built_in = context.levels.wumpus.names().map(String::from).collect();
+                Ok(Box::new(Wumpus::new(cave).with_reserved_names(built_in)))
+            }
         }
     }
+
+    /// The world `name`: a level of the catalog, else a world saved with `save NAME`.
+    fn wumpus_world(self, name: &str, context: &Context) -> Result<Cave, String> {
+        if let Some(cave) = context.levels.wumpus.get(name) {
+            return Ok(Cave::clone(&cave));
+        }
+        // Only a valid save name comes near a path.
+        let unknown = || unknown_level(name, self.level_names(context));
+        let saved = SaveName::parse(name).map_err(|_| unknown())?;
+        let path = context
+            .data_dir
+            .join(self.name())
+            .join(format!("{}.txt", saved.as_str()));
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Err(unknown()),
+            Err(error) => {
+                return Err(format!(
+                    "Cannot read the saved world {}: {error}.",
+                    saved.as_str()
+                ))
+            }
+        };
+        wumpus::parse_cave(&text).map_err(|error| {
+            format!(
+                "The saved world {} cannot be loaded: {error}.",
+                saved.as_str()
+            )
+        })
+    }
+}
+
+/// The names of the `.txt` files in `dir` that are valid save names, for `levels`.
+fn saved_names(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let path = entry.path();
+            if path.extension()? != "txt" {
+                return None;
+            }
+            let stem = path.file_stem()?.to_str()?;
+            Some(SaveName::parse(stem).ok()?.as_str().to_string())
+        })
+        .collect()
 }
 
 /// The one-line error for a level name that does not exist.
