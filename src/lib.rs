@@ -9,8 +9,15 @@
 //! - [`session`] runs one connection: the lobby, then a game;
 //! - [`lobby`] parses lobby commands and starts games by name;
 //! - [`games`] holds one pure state machine per game;
-//! - [`levels`] loads the built-in and user-supplied level files.
+//! - [`levels`] loads the built-in and user-supplied level files;
+//! - [`saves`] writes saved games atomically;
+//! - [`play`] runs one game on stdin/stdout.
 
 pub mod games;
 pub mod levels;
 pub mod lobby;
+pub mod play;
+pub mod saves;
+pub mod server;
+pub mod session;
+pub mod telnet;

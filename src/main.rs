@@ -1,2 +1,188 @@
-//! The `arcade` binary.
-fn main() {}
+//! The `arcade` binary: parses the command line and hands over to the library.
+//!
+//! `arcade` alone (or `arcade serve`) runs the server; `arcade play` runs one game on
+//! stdin/stdout; `arcade check-levels DIR` validates level files.
+
+use std::io;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+use tracing_subscriber::EnvFilter;
+
+use arcade::games::sokoban;
+use arcade::games::Game;
+use arcade::levels::Levels;
+use arcade::lobby::{Context, GameKind};
+use arcade::server::{self, Options};
+
+/// A game server for telnet and nc: Sokoban, Star Pusher, 2048 and the wumpus cave.
+#[derive(Debug, Parser)]
+#[command(version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    serve: Options,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the server (the default).
+    Serve(Options),
+    /// Play one game on stdin/stdout.
+    Play(PlayArgs),
+    /// Check every level file under DIR (laid out like levels/); exit 1 on any problem.
+    CheckLevels {
+        /// The directory to check.
+        dir: PathBuf,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+struct PlayArgs {
+    /// The game: sokoban.
+    game: String,
+    /// The game's arguments, as after `play GAME` in the lobby; for sokoban a level
+    /// name or a level file.
+    args: Vec<String>,
+    /// A directory laid out like levels/ that adds to the built-in levels.
+    #[arg(long, env = "ARCADE_LEVELS")]
+    levels: Option<PathBuf>,
+    /// Where saved games are written.
+    #[arg(long, env = "ARCADE_DATA_DIR", default_value = "./data")]
+    data_dir: PathBuf,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        None => serve(cli.serve),
+        Some(Command::Serve(options)) => serve(options),
+        Some(Command::Play(args)) => play(args),
+        Some(Command::CheckLevels { dir }) => check_levels(&dir),
+    }
+}
+
+fn init_logging() {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
+        .init();
+}
+
+fn serve(options: Options) -> ExitCode {
+    init_logging();
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("arcade: cannot start the runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async move {
+        let address = SocketAddr::new(options.bind, options.port);
+        let listener = match server::bind(address) {
+            Ok(listener) => listener,
+            Err(error) => {
+                eprintln!("arcade: cannot listen on {address}: {error}");
+                return ExitCode::FAILURE;
+            }
+        };
+        server::run(listener, options, shutdown_signal()).await;
+        ExitCode::SUCCESS
+    })
+}
+
+/// Completes on Ctrl-C or SIGTERM (what `docker stop` sends).
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+fn play(args: PlayArgs) -> ExitCode {
+    let Some(kind) = GameKind::from_name(&args.game) else {
+        eprintln!("{}", arcade::lobby::unknown_game(Some(&args.game)));
+        return ExitCode::FAILURE;
+    };
+    let (levels, problems) = Levels::load(args.levels.as_deref());
+    for problem in &problems {
+        eprintln!("skipped: {problem}");
+    }
+    let context = Arc::new(Context {
+        levels,
+        data_dir: args.data_dir.clone(),
+    });
+    let game = match start_from_file_or_name(kind, &args.args, &context) {
+        Ok(game) => game,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut game = game;
+    let stdin = io::stdin().lock();
+    let stdout = io::stdout().lock();
+    match arcade::play::run(kind, game.as_mut(), stdin, stdout, &args.data_dir) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("arcade: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A game from a level file given on the command line, or by name as in the lobby.
+fn start_from_file_or_name(
+    kind: GameKind,
+    args: &[String],
+    context: &Context,
+) -> Result<Box<dyn Game>, String> {
+    if let (GameKind::Sokoban, [file]) = (kind, args) {
+        let path = Path::new(file);
+        if path.is_file() {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
+            let level = sokoban::parse_level(&text)
+                .map_err(|e| format!("{file}: line {}: {e}", e.line()))?;
+            return Ok(Box::new(sokoban::Sokoban::new(Arc::new(level))));
+        }
+    }
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    kind.start(&words, context)
+}
+
+fn check_levels(dir: &Path) -> ExitCode {
+    let problems = Levels::check_dir(dir);
+    for problem in &problems {
+        println!("{problem}");
+    }
+    if problems.is_empty() {
+        println!("{}: all levels are fine", dir.display());
+        ExitCode::SUCCESS
+    } else {
+        println!("{} problem(s)", problems.len());
+        ExitCode::FAILURE
+    }
+}

@@ -1,0 +1,113 @@
+//! Saved games on disk: `<data-dir>/<game>/<NAME>.txt`, the same layout as `levels/`,
+//! so a data directory can also be given to `--levels`.
+//!
+//! Writes are atomic (temporary file, flush, sync, rename) so that a crash or a full
+//! disk never leaves half a file where a save used to be.
+
+use std::fs;
+use std::io::{self, Write as _};
+use std::path::{Path, PathBuf};
+
+use crate::lobby::GameKind;
+
+/// The most characters a save name may have.
+pub const MAX_NAME: usize = 32;
+
+/// Whether `name` is a valid save name: 1 to 32 of ASCII letters, digits, `-`, `_`.
+/// Nothing else gets near a path, so a name can never leave the data directory.
+pub fn is_valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= MAX_NAME
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Where a save of `kind` called `name` lives under `data_dir`.
+pub fn path(data_dir: &Path, kind: GameKind, name: &str) -> PathBuf {
+    data_dir.join(kind.name()).join(format!("{name}.txt"))
+}
+
+/// Write `contents` to `path` atomically, creating its directory if needed.
+///
+/// # Errors
+/// The directory cannot be created or written, or the disk is full.
+pub fn write_atomically(path: &Path, contents: &str) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir)?;
+    let file_name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "a save needs a file name"))?;
+    let mut temporary_name = std::ffi::OsString::from(".");
+    temporary_name.push(file_name);
+    temporary_name.push(format!(".{}.tmp", std::process::id()));
+    let temporary = dir.join(temporary_name);
+    let result = (|| {
+        let mut file = fs::File::create(&temporary)?;
+        file.write_all(contents.as_bytes())?;
+        file.flush()?;
+        file.sync_all()?;
+        fs::rename(&temporary, path)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&temporary);
+    }
+    result
+}
+
+/// Save a game and say how it went, as the line to show the player.
+pub fn save(data_dir: &Path, kind: GameKind, name: &str, contents: &str) -> String {
+    if !is_valid_name(name) {
+        return format!(
+            "Cannot save as {name:?}: use 1 to {MAX_NAME} letters, digits, '-' or '_'.\n"
+        );
+    }
+    match write_atomically(&path(data_dir, kind, name), contents) {
+        Ok(()) => format!("Saved as {name}.\n"),
+        Err(error) => {
+            tracing::warn!(%error, name, "save failed");
+            format!("Could not save {name}: {error}.\n")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert!(is_valid_name("cave-1_B"));
+        assert!(is_valid_name(&"x".repeat(32)));
+        for bad in ["", "../etc", "a b", "a.txt", "é", &"x".repeat(33)] {
+            assert!(!is_valid_name(bad), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn writes_atomically_and_replaces() {
+        let dir = tempfile::tempdir().unwrap();
+        let message = save(dir.path(), GameKind::Sokoban, "one", "first\n");
+        assert_eq!(message, "Saved as one.\n");
+        let file = path(dir.path(), GameKind::Sokoban, "one");
+        assert_eq!(fs::read_to_string(&file).unwrap(), "first\n");
+        save(dir.path(), GameKind::Sokoban, "one", "second\n");
+        assert_eq!(fs::read_to_string(&file).unwrap(), "second\n");
+        let leftovers: Vec<_> = fs::read_dir(file.parent().unwrap())
+            .unwrap()
+            .flatten()
+            .filter(|entry| entry.file_name().to_string_lossy().ends_with(".tmp"))
+            .collect();
+        assert!(leftovers.is_empty());
+        assert!(save(dir.path(), GameKind::Sokoban, "../x", "").starts_with("Cannot save"));
+    }
+
+    #[test]
+    fn reports_an_unwritable_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let blocker = dir.path().join("file");
+        fs::write(&blocker, "not a directory").unwrap();
+        let message = save(&blocker, GameKind::Sokoban, "x", "state");
+        assert!(message.starts_with("Could not save x:"), "{message}");
+    }
+}

@@ -1,0 +1,251 @@
+//! The listener: binds, accepts, limits and shuts down.
+//!
+//! One task per connection runs a [`Session`]. The number of sessions is capped by a
+//! semaphore; a client beyond the cap is told `Server full, try again later.` and closed
+//! at once, never left waiting. Shutdown is a value (a future passed to [`run`]) so that
+//! tests drive it with a oneshot and the binary with Ctrl-C / SIGTERM.
+
+use std::future::Future;
+use std::io::Write as _;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::sync::{broadcast, mpsc, Semaphore};
+use tracing::{error, info, warn};
+
+use crate::levels::Levels;
+use crate::lobby::Context;
+use crate::session::{Session, Shutdown};
+
+/// Sent to a client that connects while the server is full.
+pub const SERVER_FULL: &str = "Server full, try again later.\r\n";
+
+/// The listen backlog: a whole class (or a load test) connecting in the same second
+/// must not see refused connections.
+const BACKLOG: u32 = 4096;
+
+/// File descriptors kept back from `--max-sessions` for the listener, level files,
+/// saves and logging.
+const RESERVED_FDS: u64 = 64;
+
+/// How long shutdown waits for sessions to say goodbye before giving up on them.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(3);
+
+/// Everything `arcade serve` can be told, from flags or `ARCADE_*` variables.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Options {
+    /// Address to listen on.
+    #[arg(long, env = "ARCADE_BIND", default_value_t = IpAddr::V4(Ipv4Addr::UNSPECIFIED))]
+    pub bind: IpAddr,
+    /// TCP port to listen on (0 picks a free one).
+    #[arg(long, env = "ARCADE_PORT", default_value_t = 4000)]
+    pub port: u16,
+    /// A directory laid out like levels/ whose files add to or replace the built-in ones.
+    #[arg(long, env = "ARCADE_LEVELS")]
+    pub levels: Option<PathBuf>,
+    /// Where saved games are written (created on demand).
+    #[arg(long, env = "ARCADE_DATA_DIR", default_value = "./data")]
+    pub data_dir: PathBuf,
+    /// The most sessions at once; capped by the process's open-file limit.
+    #[arg(long, env = "ARCADE_MAX_SESSIONS", default_value_t = 10_000)]
+    pub max_sessions: usize,
+    /// Close a session after this long without input (warned shortly before), e.g. 30m, 45s.
+    #[arg(long, env = "ARCADE_IDLE_TIMEOUT", default_value = "30m", value_parser = humantime::parse_duration)]
+    pub idle_timeout: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            bind: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+            port: 4000,
+            levels: None,
+            data_dir: PathBuf::from("./data"),
+            max_sessions: 10_000,
+            idle_timeout: Duration::from_secs(30 * 60),
+        }
+    }
+}
+
+/// Bind the listening socket with a deep backlog.
+///
+/// # Errors
+/// The address is in use or not ours to bind.
+pub fn bind(address: SocketAddr) -> std::io::Result<TcpListener> {
+    let socket = if address.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(BACKLOG)
+}
+
+/// Raise the soft open-file limit as far as the hard limit allows and return how many
+/// sessions fit in it.
+pub fn session_capacity() -> usize {
+    let limit = raise_open_file_limit();
+    let capacity = limit.saturating_sub(RESERVED_FDS).max(1);
+    usize::try_from(capacity).unwrap_or(usize::MAX)
+}
+
+#[cfg(unix)]
+fn raise_open_file_limit() -> u64 {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct we pass.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return 1024;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
+        }
+    }
+    limit.rlim_cur
+}
+
+#[cfg(not(unix))]
+fn raise_open_file_limit() -> u64 {
+    1024
+}
+
+/// What the sessions of one server share: levels, the data directory, limits.
+#[derive(Debug)]
+struct Shared {
+    context: Arc<Context>,
+    idle_timeout: Duration,
+}
+
+/// Run the server on `listener` until `shutdown` completes, then tell every session
+/// `Server shutting down.`, close them and return.
+pub async fn run(listener: TcpListener, options: Options, shutdown: impl Future) {
+    let (levels, problems) = Levels::load(options.levels.as_deref());
+    for problem in &problems {
+        warn!(%problem, "level skipped");
+    }
+    let capacity = session_capacity();
+    let max_sessions = if options.max_sessions > capacity {
+        warn!(
+            requested = options.max_sessions,
+            allowed = capacity,
+            "--max-sessions capped by the open-file limit"
+        );
+        capacity
+    } else {
+        options.max_sessions
+    };
+    let shared = Arc::new(Shared {
+        context: Arc::new(Context {
+            levels,
+            data_dir: options.data_dir.clone(),
+        }),
+        idle_timeout: options.idle_timeout,
+    });
+    let (notify_shutdown, _) = broadcast::channel(1);
+    let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
+    let mut listener = Listener {
+        listener,
+        limit: Arc::new(Semaphore::new(max_sessions)),
+        shared,
+        notify_shutdown,
+        done_tx,
+    };
+    if let Ok(address) = listener.listener.local_addr() {
+        info!(%address, max_sessions, "listening");
+    }
+    tokio::select! {
+        () = listener.accept_loop() => {}
+        _ = shutdown => info!("shutting down"),
+    }
+    let Listener {
+        notify_shutdown,
+        done_tx,
+        ..
+    } = listener;
+    // Dropping the sender makes every session's Shutdown fire; each session holds a
+    // clone of `done_tx`, so `recv` returns None once the last one has finished.
+    drop(notify_shutdown);
+    drop(done_tx);
+    if tokio::time::timeout(SHUTDOWN_GRACE, done_rx.recv())
+        .await
+        .is_err()
+    {
+        warn!("some sessions did not close in time");
+    }
+}
+
+/// The accept loop and what it hands to each session.
+struct Listener {
+    listener: TcpListener,
+    limit: Arc<Semaphore>,
+    shared: Arc<Shared>,
+    notify_shutdown: broadcast::Sender<()>,
+    done_tx: mpsc::Sender<()>,
+}
+
+impl Listener {
+    async fn accept_loop(&mut self) {
+        let mut backoff = Duration::from_millis(10);
+        loop {
+            let (stream, peer) = match self.listener.accept().await {
+                Ok(accepted) => {
+                    backoff = Duration::from_millis(10);
+                    accepted
+                }
+                Err(error) => {
+                    // Out of file descriptors, or a connection reset before we took it:
+                    // wait a little instead of spinning, then go on.
+                    error!(%error, ?backoff, "accept failed");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(1));
+                    continue;
+                }
+            };
+            let Ok(permit) = Arc::clone(&self.limit).try_acquire_owned() else {
+                turn_away(stream, peer);
+                continue;
+            };
+            if let Err(error) = stream.set_nodelay(true) {
+                warn!(%peer, %error, "could not set TCP_NODELAY");
+            }
+            let session = Session::new(
+                stream,
+                peer,
+                Arc::clone(&self.shared.context),
+                self.shared.idle_timeout,
+                Shutdown::new(self.notify_shutdown.subscribe()),
+            );
+            let done = self.done_tx.clone();
+            tokio::spawn(async move {
+                session.run().await;
+                drop(permit);
+                drop(done);
+            });
+        }
+    }
+}
+
+/// Tell a client the server is full and close, without a task and without waiting: a
+/// fresh socket's send buffer always has room for one line.
+fn turn_away(stream: TcpStream, peer: SocketAddr) {
+    info!(%peer, "server full: turned away");
+    match stream.into_std() {
+        Ok(stream) => {
+            let _ = (&stream).write(SERVER_FULL.as_bytes());
+        }
+        Err(error) => warn!(%peer, %error, "could not tell a client the server is full"),
+    }
+}

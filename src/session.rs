@@ -1,0 +1,273 @@
+//! One connection, from banner to goodbye: the lobby, then a game, then the lobby again.
+//!
+//! The session owns the socket and the game owns the rules: a line from the codec goes
+//! to the lobby parser or to the running game, and whatever text comes back is written
+//! with one flush. The session also keeps the idle timer and listens for shutdown.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::{SinkExt, StreamExt};
+use tokio::net::TcpStream;
+use tokio::sync::broadcast;
+use tokio_util::codec::Framed;
+use tracing::{debug, info};
+
+use crate::games::{self, Game, Memory, Status};
+use crate::lobby::{self, Command, Context, GameKind};
+use crate::saves;
+use crate::telnet::{Input, Output, TelnetCodec, LINE_TOO_LONG};
+
+/// Sent to every session when the server stops.
+pub const SHUTTING_DOWN: &str = "\nServer shutting down.\n";
+
+/// Sent when an idle session is closed.
+pub const IDLE_CLOSED: &str = "\nClosed after too long without input. Goodbye.\n";
+
+/// The initial size of each connection's read and write buffers. Lines are at most
+/// 1 KiB and boards a few hundred bytes; tokio-util's default of 8 KiB each would be
+/// most of a session's memory with thousands of players connected.
+const BUFFER_CAPACITY: usize = 256;
+
+/// How long one reply may take to leave. A client that stops reading fills its socket
+/// buffers; after this long its session is closed rather than held open forever.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The longest the idle warning comes before the close.
+const MAX_IDLE_WARNING: Duration = Duration::from_secs(60);
+
+/// Listens for the server's shutdown signal (mini-redis' shape).
+#[derive(Debug)]
+pub struct Shutdown {
+    is_shutdown: bool,
+    notify: broadcast::Receiver<()>,
+}
+
+impl Shutdown {
+    /// Wrap the receiving side of the server's shutdown channel.
+    pub fn new(notify: broadcast::Receiver<()>) -> Shutdown {
+        Shutdown {
+            is_shutdown: false,
+            notify,
+        }
+    }
+
+    /// Wait until shutdown is signalled (a message, or the sender dropped).
+    pub async fn recv(&mut self) {
+        if self.is_shutdown {
+            return;
+        }
+        let _ = self.notify.recv().await;
+        self.is_shutdown = true;
+    }
+}
+
+/// Why a session ended, for the log line.
+#[derive(Debug)]
+enum CloseReason {
+    Quit,
+    ClientClosed,
+    Idle,
+    Shutdown,
+    Error(std::io::Error),
+}
+
+impl std::fmt::Display for CloseReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CloseReason::Quit => f.write_str("quit"),
+            CloseReason::ClientClosed => f.write_str("client closed"),
+            CloseReason::Idle => f.write_str("idle timeout"),
+            CloseReason::Shutdown => f.write_str("server shutdown"),
+            CloseReason::Error(error) => write!(f, "error: {error}"),
+        }
+    }
+}
+
+/// One connected player.
+pub struct Session {
+    connection: Framed<TcpStream, TelnetCodec>,
+    peer: SocketAddr,
+    context: Arc<Context>,
+    idle_timeout: Duration,
+    shutdown: Shutdown,
+    memory: Memory,
+    game: Option<(GameKind, Box<dyn Game>)>,
+}
+
+impl Session {
+    /// A session on an accepted stream.
+    pub fn new(
+        stream: TcpStream,
+        peer: SocketAddr,
+        context: Arc<Context>,
+        idle_timeout: Duration,
+        shutdown: Shutdown,
+    ) -> Session {
+        Session {
+            connection: Framed::with_capacity(stream, TelnetCodec::new(), BUFFER_CAPACITY),
+            peer,
+            context,
+            idle_timeout,
+            shutdown,
+            memory: Memory::default(),
+            game: None,
+        }
+    }
+
+    /// Serve the connection until it ends, and log how it ended. Errors end only this
+    /// session.
+    pub async fn run(mut self) {
+        let opened = Instant::now();
+        info!(peer = %self.peer, "connection opened");
+        let reason = self.serve().await.unwrap_or_else(CloseReason::Error);
+        info!(peer = %self.peer, duration = ?opened.elapsed(), %reason, "connection closed");
+    }
+
+    async fn serve(&mut self) -> std::io::Result<CloseReason> {
+        self.send(&lobby::banner()).await?;
+        let warning = (self.idle_timeout / 2).min(MAX_IDLE_WARNING);
+        let mut warned = false;
+        loop {
+            let wait = if warned {
+                warning
+            } else {
+                self.idle_timeout - warning
+            };
+            let event = tokio::select! {
+                () = self.shutdown.recv() => {
+                    // The client may be gone already; shutting down goes on regardless.
+                    let _ = self.send(SHUTTING_DOWN).await;
+                    return Ok(CloseReason::Shutdown);
+                }
+                event = tokio::time::timeout(wait, self.connection.next()) => event,
+            };
+            let input = match event {
+                Err(_elapsed) if warned => {
+                    let _ = self.send(IDLE_CLOSED).await;
+                    return Ok(CloseReason::Idle);
+                }
+                Err(_elapsed) => {
+                    warned = true;
+                    let text = format!(
+                        "\nNo input for a while: this session closes in {} seconds unless you type something.\n{}",
+                        warning.as_secs().max(1),
+                        self.prompt()
+                    );
+                    self.send(&text).await?;
+                    continue;
+                }
+                Ok(None) => {
+                    if let Some((_, game)) = &mut self.game {
+                        let text = game.end_of_input();
+                        self.send(&text).await?;
+                    }
+                    return Ok(CloseReason::ClientClosed);
+                }
+                Ok(Some(input)) => input?,
+            };
+            match input {
+                Input::Negotiation(bytes) => {
+                    self.write(Output::Raw(&bytes)).await?;
+                }
+                Input::LineTooLong => {
+                    warned = false;
+                    let text = format!("{LINE_TOO_LONG}\n{}", self.prompt());
+                    self.send(&text).await?;
+                }
+                Input::Line(line) => {
+                    warned = false;
+                    if let Some(reason) = self.handle_line(line.trim()).await? {
+                        return Ok(reason);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The prompt of wherever the player is.
+    fn prompt(&self) -> &'static str {
+        if self.game.is_some() {
+            games::PROMPT
+        } else {
+            lobby::PROMPT
+        }
+    }
+
+    async fn send(&mut self, text: &str) -> std::io::Result<()> {
+        self.write(Output::Text(text)).await
+    }
+
+    async fn write(&mut self, output: Output<'_>) -> std::io::Result<()> {
+        match tokio::time::timeout(WRITE_TIMEOUT, self.connection.send(output)).await {
+            Ok(result) => result,
+            Err(_elapsed) => Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the client stopped reading",
+            )),
+        }
+    }
+
+    /// Handle one trimmed line; `Some` when the session should end.
+    async fn handle_line(&mut self, line: &str) -> std::io::Result<Option<CloseReason>> {
+        if let Some((kind, game)) = &mut self.game {
+            let kind = *kind;
+            let reply = game.handle(line, &mut self.memory);
+            self.after_reply(kind, reply).await?;
+            return Ok(None);
+        }
+        let text = match Command::parse(line) {
+            Command::Empty => String::from(lobby::PROMPT),
+            Command::Play { kind, args } => match kind.start(&args, &self.context) {
+                Ok(mut game) => {
+                    debug!(peer = %self.peer, game = kind.name(), "game started");
+                    let reply = game.start(&mut self.memory);
+                    self.game = Some((kind, game));
+                    self.after_reply(kind, reply).await?;
+                    return Ok(None);
+                }
+                Err(message) => format!("{message}\n{}", lobby::PROMPT),
+            },
+            Command::UnknownGame(word) => {
+                format!("{}\n{}", lobby::unknown_game(word), lobby::PROMPT)
+            }
+            Command::Levels(kind) => {
+                format!("{}{}", lobby::levels(kind, &self.context), lobby::PROMPT)
+            }
+            Command::Help => format!("{}{}", lobby::help(), lobby::PROMPT),
+            Command::Quit => {
+                self.send(lobby::GOODBYE).await?;
+                return Ok(Some(CloseReason::Quit));
+            }
+            Command::Unknown(word) => {
+                format!("{}\n{}", lobby::unknown_command(word), lobby::PROMPT)
+            }
+        };
+        self.send(&text).await?;
+        Ok(None)
+    }
+
+    /// Send a game's reply and act on its status.
+    async fn after_reply(&mut self, kind: GameKind, reply: games::Reply) -> std::io::Result<()> {
+        let mut text = reply.text;
+        match reply.status {
+            Status::Playing => {}
+            Status::Ended => {
+                self.game = None;
+                text.push_str(lobby::PROMPT);
+            }
+            Status::Save { name, state } => {
+                let data_dir = self.context.data_dir.clone();
+                let message = tokio::task::spawn_blocking(move || {
+                    saves::save(&data_dir, kind, &name, &state)
+                })
+                .await
+                .unwrap_or_else(|error| format!("Could not save: {error}.\n"));
+                text.push_str(&message);
+                text.push_str(games::PROMPT);
+            }
+        }
+        self.send(&text).await
+    }
+}

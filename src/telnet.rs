@@ -1,0 +1,766 @@
+//! The line codec between a TCP socket and a session (SPEC section 1).
+//!
+//! Players arrive with `telnet`, `nc` or a script, so the input is whatever a telnet
+//! client or a plain byte stream sends. [`TelnetCodec`] turns it into [`Input`] items:
+//!
+//! - telnet commands (`IAC x`, `IAC WILL/WONT/DO/DONT opt`, `IAC SB ... IAC SE`) are
+//!   removed before lines are split, even when a sequence is split across reads at any
+//!   byte; `IAC IAC` is a literal 0xFF data byte;
+//! - a client's `DO x` is refused with `WONT x` and its `WILL x` with `DONT x`, at most
+//!   once per option and connection, so a confused client cannot start a negotiation
+//!   loop; nothing is ever sent unprompted;
+//! - lines end at `\r\n`, `\r\0`, `\n` or a bare `\r`; a line is handed over as soon as
+//!   its `\r` arrives and the `\n`/`\0` that may follow (even in a later read) is
+//!   swallowed;
+//! - a line longer than [`MAX_LINE`] bytes is dropped whole and reported once as
+//!   [`Input::LineTooLong`]; the codec never buffers more than [`MAX_LINE`] bytes, and
+//!   it consumes everything it is given, so memory stays bounded whatever the client
+//!   sends.
+//!
+//! The encoder writes [`Output::Text`] with every `\n` turned into `\r\n` (telnet NVT)
+//! and [`Output::Raw`] as it is.
+//!
+//! One codec lives in every session, so it is small: a few flags, two 32-byte option
+//! sets and a line buffer that starts empty and is released after a long line.
+
+use bytes::{Buf, BufMut, Bytes, BytesMut};
+use tokio_util::codec::{Decoder, Encoder};
+
+/// The longest input line accepted, in bytes, without its line ending (SPEC section 1).
+pub const MAX_LINE: usize = 1024;
+
+/// What the session answers to [`Input::LineTooLong`] (no line ending: the session
+/// adds it with the rest of its reply).
+pub const LINE_TOO_LONG: &str = "Line too long (limit 1024 bytes).";
+
+/// A line buffer with more capacity than this is released after its line is taken, so
+/// one long line does not pin memory in an idle session.
+const KEEP_CAPACITY: usize = 256;
+
+/// Interpret As Command: starts every telnet command.
+const IAC: u8 = 255;
+/// Refuses to perform an option (our answer to `DO`).
+const WONT: u8 = 252;
+/// Asks the other side to stop an option (our answer to `WILL`).
+const DONT: u8 = 254;
+/// The client offers to perform an option.
+const WILL: u8 = 251;
+/// The client asks us to perform an option.
+const DO: u8 = 253;
+/// Starts a subnegotiation.
+const SB: u8 = 250;
+/// Ends a subnegotiation.
+const SE: u8 = 240;
+/// Carriage return.
+const CR: u8 = b'\r';
+/// Line feed.
+const LF: u8 = b'\n';
+/// NUL: after CR it completes a line ending, elsewhere it is dropped.
+const NUL: u8 = 0;
+
+/// One thing the decoder found in the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Input {
+    /// One input line: terminator and telnet commands removed, invalid UTF-8 replaced
+    /// by U+FFFD (a client's bytes never make the server fail).
+    Line(String),
+    /// A line over [`MAX_LINE`] bytes was discarded whole, up to its terminator; the
+    /// session answers with [`LINE_TOO_LONG`] and goes on.
+    LineTooLong,
+    /// Bytes the session must send back as they are: our refusals of the client's
+    /// `DO`/`WILL` requests.
+    Negotiation(Bytes),
+}
+
+/// One thing to write to the client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output<'a> {
+    /// Text with `\n` line endings; written with `\r\n`.
+    Text(&'a str),
+    /// Bytes written as they are (telnet negotiation answers).
+    Raw(&'a [u8]),
+}
+
+/// Where the decoder is inside the telnet command syntax; only `Data` bytes reach lines.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Telnet {
+    /// Ordinary data.
+    #[default]
+    Data,
+    /// After `IAC`.
+    Iac,
+    /// After `IAC WILL/WONT/DO/DONT`; the option byte comes next.
+    Option(u8),
+    /// Inside `IAC SB ...`, dropping everything.
+    Sub,
+    /// After an `IAC` inside a subnegotiation.
+    SubIac,
+}
+
+/// A set of the 256 telnet options, to refuse each option at most once.
+#[derive(Debug, Default, Clone, Copy)]
+struct OptionSet([u64; 4]);
+
+impl OptionSet {
+    /// Adds `option`; true when it was not in the set yet.
+    fn insert(&mut self, option: u8) -> bool {
+        let (word, bit) = (usize::from(option / 64), option % 64);
+        let fresh = self.0[word] & (1 << bit) == 0;
+        self.0[word] |= 1 << bit;
+        fresh
+    }
+}
+
+/// The telnet line codec of one connection: decodes [`Input`], encodes [`Output`].
+#[derive(Debug, Default)]
+pub struct TelnetCodec {
+    /// The current line's data bytes so far (never more than [`MAX_LINE`]).
+    line: Vec<u8>,
+    /// Position in the telnet command syntax.
+    telnet: Telnet,
+    /// The last data byte was a CR that ended a line: one LF or NUL is swallowed.
+    after_cr: bool,
+    /// The current line passed [`MAX_LINE`]; its bytes are dropped until its end.
+    too_long: bool,
+    /// Options whose `DO` we already answered with `WONT`.
+    refused_do: OptionSet,
+    /// Options whose `WILL` we already answered with `DONT`.
+    refused_will: OptionSet,
+}
+
+impl TelnetCodec {
+    /// A codec for a new connection: no line pending, no option refused yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends data bytes to the current line, or drops them once it is too long.
+    fn push_data(&mut self, data: &[u8]) {
+        self.after_cr = false;
+        if self.too_long {
+            return;
+        }
+        if self.line.len() + data.len() > MAX_LINE {
+            self.too_long = true;
+            self.line = Vec::new();
+        } else {
+            self.line.extend_from_slice(data);
+        }
+    }
+
+    /// Ends the current line and returns it (or [`Input::LineTooLong`]).
+    fn finish_line(&mut self) -> Input {
+        if std::mem::take(&mut self.too_long) {
+            return Input::LineTooLong;
+        }
+        let line = String::from_utf8_lossy(&self.line).into_owned();
+        if self.line.capacity() > KEEP_CAPACITY {
+            self.line = Vec::new();
+        } else {
+            self.line.clear();
+        }
+        Input::Line(line)
+    }
+
+    /// Our answer to `IAC command option`, if one is owed: each `DO` is refused once
+    /// per option with `WONT`, each `WILL` with `DONT`; `WONT`/`DONT` need no answer.
+    fn refusal(&mut self, command: u8, option: u8) -> Option<[u8; 3]> {
+        match command {
+            DO if self.refused_do.insert(option) => Some([IAC, WONT, option]),
+            WILL if self.refused_will.insert(option) => Some([IAC, DONT, option]),
+            _ => None,
+        }
+    }
+
+    /// Reads `buf` from `*pos` until an item is complete or `buf` is used up, leaving
+    /// `*pos` after the last byte consumed. Refusals found one after another are
+    /// coalesced into one [`Input::Negotiation`].
+    fn scan(&mut self, buf: &[u8], pos: &mut usize) -> Option<Input> {
+        let mut answers: Vec<u8> = Vec::new();
+        while *pos < buf.len() {
+            if !answers.is_empty() && self.telnet == Telnet::Data && buf[*pos] != IAC {
+                break;
+            }
+            match self.telnet {
+                Telnet::Data => {
+                    let rest = &buf[*pos..];
+                    let plain = rest
+                        .iter()
+                        .position(|&b| matches!(b, IAC | CR | LF | NUL))
+                        .unwrap_or(rest.len());
+                    if plain > 0 {
+                        self.push_data(&rest[..plain]);
+                        *pos += plain;
+                        continue;
+                    }
+                    *pos += 1;
+                    match rest[0] {
+                        IAC => self.telnet = Telnet::Iac,
+                        CR => {
+                            self.after_cr = true;
+                            return Some(self.finish_line());
+                        }
+                        LF if !self.after_cr => return Some(self.finish_line()),
+                        // The LF or NUL completing a CR, or a stray NUL: dropped.
+                        _ => self.after_cr = false,
+                    }
+                }
+                Telnet::Iac => {
+                    let byte = buf[*pos];
+                    *pos += 1;
+                    self.telnet = match byte {
+                        IAC => {
+                            self.push_data(&[IAC]);
+                            Telnet::Data
+                        }
+                        WILL | WONT | DO | DONT => Telnet::Option(byte),
+                        SB => Telnet::Sub,
+                        // A two-byte command (NOP, DM, BRK, IP, AO, AYT, EC, EL, GA, a
+                        // stray SE, ...): dropped.
+                        _ => Telnet::Data,
+                    };
+                }
+                Telnet::Option(command) => {
+                    let option = buf[*pos];
+                    *pos += 1;
+                    self.telnet = Telnet::Data;
+                    if let Some(answer) = self.refusal(command, option) {
+                        answers.extend_from_slice(&answer);
+                    }
+                }
+                Telnet::Sub => {
+                    let rest = &buf[*pos..];
+                    match rest.iter().position(|&b| b == IAC) {
+                        Some(at) => {
+                            *pos += at + 1;
+                            self.telnet = Telnet::SubIac;
+                        }
+                        None => *pos = buf.len(),
+                    }
+                }
+                Telnet::SubIac => match buf[*pos] {
+                    SE => {
+                        *pos += 1;
+                        self.telnet = Telnet::Data;
+                    }
+                    IAC => {
+                        // An escaped 0xFF inside the subnegotiation: its data, dropped.
+                        *pos += 1;
+                        self.telnet = Telnet::Sub;
+                    }
+                    // Any other command ends a malformed subnegotiation and is read
+                    // as a command in its own right (as libtelnet does), so a client
+                    // that never sends `IAC SE` does not lose all further input.
+                    _ => self.telnet = Telnet::Iac,
+                },
+            }
+        }
+        (!answers.is_empty()).then(|| Input::Negotiation(Bytes::from(answers)))
+    }
+}
+
+impl Decoder for TelnetCodec {
+    type Item = Input;
+    type Error = std::io::Error;
+
+    /// Consumes `src` up to the end of the next item, or all of it when no item is
+    /// complete: the unfinished line is kept inside the codec, bounded by
+    /// [`MAX_LINE`], never in `src`.
+    fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Input>, std::io::Error> {
+        let mut pos = 0;
+        let item = self.scan(src, &mut pos);
+        src.advance(pos);
+        Ok(item)
+    }
+
+    /// At the end of the input, a last line without terminator still counts (so
+    /// `printf quit | nc` works); an unfinished over-long line is reported; an
+    /// unfinished telnet command is dropped.
+    fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<Input>, std::io::Error> {
+        if let Some(item) = self.decode(src)? {
+            return Ok(Some(item));
+        }
+        self.telnet = Telnet::Data;
+        self.after_cr = false;
+        if self.too_long || !self.line.is_empty() {
+            return Ok(Some(self.finish_line()));
+        }
+        Ok(None)
+    }
+}
+
+impl<'a> Encoder<Output<'a>> for TelnetCodec {
+    type Error = std::io::Error;
+
+    fn encode(&mut self, item: Output<'a>, dst: &mut BytesMut) -> Result<(), std::io::Error> {
+        match item {
+            Output::Text(text) => {
+                let newlines = text.bytes().filter(|&b| b == LF).count();
+                dst.reserve(text.len() + newlines);
+                let mut pieces = text.split('\n');
+                if let Some(first) = pieces.next() {
+                    dst.put_slice(first.as_bytes());
+                }
+                for piece in pieces {
+                    dst.put_slice(b"\r\n");
+                    dst.put_slice(piece.as_bytes());
+                }
+            }
+            Output::Raw(bytes) => {
+                dst.reserve(bytes.len());
+                dst.put_slice(bytes);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Telnet command bytes used by the tests.
+    const NOP: u8 = 241;
+    const NAWS: u8 = 31;
+    const ECHO: u8 = 1;
+
+    /// Feeds `chunks` one decode call at a time (draining items after each), then
+    /// ends the input; returns every item in order.
+    fn decode_chunks(chunks: &[&[u8]]) -> Vec<Input> {
+        let mut codec = TelnetCodec::new();
+        let mut src = BytesMut::new();
+        let mut items = Vec::new();
+        for chunk in chunks {
+            src.extend_from_slice(chunk);
+            while let Some(item) = codec.decode(&mut src).unwrap() {
+                items.push(item);
+            }
+            assert!(src.is_empty(), "decode left bytes in src");
+        }
+        while let Some(item) = codec.decode_eof(&mut src).unwrap() {
+            items.push(item);
+        }
+        items
+    }
+
+    fn decode_all(input: &[u8]) -> Vec<Input> {
+        decode_chunks(&[input])
+    }
+
+    fn line(s: &str) -> Input {
+        Input::Line(s.to_string())
+    }
+
+    fn negotiation(bytes: &[u8]) -> Input {
+        Input::Negotiation(Bytes::copy_from_slice(bytes))
+    }
+
+    /// Splits the items into the lines (and too-long markers) and all negotiation
+    /// bytes, whose grouping into items may depend on how the input was split.
+    fn lines_and_answers(items: Vec<Input>) -> (Vec<Input>, Vec<u8>) {
+        let mut lines = Vec::new();
+        let mut answers = Vec::new();
+        for item in items {
+            match item {
+                Input::Negotiation(bytes) => answers.extend_from_slice(&bytes),
+                other => lines.push(other),
+            }
+        }
+        (lines, answers)
+    }
+
+    fn encode(outputs: &[Output<'_>]) -> Vec<u8> {
+        let mut codec = TelnetCodec::new();
+        let mut dst = BytesMut::new();
+        for output in outputs {
+            codec.encode(*output, &mut dst).unwrap();
+        }
+        dst.to_vec()
+    }
+
+    #[test]
+    fn every_line_ending_ends_a_line() {
+        assert_eq!(
+            decode_all(b"a\r\nb\r\0c\nd\re\n"),
+            vec![line("a"), line("b"), line("c"), line("d"), line("e")]
+        );
+    }
+
+    #[test]
+    fn empty_lines_are_lines() {
+        assert_eq!(
+            decode_all(b"\r\n\n\r\0\r\r\n"),
+            vec![line(""), line(""), line(""), line(""), line("")]
+        );
+    }
+
+    #[test]
+    fn cr_then_lf_or_nul_in_a_later_read_is_one_line_ending() {
+        assert_eq!(
+            decode_chunks(&[b"w3\r", b"\nd2\r", b"\0s1\n"]),
+            vec![line("w3"), line("d2"), line("s1")]
+        );
+    }
+
+    #[test]
+    fn line_is_yielded_as_soon_as_its_cr_arrives() {
+        let mut codec = TelnetCodec::new();
+        let mut src = BytesMut::from(&b"quit\r"[..]);
+        assert_eq!(codec.decode(&mut src).unwrap(), Some(line("quit")));
+        assert_eq!(codec.decode(&mut src).unwrap(), None);
+        src.extend_from_slice(b"\nnext\n");
+        assert_eq!(codec.decode(&mut src).unwrap(), Some(line("next")));
+    }
+
+    #[test]
+    fn only_one_lf_after_cr_is_swallowed() {
+        assert_eq!(
+            decode_chunks(&[b"a\r", b"\n", b"\n"]),
+            vec![line("a"), line("")]
+        );
+    }
+
+    #[test]
+    fn stray_nul_bytes_are_dropped() {
+        assert_eq!(decode_all(b"\0d\x002\0\n"), vec![line("d2")]);
+    }
+
+    #[test]
+    fn telnet_command_between_cr_and_lf_does_not_split_the_ending() {
+        assert_eq!(
+            decode_all(&[b'a', CR, IAC, NOP, LF, b'b', LF]),
+            vec![line("a"), line("b")]
+        );
+    }
+
+    #[test]
+    fn negotiation_inside_a_line_is_removed_and_refused() {
+        let items = decode_all(&[b'd', IAC, WILL, ECHO, b'2', CR, LF]);
+        assert_eq!(items, vec![negotiation(&[IAC, DONT, ECHO]), line("d2")]);
+    }
+
+    #[test]
+    fn do_is_refused_with_wont_once_per_option() {
+        let items = decode_all(&[IAC, DO, ECHO, b'a', LF, IAC, DO, ECHO, IAC, DO, 3, b'b', LF]);
+        assert_eq!(
+            items,
+            vec![
+                negotiation(&[IAC, WONT, ECHO]),
+                line("a"),
+                negotiation(&[IAC, WONT, 3]),
+                line("b"),
+            ]
+        );
+    }
+
+    #[test]
+    fn will_and_do_of_one_option_are_refused_separately() {
+        let items = decode_all(&[IAC, WILL, ECHO, IAC, DO, ECHO, IAC, WILL, ECHO]);
+        assert_eq!(
+            items,
+            vec![negotiation(&[IAC, DONT, ECHO, IAC, WONT, ECHO])]
+        );
+    }
+
+    #[test]
+    fn wont_and_dont_get_no_answer() {
+        let items = decode_all(&[IAC, WONT, ECHO, IAC, DONT, ECHO, b'x', LF]);
+        assert_eq!(items, vec![line("x")]);
+    }
+
+    #[test]
+    fn a_burst_of_requests_is_answered_at_once_even_mid_line() {
+        let mut codec = TelnetCodec::new();
+        let mut src = BytesMut::from(&[b'p', b'l', IAC, DO, 3, IAC, WILL, NAWS, b'a'][..]);
+        assert_eq!(
+            codec.decode(&mut src).unwrap(),
+            Some(negotiation(&[IAC, WONT, 3, IAC, DONT, NAWS]))
+        );
+        assert_eq!(codec.decode(&mut src).unwrap(), None);
+        src.extend_from_slice(b"y\n");
+        assert_eq!(codec.decode(&mut src).unwrap(), Some(line("play")));
+    }
+
+    #[test]
+    fn option_byte_in_a_later_read_is_still_an_option() {
+        assert_eq!(
+            decode_chunks(&[&[b'a', IAC], &[DO], &[ECHO, b'b', LF]]),
+            vec![negotiation(&[IAC, WONT, ECHO]), line("ab")]
+        );
+    }
+
+    #[test]
+    fn two_byte_commands_are_dropped() {
+        let mut input = vec![b'w'];
+        for command in [NOP, 242, 243, 244, 245, 246, 247, 248, 249, SE] {
+            input.extend_from_slice(&[IAC, command]);
+        }
+        input.extend_from_slice(b"1\n");
+        assert_eq!(decode_all(&input), vec![line("w1")]);
+    }
+
+    #[test]
+    fn naws_subnegotiation_split_anywhere_is_dropped() {
+        let naws = [IAC, SB, NAWS, 0, 80, 0, 24, IAC, SE];
+        let mut input = b"d".to_vec();
+        input.extend_from_slice(&naws);
+        input.extend_from_slice(b"2\r\n");
+        for split in 0..=input.len() {
+            let (first, second) = input.split_at(split);
+            assert_eq!(
+                decode_chunks(&[first, second]),
+                vec![line("d2")],
+                "split at {split}"
+            );
+        }
+    }
+
+    #[test]
+    fn escaped_iac_inside_subnegotiation_is_dropped_with_it() {
+        // A NAWS width of 255 is sent as IAC IAC; it must not end the SB or leak.
+        let input = [IAC, SB, NAWS, 0, IAC, IAC, 0, 24, IAC, SE, b'o', b'k', LF];
+        for split in 0..=input.len() {
+            let (first, second) = input.split_at(split);
+            assert_eq!(decode_chunks(&[first, second]), vec![line("ok")]);
+        }
+    }
+
+    #[test]
+    fn command_inside_unterminated_subnegotiation_ends_it() {
+        let input = [IAC, SB, 24, 1, IAC, DO, ECHO, b'h', b'i', LF];
+        assert_eq!(
+            decode_all(&input),
+            vec![negotiation(&[IAC, WONT, ECHO]), line("hi")]
+        );
+    }
+
+    #[test]
+    fn iac_iac_is_a_literal_ff_byte() {
+        // 0xFF alone is not UTF-8, so the lossy line shows U+FFFD for it.
+        assert_eq!(
+            decode_all(&[b'a', IAC, IAC, b'b', LF]),
+            vec![line("a\u{FFFD}b")]
+        );
+        assert_eq!(
+            decode_chunks(&[&[b'a', IAC], &[IAC, b'b', LF]]),
+            vec![line("a\u{FFFD}b")]
+        );
+    }
+
+    #[test]
+    fn invalid_utf8_is_replaced_and_valid_utf8_kept() {
+        assert_eq!(
+            decode_all(b"caf\xc3\xa9 \xc3\x28 \x80\n"),
+            vec![line("caf\u{e9} \u{FFFD}( \u{FFFD}")]
+        );
+    }
+
+    #[test]
+    fn utf8_split_across_reads_is_kept() {
+        assert_eq!(
+            decode_chunks(&[b"\xe2\x94", b"\x80\n"]),
+            vec![line("\u{2500}")]
+        );
+    }
+
+    #[test]
+    fn exactly_max_line_bytes_is_a_line() {
+        let mut input = vec![b'x'; MAX_LINE];
+        input.push(LF);
+        assert_eq!(decode_all(&input), vec![line(&"x".repeat(MAX_LINE))]);
+    }
+
+    #[test]
+    fn one_byte_over_max_line_is_too_long() {
+        let mut input = vec![b'x'; MAX_LINE + 1];
+        input.extend_from_slice(b"\r\n");
+        assert_eq!(decode_all(&input), vec![Input::LineTooLong]);
+    }
+
+    #[test]
+    fn over_long_line_is_dropped_whole_then_lines_go_on() {
+        let mut input = vec![b'y'; 5000];
+        input.extend_from_slice(b"\r\nhelp\r\n");
+        let chunks: Vec<&[u8]> = input.chunks(700).collect();
+        assert_eq!(
+            decode_chunks(&chunks),
+            vec![Input::LineTooLong, line("help")]
+        );
+        assert_eq!(decode_all(&input), vec![Input::LineTooLong, line("help")]);
+    }
+
+    #[test]
+    fn memory_stays_bounded_without_a_line_ending() {
+        let mut codec = TelnetCodec::new();
+        let mut src = BytesMut::new();
+        for _ in 0..100 {
+            src.extend_from_slice(&[b'z'; 10_000]);
+            assert_eq!(codec.decode(&mut src).unwrap(), None);
+            assert!(src.is_empty());
+            assert!(codec.line.capacity() <= MAX_LINE);
+        }
+        src.extend_from_slice(b"\nok\n");
+        assert_eq!(codec.decode(&mut src).unwrap(), Some(Input::LineTooLong));
+        assert_eq!(codec.decode(&mut src).unwrap(), Some(line("ok")));
+    }
+
+    #[test]
+    fn line_buffer_is_released_after_a_long_line() {
+        let mut codec = TelnetCodec::new();
+        let mut src = BytesMut::from(&[b'q'; 1000][..]);
+        src.extend_from_slice(b"\n");
+        assert!(matches!(
+            codec.decode(&mut src).unwrap(),
+            Some(Input::Line(_))
+        ));
+        assert!(codec.line.capacity() <= KEEP_CAPACITY);
+    }
+
+    #[test]
+    fn codec_is_small() {
+        assert!(std::mem::size_of::<TelnetCodec>() <= 128);
+    }
+
+    #[test]
+    fn eof_yields_the_unterminated_last_line() {
+        assert_eq!(decode_all(b"quit"), vec![line("quit")]);
+        assert_eq!(decode_all(b"a\nquit"), vec![line("a"), line("quit")]);
+    }
+
+    #[test]
+    fn eof_after_a_terminated_line_yields_nothing_more() {
+        assert_eq!(decode_all(b"quit\r\n"), vec![line("quit")]);
+        assert_eq!(decode_all(b"quit\r"), vec![line("quit")]);
+        assert_eq!(decode_all(b""), vec![]);
+    }
+
+    #[test]
+    fn eof_in_an_over_long_line_reports_it_once() {
+        assert_eq!(
+            decode_all(&vec![b'x'; MAX_LINE + 1]),
+            vec![Input::LineTooLong]
+        );
+    }
+
+    #[test]
+    fn eof_in_a_telnet_command_drops_it() {
+        assert_eq!(decode_all(&[b'a', b'b', IAC]), vec![line("ab")]);
+        assert_eq!(decode_all(&[IAC, SB, NAWS, 0]), vec![]);
+    }
+
+    #[test]
+    fn text_newlines_become_crlf() {
+        assert_eq!(
+            encode(&[Output::Text("Welcome!\n#.P#\nEnter command: ")]),
+            b"Welcome!\r\n#.P#\r\nEnter command: ".to_vec()
+        );
+        assert_eq!(encode(&[Output::Text("\n\n")]), b"\r\n\r\n".to_vec());
+        assert_eq!(encode(&[Output::Text("")]), b"".to_vec());
+    }
+
+    #[test]
+    fn raw_bytes_are_written_as_they_are() {
+        assert_eq!(
+            encode(&[Output::Raw(&[IAC, WONT, ECHO, LF]), Output::Text("a\n")]),
+            vec![IAC, WONT, ECHO, LF, b'a', CR, LF]
+        );
+    }
+
+    #[test]
+    fn encoder_reserves_exactly_what_it_needs() {
+        // Without the up-front reserve, the piecewise writes would grow the empty
+        // buffer to 8 and then 16 bytes instead of exactly 14.
+        let mut codec = TelnetCodec::new();
+        let mut dst = BytesMut::new();
+        codec
+            .encode(Output::Text("hello\nworld\n"), &mut dst)
+            .unwrap();
+        assert_eq!(&dst[..], b"hello\r\nworld\r\n");
+        assert_eq!(dst.capacity(), 14);
+    }
+
+    /// Cuts `input` at the given points (taken modulo its length, in order).
+    fn split_at_points<'a>(input: &'a [u8], points: &[usize]) -> Vec<&'a [u8]> {
+        let mut cuts: Vec<usize> = points.iter().map(|p| p % (input.len() + 1)).collect();
+        cuts.sort_unstable();
+        let mut chunks = Vec::new();
+        let mut start = 0;
+        for cut in cuts {
+            chunks.push(&input[start..cut]);
+            start = cut;
+        }
+        chunks.push(&input[start..]);
+        chunks
+    }
+
+    /// Bytes rich in line endings and NULs, without IAC.
+    fn plain_bytes() -> impl Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just(CR),
+                Just(LF),
+                Just(NUL),
+                any::<u8>().prop_filter("no IAC", |b| *b != IAC),
+                b'a'..=b'z',
+            ],
+            0..300,
+        )
+    }
+
+    /// Bytes with telnet commands, including SB, options and IAC IAC.
+    fn telnet_bytes() -> impl Strategy<Value = Vec<u8>> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just(vec![CR]),
+                Just(vec![LF]),
+                Just(vec![NUL]),
+                Just(vec![IAC]),
+                Just(vec![IAC, IAC]),
+                Just(vec![IAC, SE]),
+                (
+                    prop_oneof![Just(WILL), Just(WONT), Just(DO), Just(DONT)],
+                    0u8..4
+                )
+                    .prop_map(|(c, o)| vec![IAC, c, o]),
+                Just(vec![IAC, SB, NAWS, 0, 80, 0, 24, IAC, SE]),
+                proptest::collection::vec(b'a'..=b'z', 1..8),
+                any::<u8>().prop_map(|b| vec![b]),
+            ],
+            0..80,
+        )
+        .prop_map(|tokens| tokens.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn chunked_decoding_matches_whole_decoding(
+            input in plain_bytes(),
+            points in proptest::collection::vec(any::<usize>(), 0..10),
+        ) {
+            let whole = decode_all(&input);
+            let chunked = decode_chunks(&split_at_points(&input, &points));
+            prop_assert_eq!(chunked, whole);
+        }
+
+        #[test]
+        fn chunked_telnet_decoding_matches_whole_decoding(
+            input in telnet_bytes(),
+            points in proptest::collection::vec(any::<usize>(), 0..10),
+        ) {
+            let whole = lines_and_answers(decode_all(&input));
+            let chunked = lines_and_answers(decode_chunks(&split_at_points(&input, &points)));
+            prop_assert_eq!(chunked, whole);
+        }
+
+        #[test]
+        fn lines_never_exceed_max_line_nor_hold_line_endings(input in telnet_bytes()) {
+            for item in decode_all(&input) {
+                if let Input::Line(text) = item {
+                    prop_assert!(text.len() <= 3 * MAX_LINE);
+                    prop_assert!(!text.contains(['\r', '\n', '\0']));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! Shared helpers for tests over real TCP: a server on port 0 inside the test, and a
+//! client that reads up to a marker with a timeout.
+#![allow(dead_code)] // each test binary uses its own subset
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::Path;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use arcade::server::{self, Options};
+
+/// How long a client waits for an expected reply before the test fails.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A server running inside the test on 127.0.0.1, port 0.
+pub struct TestServer {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<JoinHandle<()>>,
+    data: tempfile::TempDir,
+}
+
+impl TestServer {
+    /// Built-in levels, a temporary data directory, default limits.
+    pub async fn start() -> TestServer {
+        TestServer::start_with(Options::default()).await
+    }
+
+    /// The given options, except that it listens on 127.0.0.1:0 and, unless the options
+    /// name a data directory other than the default, writes to a temporary one.
+    pub async fn start_with(mut options: Options) -> TestServer {
+        let data = tempfile::tempdir().expect("temporary data directory");
+        if options.data_dir == Options::default().data_dir {
+            options.data_dir = data.path().to_path_buf();
+        }
+        let listener = server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).expect("bind");
+        let addr = listener.local_addr().expect("local address");
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(server::run(listener, options, stopped));
+        TestServer {
+            addr,
+            stop: Some(stop),
+            task: Some(task),
+            data,
+        }
+    }
+
+    /// Where this server saves games.
+    pub fn data_dir(&self) -> &Path {
+        self.data.path()
+    }
+
+    /// Stop the server as Ctrl-C would and wait until it has finished.
+    pub async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            tokio::time::timeout(TIMEOUT, task)
+                .await
+                .expect("server stops in time")
+                .expect("server task does not panic");
+        }
+    }
+}
+
+/// A client that keeps what it has received but not yet consumed.
+pub struct Client {
+    stream: TcpStream,
+    received: Vec<u8>,
+}
+
+impl Client {
+    /// Connect and consume the banner, up to and including the lobby prompt.
+    pub async fn connect(addr: SocketAddr) -> Client {
+        let mut client = Client::connect_raw(addr).await;
+        let banner = client.read_until("> ").await;
+        assert!(banner.starts_with("Welcome to arcade!"), "{banner:?}");
+        client
+    }
+
+    /// Connect without reading anything.
+    pub async fn connect_raw(addr: SocketAddr) -> Client {
+        let stream = TcpStream::connect(addr).await.expect("connect");
+        Client {
+            stream,
+            received: Vec::new(),
+        }
+    }
+
+    /// Send a line with a CR LF ending.
+    pub async fn send(&mut self, line: &str) {
+        self.send_raw(format!("{line}\r\n").as_bytes()).await;
+    }
+
+    /// Send bytes as they are.
+    pub async fn send_raw(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).await.expect("send");
+    }
+
+    /// Close the sending side (end of file for the server).
+    pub async fn shutdown_write(&mut self) {
+        self.stream.shutdown().await.expect("shutdown");
+    }
+
+    /// Everything up to and including the first `marker`, as text.
+    pub async fn read_until(&mut self, marker: &str) -> String {
+        let bytes = self.read_until_bytes(marker.as_bytes()).await;
+        String::from_utf8(bytes).expect("UTF-8 from the server")
+    }
+
+    /// Everything up to and including the first `marker`, as bytes.
+    pub async fn read_until_bytes(&mut self, marker: &[u8]) -> Vec<u8> {
+        let deadline = tokio::time::Instant::now() + TIMEOUT;
+        loop {
+            if let Some(at) = find(&self.received, marker) {
+                let rest = self.received.split_off(at + marker.len());
+                return std::mem::replace(&mut self.received, rest);
+            }
+            let mut chunk = [0u8; 4096];
+            let read = tokio::time::timeout_at(deadline, self.stream.read(&mut chunk)).await;
+            match read {
+                Ok(Ok(0)) => panic!(
+                    "connection closed before {:?}; received {:?}",
+                    String::from_utf8_lossy(marker),
+                    String::from_utf8_lossy(&self.received)
+                ),
+                Ok(Ok(n)) => self.received.extend_from_slice(&chunk[..n]),
+                Ok(Err(error)) => panic!("read failed: {error}"),
+                Err(_) => panic!(
+                    "timed out waiting for {:?}; received {:?}",
+                    String::from_utf8_lossy(marker),
+                    String::from_utf8_lossy(&self.received)
+                ),
+            }
+        }
+    }
+
+    /// Everything until the server closes the connection.
+    pub async fn read_to_end(&mut self) -> String {
+        let mut rest = Vec::new();
+        tokio::time::timeout(TIMEOUT, self.stream.read_to_end(&mut rest))
+            .await
+            .expect("server closes in time")
+            .expect("read to end");
+        let mut all = std::mem::take(&mut self.received);
+        all.extend_from_slice(&rest);
+        String::from_utf8(all).expect("UTF-8 from the server")
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|window| window == needle)
+}
+
+/// The classic level's transcript from the seed: the commands typed, and the exact
+/// output with `\n` endings (what `arcade play` prints; the server sends `\r\n`).
+pub struct Transcript {
+    pub commands: Vec<String>,
+    pub output: String,
+}
+
+/// Split the seed transcript into typed commands and server output.
+pub fn classic_transcript() -> Transcript {
+    let text = include_str!("../data/classic_transcript.txt");
+    let mut commands = Vec::new();
+    let mut output = String::new();
+    for line in text.lines() {
+        match line.strip_prefix(arcade::games::PROMPT) {
+            Some(command) => {
+                output.push_str(arcade::games::PROMPT);
+                commands.push(command.to_string());
+            }
+            None => {
+                output.push_str(line);
+                output.push('\n');
+            }
+        }
+    }
+    Transcript { commands, output }
+}
+
+/// `\n` to `\r\n`, as the server sends it.
+pub fn crlf(text: &str) -> String {
+    text.replace('\n', "\r\n")
+}

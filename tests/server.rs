@@ -1,0 +1,325 @@
+//! The foundation over real TCP: the lobby, classic Sokoban byte for byte with the
+//! seed's transcript, telnet noise, limits, idle timeout and shutdown.
+
+mod common;
+
+use std::io::Write as _;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use arcade::server::Options;
+use common::{classic_transcript, crlf, Client, TestServer};
+
+const CLASSIC: &str = "#######\n#.....#\n#...+.#\n##..+.#\n#--.#P#\n#######\n";
+
+#[tokio::test]
+async fn classic_transcript_byte_for_byte_over_tcp() {
+    let server = TestServer::start().await;
+    let transcript = classic_transcript();
+    assert_eq!(transcript.commands.len(), 15);
+    let mut client = Client::connect(server.addr).await;
+    client.send("play sokoban classic").await;
+    for command in &transcript.commands {
+        client.send(command).await;
+    }
+    let expected = format!("{}> ", crlf(&transcript.output));
+    let received = client.read_until("Win!\r\n> ").await;
+    assert_eq!(received, expected);
+}
+
+#[tokio::test]
+async fn classic_transcript_line_by_line_with_every_line_ending() {
+    let server = TestServer::start().await;
+    let transcript = classic_transcript();
+    let mut client = Client::connect(server.addr).await;
+    client.send_raw(b"sokoban\n").await;
+    let mut received = client.read_until("Enter command: ").await;
+    let endings: [&[u8]; 4] = [b"\r\n", b"\r\0", b"\n", b"\r"];
+    for (index, command) in transcript.commands.iter().enumerate() {
+        let mut line = command.as_bytes().to_vec();
+        line.extend_from_slice(endings[index % endings.len()]);
+        client.send_raw(&line).await;
+        let marker = if index + 1 == transcript.commands.len() {
+            "Win!\r\n"
+        } else {
+            "Enter command: "
+        };
+        received.push_str(&client.read_until(marker).await);
+    }
+    assert_eq!(received, crlf(&transcript.output));
+    // Back in the lobby: the prompt, and lobby commands work.
+    assert_eq!(client.read_until("> ").await, "> ");
+}
+
+#[test]
+fn classic_transcript_byte_for_byte_over_stdin() {
+    let transcript = classic_transcript();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arcade"))
+        .args(["play", "sokoban", "classic"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start arcade play");
+    let mut stdin = child.stdin.take().expect("stdin");
+    for command in &transcript.commands {
+        writeln!(stdin, "{command}").expect("write a command");
+    }
+    drop(stdin);
+    let output = child.wait_with_output().expect("arcade play finishes");
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), transcript.output);
+}
+
+#[test]
+fn play_reads_a_level_file_and_says_bye() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("mine.txt");
+    std::fs::write(&file, "#####\n#P+-#\n#####\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arcade"))
+        .args(["play", "sokoban"])
+        .arg(&file)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start arcade play");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"exit\n")
+        .expect("write");
+    let output = child.wait_with_output().expect("finishes");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "Welcome to Sokoban!\n#####\n#P+-#\n#####\nEnter command: Bye!\n"
+    );
+}
+
+#[tokio::test]
+async fn every_invalid_form_gets_invalid_command_and_the_board() {
+    let server = TestServer::start().await;
+    let mut client = Client::connect(server.addr).await;
+    client.send("play sokoban").await;
+    client.read_until("Enter command: ").await;
+    let answer = crlf(&format!("Invalid command\n{CLASSIC}Enter command: "));
+    for invalid in ["", "d", "x3", "d-1", "d2x", "d 2", "+2", "ww2"] {
+        client.send(invalid).await;
+        assert_eq!(
+            client.read_until("Enter command: ").await,
+            answer,
+            "{invalid:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn counts_case_and_white_space() {
+    let server = TestServer::start().await;
+    let mut client = Client::connect(server.addr).await;
+    client.send("PLAY SOKOBAN CLASSIC").await;
+    client.read_until("Enter command: ").await;
+    // Forty digits: walk until blocked (two cells up from the start).
+    client.send(&format!("W{}", "9".repeat(40))).await;
+    let board = client.read_until("Enter command: ").await;
+    assert_eq!(
+        board,
+        crlf("#######\n#....P#\n#...+.#\n##..+.#\n#--.#.#\n#######\nEnter command: ")
+    );
+    client.send("   s0   ").await;
+    assert_eq!(client.read_until("Enter command: ").await, board);
+    client.send("  E  ").await;
+    assert_eq!(client.read_until("> ").await, "Bye!\r\n> ");
+}
+
+#[tokio::test]
+async fn telnet_noise_never_reaches_the_game() {
+    let server = TestServer::start().await;
+    let mut client = Client::connect(server.addr).await;
+    client.send("sokoban").await;
+    client.read_until("Enter command: ").await;
+    // IAC WILL ECHO and IAC DO SGA in the middle of "w2": refused once each, then "w2".
+    client.send_raw(b"w\xff\xfb\x01\xff\xfd\x032\r\n").await;
+    let reply = client.read_until_bytes(b"Enter command: ").await;
+    let (negotiation, board) = reply.split_at(6);
+    let mut refusals = negotiation.to_vec();
+    refusals.sort_unstable();
+    let mut expected = vec![0xff, 0xfc, 0x03, 0xff, 0xfe, 0x01];
+    expected.sort_unstable();
+    assert_eq!(refusals, expected, "{reply:?}");
+    assert_eq!(
+        String::from_utf8_lossy(board),
+        crlf("#######\n#.....#\n#...+P#\n##..+.#\n#--.#.#\n#######\nEnter command: ")
+    );
+    // The same options again get no second refusal; a NAWS subnegotiation split over
+    // two writes disappears.
+    client.send_raw(b"\xff\xfb\x01\xff\xfa\x1f\x00").await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    client.send_raw(b"\x50\x00\x18\xff\xf0s2\r\n").await;
+    let board = client.read_until("Enter command: ").await;
+    assert_eq!(board, crlf(&format!("{CLASSIC}Enter command: ")));
+    // IAC IAC is a literal 0xFF byte: not a valid command.
+    client.send_raw(b"w\xff\xff2\r\n").await;
+    let reply = client.read_until("Enter command: ").await;
+    assert!(reply.starts_with("Invalid command\r\n"), "{reply:?}");
+}
+
+#[tokio::test]
+async fn an_over_long_line_is_refused_and_the_session_goes_on() {
+    let server = TestServer::start().await;
+    let mut client = Client::connect(server.addr).await;
+    client.send(&"x".repeat(5000)).await;
+    assert_eq!(
+        client.read_until("> ").await,
+        "Line too long (limit 1024 bytes).\r\n> "
+    );
+    client.send("sokoban").await;
+    client.read_until("Enter command: ").await;
+    client.send(&format!("w{}", "1".repeat(1100))).await;
+    assert_eq!(
+        client.read_until("Enter command: ").await,
+        "Line too long (limit 1024 bytes).\r\nEnter command: "
+    );
+    client.send("w1").await;
+    assert!(client
+        .read_until("Enter command: ")
+        .await
+        .contains("##..+P#"));
+}
+
+#[tokio::test]
+async fn lobby_commands_and_errors() {
+    let server = TestServer::start().await;
+    let mut client = Client::connect(server.addr).await;
+    client.send("dance").await;
+    assert_eq!(
+        client.read_until("> ").await,
+        "Unknown command: dance. Type help.\r\n> "
+    );
+    client.send("").await;
+    assert_eq!(client.read_until("> ").await, "> ");
+    client.send("play chess").await;
+    let reply = client.read_until("> ").await;
+    assert!(
+        reply.starts_with("Unknown game: chess. Choose one of: sokoban"),
+        "{reply:?}"
+    );
+    client.send("play sokoban nowhere").await;
+    let reply = client.read_until("> ").await;
+    assert!(
+        reply.starts_with("Unknown level: nowhere. Choose one of: classic"),
+        "{reply:?}"
+    );
+    client.send("help").await;
+    let reply = client.read_until("> ").await;
+    assert!(
+        reply.contains("play GAME") && reply.contains("sokoban"),
+        "{reply:?}"
+    );
+    client.send("LEVELS sokoban").await;
+    let reply = client.read_until("> ").await;
+    assert!(reply.starts_with("sokoban: classic"), "{reply:?}");
+    client.send("quit").await;
+    assert_eq!(client.read_to_end().await, "Goodbye.\r\n");
+}
+
+#[tokio::test]
+async fn a_full_server_says_so_and_closes() {
+    let options = Options {
+        max_sessions: 2,
+        ..Options::default()
+    };
+    let server = TestServer::start_with(options).await;
+    let _first = Client::connect(server.addr).await;
+    let _second = Client::connect(server.addr).await;
+    let mut third = Client::connect_raw(server.addr).await;
+    assert_eq!(
+        third.read_to_end().await,
+        "Server full, try again later.\r\n"
+    );
+    drop(_first);
+    // The slot frees once the server has seen the first client go.
+    let mut admitted = false;
+    for _ in 0..100 {
+        let mut client = Client::connect_raw(server.addr).await;
+        let greeting = client.read_until("\r\n").await;
+        if greeting.starts_with("Welcome to arcade!") {
+            admitted = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(admitted, "a freed slot is given to the next client");
+}
+
+#[tokio::test]
+async fn an_idle_session_is_warned_then_closed() {
+    let options = Options {
+        idle_timeout: Duration::from_millis(600),
+        ..Options::default()
+    };
+    let server = TestServer::start_with(options).await;
+    let mut client = Client::connect(server.addr).await;
+    client.send("sokoban").await;
+    client.read_until("Enter command: ").await;
+    let warning = client.read_until("Enter command: ").await;
+    assert!(warning.contains("closes in"), "{warning:?}");
+    // Input resets the timer.
+    client.send("s0").await;
+    client.read_until("Enter command: ").await;
+    let rest = client.read_to_end().await;
+    assert!(rest.contains("closes in"), "{rest:?}");
+    assert!(
+        rest.ends_with("Closed after too long without input. Goodbye.\r\n"),
+        "{rest:?}"
+    );
+}
+
+#[tokio::test]
+async fn shutdown_tells_every_session() {
+    let server = TestServer::start().await;
+    let mut lobby = Client::connect(server.addr).await;
+    let mut playing = Client::connect(server.addr).await;
+    playing.send("sokoban").await;
+    playing.read_until("Enter command: ").await;
+    server.shutdown().await;
+    assert_eq!(lobby.read_to_end().await, "\r\nServer shutting down.\r\n");
+    assert_eq!(playing.read_to_end().await, "\r\nServer shutting down.\r\n");
+}
+
+#[tokio::test]
+async fn end_of_input_closes_the_session() {
+    let server = TestServer::start().await;
+    let mut client = Client::connect(server.addr).await;
+    client.send_raw(b"sokoban\r\nd0").await;
+    client.read_until("Enter command: ").await;
+    client.shutdown_write().await;
+    // The unterminated last line is still played before the close.
+    assert!(client.read_to_end().await.ends_with("Enter command: "));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_sessions_win_at_once() {
+    let server = TestServer::start().await;
+    let transcript = classic_transcript();
+    let expected = format!("{}> ", crlf(&transcript.output));
+    let mut players = Vec::new();
+    for _ in 0..200 {
+        let addr = server.addr;
+        let commands = transcript.commands.clone();
+        players.push(tokio::spawn(async move {
+            let mut client = Client::connect(addr).await;
+            client.send("play sokoban classic").await;
+            let mut received = String::new();
+            for command in &commands {
+                received.push_str(&client.read_until("Enter command: ").await);
+                client.send(command).await;
+            }
+            received.push_str(&client.read_until("Win!\r\n> ").await);
+            received
+        }));
+    }
+    for player in players {
+        assert_eq!(player.await.expect("player task"), expected);
+    }
+}
