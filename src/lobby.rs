@@ -12,6 +12,7 @@ use crate::games::sokoban::{self, Sokoban};
 use crate::games::wumpus::{self, Cave, SaveName, Wumpus};
 use crate::games::Game;
 use crate::levels::Levels;
+use crate::saves;
 
 /// The lobby prompt (no line ending).
 pub const PROMPT: &str = "> ";
@@ -102,48 +103,57 @@ impl GameKind {
                     .ok_or_else(|| unknown_level(name, self.level_names(context)))?;
                 Ok(Box::new(Sokoban::new(level)))
             }
-            GameKind::Wumpus => {
-                let name = match args {
-                    [] => wumpus::DEFAULT_WORLD,
-                    [name] => name,
-                    _ => return Err(String::from("Usage: play wumpus [WORLD]")),
-                };
-                let cave = self.wumpus_world(name, context)?;
-                let built_in = context.levels.wumpus.names().map(String::from).collect();
-                Ok(Box::new(Wumpus::new(cave).with_reserved_names(built_in)))
-            }
+            GameKind::Wumpus => Ok(Box::new(start_wumpus(args, context)?)),
         }
     }
+}
 
-    /// The world `name`: a level of the catalog, else a world saved with `save NAME`.
-    fn wumpus_world(self, name: &str, context: &Context) -> Result<Cave, String> {
-        if let Some(cave) = context.levels.wumpus.get(name) {
-            return Ok(Cave::clone(&cave));
-        }
-        // Only a valid save name comes near a path.
-        let unknown = || unknown_level(name, self.level_names(context));
-        let saved = SaveName::parse(name).map_err(|_| unknown())?;
-        let path = context
-            .data_dir
-            .join(self.name())
-            .join(format!("{}.txt", saved.as_str()));
-        let text = match std::fs::read_to_string(&path) {
-            Ok(text) => text,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Err(unknown()),
-            Err(error) => {
-                return Err(format!(
-                    "Cannot read the saved world {}: {error}.",
-                    saved.as_str()
-                ))
-            }
-        };
-        wumpus::parse_cave(&text).map_err(|error| {
-            format!(
-                "The saved world {} cannot be loaded: {error}.",
+/// `play wumpus [WORLD]`: a world of the catalog, else one saved with `save NAME`.
+///
+/// # Errors
+/// The one-line message for a bad argument, an unknown name or a damaged save.
+pub fn start_wumpus(args: &[&str], context: &Context) -> Result<Wumpus, String> {
+    let name = match args {
+        [] => wumpus::DEFAULT_WORLD,
+        [name] => name,
+        _ => return Err(String::from("Usage: play wumpus [WORLD]")),
+    };
+    let cave = match context.levels.wumpus.get(name) {
+        Some(cave) => Cave::clone(&cave),
+        None => saved_world(name, context)?,
+    };
+    Ok(wumpus_game(cave, context))
+}
+
+/// A wumpus game in `cave` that refuses to `save` under a built-in world's name: the
+/// catalog is searched first, so such a save could never be loaded.
+pub fn wumpus_game(cave: Cave, context: &Context) -> Wumpus {
+    let built_in = context.levels.wumpus.names().map(String::from).collect();
+    Wumpus::new(cave).with_reserved_names(built_in)
+}
+
+fn saved_world(name: &str, context: &Context) -> Result<Cave, String> {
+    let kind = GameKind::Wumpus;
+    let unknown = || unknown_level(name, kind.level_names(context));
+    // Only a valid save name comes near a path.
+    let saved = SaveName::parse(name).map_err(|_| unknown())?;
+    let path = saves::path(&context.data_dir, kind, saved.as_str());
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Err(unknown()),
+        Err(error) => {
+            return Err(format!(
+                "Cannot read the saved world {}: {error}.",
                 saved.as_str()
-            )
-        })
-    }
+            ))
+        }
+    };
+    wumpus::parse_cave(&text).map_err(|error| {
+        format!(
+            "The saved world {} cannot be loaded: {error}.",
+            saved.as_str()
+        )
+    })
 }
 
 /// The names of the `.txt` files in `dir` that are valid save names, for `levels`.

@@ -5,11 +5,13 @@
 //!
 //! - [`cave`] holds the rules: the [`Cave`], actions and percepts;
 //! - [`format`] reads and prints the world file;
-//! - this file turns lines into [`Command`]s and percepts into replies;
-//! - [`console`] plays one game on any reader and writer (`arcade play wumpus FILE`).
+//! - this file turns lines into [`Command`]s and percepts into replies.
+//!
+//! Like every game it does no I/O: the session writes `save NAME` to the data
+//! directory, and `arcade play wumpus FILE --save OUT` ([`crate::play::run_wumpus`])
+//! writes the final state.
 
 pub mod cave;
-pub mod console;
 pub mod format;
 
 use std::fmt::Write as _;
@@ -18,12 +20,10 @@ pub use cave::{Action, Cave, NoEffect, Percept};
 pub use format::{parse_cave, FormatError};
 
 use super::{Game, Memory, Reply, Status, PROMPT};
+use crate::saves::{self, MAX_NAME};
 
 /// The world `play wumpus` loads when none is named.
 pub const DEFAULT_WORLD: &str = "classic";
-
-/// The most characters a save name may have (SPEC section 6).
-pub const MAX_SAVE_NAME: usize = 32;
 
 const WELCOME: &str = "Welcome to the Wumpus World!\n";
 
@@ -36,7 +36,7 @@ pub struct SaveName(String);
 
 /// A name that is not a valid [`SaveName`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("Cannot save as {0:?}: use 1 to {MAX_SAVE_NAME} letters, digits, '-' or '_'.")]
+#[error("Cannot save as {0:?}: use 1 to {MAX_NAME} letters, digits, '-' or '_'.")]
 pub struct BadSaveName(pub String);
 
 impl SaveName {
@@ -45,12 +45,7 @@ impl SaveName {
     /// # Errors
     /// [`BadSaveName`] for an empty name, one longer than 32, or any other character.
     pub fn parse(name: &str) -> Result<SaveName, BadSaveName> {
-        let valid = !name.is_empty()
-            && name.len() <= MAX_SAVE_NAME
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-        if valid {
+        if saves::is_valid_name(name) {
             Ok(SaveName(name.to_ascii_lowercase()))
         } else {
             Err(BadSaveName(name.to_string()))
@@ -81,7 +76,7 @@ pub enum CommandError {
     #[error("{}", NoEffect::NotACommand)]
     NotACommand,
     /// `save` without a name, or with more than one word after it.
-    #[error("Usage: save NAME (1 to {MAX_SAVE_NAME} letters, digits, '-' or '_').")]
+    #[error("Usage: save NAME (1 to {MAX_NAME} letters, digits, '-' or '_').")]
     SaveUsage,
     /// `save` with a name outside the alphabet.
     #[error("{0}")]
