@@ -1,7 +1,14 @@
 //! The wumpus world from the outside: the built-in worlds walked through the lobby,
-//! saved worlds loaded by name, and bad world files reported by the level store.
+//! saved worlds loaded by name, bad world files reported by the level store, whole
+//! games over TCP (end of file included) and `arcade play wumpus FILE --save OUT`.
 
+mod common;
+
+use std::io::Write as _;
 use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::{crlf, Client, TestServer};
 
 use arcade::games::wumpus::{parse_cave, Cave};
 use arcade::games::{Game, Memory, Reply, Status, PROMPT};
@@ -356,5 +363,216 @@ fn a_levels_directory_adds_worlds_and_reports_bad_ones() {
         ),
         "{}",
         problems[0]
+    );
+}
+
+const CLASSIC: &str =
+    "dim 4 4\nplayer 0 0 1 0 1\nwumpus 3 2\ngold 3 3\npit 2 0\npit 1 2\nexit 0 0\n";
+
+#[tokio::test]
+async fn a_whole_game_over_tcp() {
+    let server = TestServer::start().await;
+    let mut client = Client::connect(server.addr).await;
+    client.send("PLAY Wumpus").await;
+    assert_eq!(
+        client.read_until("Enter command: ").await,
+        "Welcome to the Wumpus World!\r\nYou see light above.\r\nEnter command: "
+    );
+    // Down the west side, east to (2,3), east again to the gold.
+    let mut received = String::new();
+    for line in [
+        "move forward",
+        "move   FORWARD",
+        "move forward",
+        "turn left",
+        "move forward",
+        "move forward",
+        "Move Forward",
+        "grab",
+        "turn left",
+        "shoot",
+        "shoot",
+        "hello",
+    ] {
+        client.send(line).await;
+        received.push_str(&client.read_until("Enter command: ").await);
+    }
+    let expected = [
+        "",
+        "You feel a breeze.\n",
+        "",
+        "",
+        "You feel a breeze.\n",
+        "",
+        "You smell a wumpus.\nYou see glitter.\n",
+        "You smell a wumpus.\nYou grabbed the gold.\n",
+        "You smell a wumpus.\n",
+        "You killed the wumpus.\n",
+        "That command has no effect.\n",
+        "That command had no effect.\n",
+    ]
+    .map(|percepts| format!("{percepts}{PROMPT}"))
+    .concat();
+    assert_eq!(received, crlf(&expected));
+    // Back north and west round the pit at (2,0), then out.
+    for line in [
+        "move forward",
+        "move forward",
+        "turn left",
+        "move forward",
+        "move forward",
+        "move forward",
+        "turn right",
+        "move forward",
+    ] {
+        client.send(line).await;
+        client.read_until("Enter command: ").await;
+    }
+    client.send("climb").await;
+    assert_eq!(
+        client.read_until("> ").await,
+        crlf(
+            "You are out with the gold.\ndim 4 4\nplayer 0 0 3 1 0\npit 2 0\npit 1 2\nexit 0 0\n> "
+        )
+    );
+    // The lobby is back.
+    client.send("quit").await;
+    assert_eq!(client.read_to_end().await, "Goodbye.\r\n");
+}
+
+#[tokio::test]
+async fn quit_prints_the_state_and_returns_to_the_lobby() {
+    let server = TestServer::start().await;
+    let mut client = Client::connect(server.addr).await;
+    client.send("play wumpus classic").await;
+    client.read_until("Enter command: ").await;
+    client.send("turn right").await;
+    client.read_until("Enter command: ").await;
+    client.send(" QUIT ").await;
+    let state = CLASSIC.replace("0 0 1 0 1", "0 0 2 0 1");
+    assert_eq!(client.read_until("> ").await, crlf(&format!("{state}> ")));
+}
+
+#[tokio::test]
+async fn end_of_file_prints_the_state_then_closes() {
+    let server = TestServer::start().await;
+    let mut client = Client::connect(server.addr).await;
+    client.send("wumpus").await;
+    client.read_until("Enter command: ").await;
+    client.send("move forward").await;
+    client.read_until("Enter command: ").await;
+    client.shutdown_write().await;
+    let state = CLASSIC.replace("player 0 0", "player 0 1");
+    assert_eq!(client.read_to_end().await, crlf(&state));
+}
+
+#[tokio::test]
+async fn end_of_file_after_an_unfinished_line() {
+    let server = TestServer::start().await;
+    let mut client = Client::connect(server.addr).await;
+    client.send("play wumpus maze").await;
+    client.read_until("Enter command: ").await;
+    client.send_raw(b"move forward\r\nturn right").await;
+    client.read_until("Enter command: ").await;
+    client.shutdown_write().await;
+    // The codec hands over the unfinished last line; the game carries it out, then
+    // prints the state.
+    let text = client.read_to_end().await;
+    assert!(
+        text.starts_with("Enter command: dim 5 5\r\nplayer 1 0 1 0 1\r\nwumpus 4 3\r\n"),
+        "{text:?}"
+    );
+    assert!(text.ends_with("blocked 4 2\r\n"), "{text:?}");
+}
+
+#[tokio::test]
+async fn save_then_load_by_name_over_tcp() {
+    let server = TestServer::start().await;
+    let mut client = Client::connect(server.addr).await;
+    client.send("play wumpus").await;
+    client.read_until("Enter command: ").await;
+    client.send("move forward").await;
+    client.read_until("Enter command: ").await;
+    client.send("save ../escape").await;
+    assert_eq!(
+        client.read_until("Enter command: ").await,
+        "Cannot save as \"../escape\": use 1 to 32 letters, digits, '-' or '_'.\r\nEnter command: "
+    );
+    client.send("save Cave-1").await;
+    assert_eq!(
+        client.read_until("Enter command: ").await,
+        "Saved as cave-1.\r\nEnter command: "
+    );
+    let state = CLASSIC.replace("player 0 0", "player 0 1");
+    let saved = std::fs::read_to_string(server.data_dir().join("wumpus/cave-1.txt")).unwrap();
+    assert_eq!(saved, state);
+    client.send("quit").await;
+    client.read_until("> ").await;
+    client.send("levels wumpus").await;
+    assert_eq!(
+        client.read_until("> ").await,
+        "wumpus: big, cave-1, classic, maze\r\n> "
+    );
+    client.send("play wumpus CAVE-1").await;
+    assert_eq!(
+        client.read_until("Enter command: ").await,
+        "Welcome to the Wumpus World!\r\nEnter command: "
+    );
+    client.send("quit").await;
+    assert_eq!(client.read_until("> ").await, crlf(&format!("{state}> ")));
+}
+
+#[test]
+fn play_a_world_file_on_stdin_and_save_the_end_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("world.txt");
+    std::fs::write(&world, CLASSIC).unwrap();
+    let out = dir.path().join("out.txt");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arcade"))
+        .arg("play")
+        .arg("wumpus")
+        .arg(&world)
+        .arg("--save")
+        .arg(&out)
+        .arg("--data-dir")
+        .arg(dir.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The input ends without a game end: the state is printed and written all the same.
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"turn left\nmove forward\n").unwrap();
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let state = CLASSIC.replace("player 0 0 1", "player 1 0 0");
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        format!("Welcome to the Wumpus World!\nYou see light above.\nEnter command: You see light above.\nEnter command: You feel a breeze.\nEnter command: {state}")
+    );
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), state);
+}
+
+#[test]
+fn a_bad_world_file_on_the_command_line_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let world = dir.path().join("bad.txt");
+    std::fs::write(&world, "dim 4 4\nplayer 0 0 5 0 1\nexit 0 0\n").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_arcade"))
+        .arg("play")
+        .arg("wumpus")
+        .arg(&world)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        stderr.ends_with(
+            "bad.txt: line 2: orientation 5 is not 0 (east), 1 (south), 2 (west) or 3 (north)\n"
+        ),
+        "{stderr}"
     );
 }
