@@ -576,3 +576,28 @@ fn a_bad_world_file_on_the_command_line_is_refused() {
         "{stderr}"
     );
 }
+
+#[test]
+fn every_built_in_world_prints_and_loads_back_the_same() {
+    let (levels, _) = Levels::built_in();
+    let names: Vec<&str> = levels.wumpus.names().collect();
+    assert_eq!(names, ["big", "classic", "maze"]);
+    for name in names {
+        let cave = levels.wumpus.get(name).unwrap();
+        let printed = cave.to_string();
+        assert_eq!(&parse_cave(&printed).unwrap(), &*cave, "{name}");
+        let file = std::fs::read_to_string(format!(
+            "{}/levels/wumpus/{name}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        let squeezed: String = file
+            .lines()
+            .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" ") + "\n")
+            .collect();
+        assert_eq!(
+            printed, squeezed,
+            "{name} prints as written, one space apart"
+        );
+    }
+}

@@ -591,6 +591,76 @@ mod tests {
         assert!(parse_cave(&format!("{HEAD}exit 0 0\n")).is_ok());
     }
 
+    use crate::games::wumpus::cave::Action;
+    use proptest::prelude::*;
+
+    const ACTIONS: [Action; 6] = [
+        Action::MoveForward,
+        Action::TurnLeft,
+        Action::TurnRight,
+        Action::Shoot,
+        Action::Grab,
+        Action::Climb,
+    ];
+    const THINGS: [Thing; 5] = [
+        Thing::Wumpus,
+        Thing::Gold,
+        Thing::Pit,
+        Thing::Exit,
+        Thing::Blocked,
+    ];
+
+    proptest! {
+        /// Any cave, printed, loads back as the same cave, at the start and after every
+        /// action of a random game.
+        #[test]
+        fn printed_states_load_back_the_same(
+            (width, height) in (1usize..=12, 1usize..=12),
+            player in (0usize..12, 0usize..12, 0u8..4, any::<bool>(), any::<bool>()),
+            exit in (0usize..12, 0usize..12),
+            things in prop::collection::vec((0usize..5, 0usize..12, 0usize..12), 0..40),
+            actions in prop::collection::vec(0usize..6, 0..80),
+        ) {
+            let dim = Dim { width, height };
+            let (px, py, facing, has_gold, has_arrow) = player;
+            let player = Player {
+                pos: Pos::new(px % width, py % height),
+                facing: Orientation::from_number(facing).unwrap(),
+                has_gold,
+                has_arrow,
+            };
+            let mut builder = CaveBuilder::new(dim, player).unwrap();
+            builder
+                .place(Thing::Exit, Pos::new(exit.0 % width, exit.1 % height))
+                .unwrap();
+            for (thing, x, y) in things {
+                // Refusals are the builder's business; the rest makes a varied cave.
+                let _ = builder.place(THINGS[thing], Pos::new(x % width, y % height));
+            }
+            let mut cave = builder.build().unwrap();
+            prop_assert_eq!(parse_cave(&cave.to_string()), Ok(cave.clone()));
+            for action in actions {
+                let Ok(percepts) = cave.act(ACTIONS[action]) else {
+                    continue;
+                };
+                prop_assert!(percepts.is_sorted());
+                prop_assert_eq!(parse_cave(&cave.to_string()), Ok(cave.clone()));
+                if percepts.iter().any(|p| p.ends_game()) {
+                    break;
+                }
+            }
+        }
+
+        /// No text makes the parser panic.
+        #[test]
+        fn any_text_is_loaded_or_refused(text in "((dim|player|wumpus|gold|pit|exit|blocked|Pit|x|)( {1,3}[-+]?[0-9]{1,3}){0,6}\n){0,12}") {
+            match parse_cave(&text) {
+                Ok(cave) => prop_assert_eq!(parse_cave(&cave.to_string()), Ok(cave)),
+                Err(error) => prop_assert!(error.line >= 1 && error.line <= text.lines().count() + 1),
+            }
+        }
+    }
+
     #[test]
     fn a_bad_file_is_a_problem_for_the_catalog() {
         let problems = Cave::parse("built-in:wumpus/x.txt", "dim 4 4\nfoo\n").unwrap_err();
