@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::games::sokoban::{self, Sokoban};
+use crate::games::twenty48;
 use crate::games::wumpus::{self, Cave, SaveName, Wumpus};
 use crate::games::Game;
 use crate::levels::Levels;
@@ -34,18 +35,21 @@ pub struct Context {
 pub enum GameKind {
     /// Classic console Sokoban (SPEC section 3).
     Sokoban,
+    /// The sliding-tile game (SPEC section 5).
+    Twenty48,
     /// The wumpus world (SPEC section 6).
     Wumpus,
 }
 
 impl GameKind {
     /// Every game, in the order the banner lists them.
-    pub const ALL: &'static [GameKind] = &[GameKind::Sokoban, GameKind::Wumpus];
+    pub const ALL: &'static [GameKind] = &[GameKind::Sokoban, GameKind::Twenty48, GameKind::Wumpus];
 
     /// The name a player types.
     pub fn name(self) -> &'static str {
         match self {
             GameKind::Sokoban => "sokoban",
+            GameKind::Twenty48 => "2048",
             GameKind::Wumpus => "wumpus",
         }
     }
@@ -55,6 +59,9 @@ impl GameKind {
         match self {
             GameKind::Sokoban => {
                 "sokoban [LEVEL]                       classic Sokoban (default level: classic)"
+            }
+            GameKind::Twenty48 => {
+                "2048 [size=N] [win=N] [seed=N] [style=box|ascii]  slide and merge tiles (default: size=4 win=2048 box)"
             }
             GameKind::Wumpus => {
                 "wumpus [WORLD]                        the wumpus world (default: classic; also a saved name)"
@@ -74,6 +81,7 @@ impl GameKind {
     pub fn level_names(self, context: &Context) -> Vec<String> {
         match self {
             GameKind::Sokoban => context.levels.sokoban.names().map(String::from).collect(),
+            GameKind::Twenty48 => Vec::new(),
             GameKind::Wumpus => {
                 let mut names: BTreeSet<String> =
                     context.levels.wumpus.names().map(String::from).collect();
@@ -103,6 +111,9 @@ impl GameKind {
                     .ok_or_else(|| unknown_level(name, self.level_names(context)))?;
                 Ok(Box::new(Sokoban::new(level)))
             }
+            GameKind::Twenty48 => twenty48::from_args(args)
+                .map(|game| Box::new(game) as Box<dyn Game>)
+                .map_err(|error| error.to_string()),
             GameKind::Wumpus => Ok(Box::new(start_wumpus(args, context)?)),
         }
     }
@@ -368,5 +379,34 @@ mod tests {
         assert!(text.ends_with("\n> "));
         assert!(levels(None, &context()).contains("sokoban: classic"));
         assert!(GameKind::Sokoban.start(&[], &context()).is_ok());
+    }
+
+    #[test]
+    fn twenty48_is_in_the_lobby() {
+        assert_eq!(
+            Command::parse("play 2048 size=5 seed=1"),
+            Command::Play {
+                kind: GameKind::Twenty48,
+                args: vec!["size=5", "seed=1"]
+            }
+        );
+        assert_eq!(
+            Command::parse("2048"),
+            Command::Play {
+                kind: GameKind::Twenty48,
+                args: vec![]
+            }
+        );
+        assert!(banner().contains("2048"));
+        assert!(help().contains("2048 [size=N] [win=N] [seed=N] [style=box|ascii]"));
+        assert!(levels(Some(GameKind::Twenty48), &context()).contains("2048: (no levels"));
+        assert!(GameKind::Twenty48.start(&["seed=3"], &context()).is_ok());
+        assert_eq!(
+            GameKind::Twenty48
+                .start(&["size=2"], &context())
+                .err()
+                .as_deref(),
+            Some("size must be 3 to 8.")
+        );
     }
 }

@@ -44,7 +44,7 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct PlayArgs {
-    /// The game: sokoban, wumpus.
+    /// The game: sokoban, 2048, wumpus.
     game: String,
     /// The game's arguments, as after `play GAME` in the lobby; for sokoban a level
     /// name or a level file, for wumpus a world name or a world file.

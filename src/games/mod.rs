@@ -10,6 +10,7 @@
 //! `\r\n` on the wire and `arcade play` prints them as they are.
 
 pub mod sokoban;
+pub mod twenty48;
 pub mod world;
 pub mod wumpus;
 
@@ -65,8 +66,9 @@ impl Reply {
 /// update it; the session keeps it for as long as the connection lasts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Memory {
-    /// The highest 2048 score reached in this session.
-    pub best_2048: u64,
+    /// The highest 2048 score reached in this session. `u128` because a score on an
+    /// 8x8 board could in theory pass `u64::MAX` (see `twenty48::board`).
+    pub best_2048: u128,
 }
 
 /// One running game.
