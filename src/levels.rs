@@ -15,6 +15,7 @@ use include_dir::{include_dir, Dir};
 
 use crate::games::starpusher::xsb::Collection;
 use crate::games::world::Level;
+use crate::games::wumpus::Cave;
 
 static BUILT_IN: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/levels");
 
@@ -177,6 +178,8 @@ pub struct Levels {
     pub sokoban: Catalog<Level>,
     /// `starpusher` collections, many levels per file.
     pub starpusher: Catalog<Collection>,
+    /// `wumpus` worlds, one per file.
+    pub wumpus: Catalog<Cave>,
 }
 
 impl Levels {
@@ -215,11 +218,13 @@ impl Levels {
     fn add_built_in(&mut self, problems: &mut Vec<Problem>) {
         self.add_kind_built_in::<Level>(|levels| &mut levels.sokoban, problems);
         self.add_kind_built_in::<Collection>(|levels| &mut levels.starpusher, problems);
+        self.add_kind_built_in::<Cave>(|levels| &mut levels.wumpus, problems);
     }
 
     fn add_dir(&mut self, dir: &Path, problems: &mut Vec<Problem>) {
         self.add_kind_dir::<Level>(dir, |levels| &mut levels.sokoban, problems);
         self.add_kind_dir::<Collection>(dir, |levels| &mut levels.starpusher, problems);
+        self.add_kind_dir::<Cave>(dir, |levels| &mut levels.wumpus, problems);
     }
 
     fn add_kind_built_in<T: LevelFile>(
@@ -299,6 +304,9 @@ mod tests {
         assert_eq!(problems, Vec::new());
         assert!(levels.sokoban.get("classic").is_some());
         assert!(levels.sokoban.get("CLASSIC").is_some());
+        for world in ["classic", "maze", "big"] {
+            assert!(levels.wumpus.get(world).is_some(), "{world}");
+        }
     }
 
     #[test]

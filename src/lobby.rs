@@ -4,14 +4,17 @@
 //! Parsing is separate from acting so that both the network session and `arcade play`
 //! share it; nothing here touches a socket.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::games::sokoban::{self, Sokoban};
 use crate::games::starpusher::StarPusher;
 use crate::games::twenty48;
+use crate::games::wumpus::{self, Cave, SaveName, Wumpus};
 use crate::games::Game;
 use crate::levels::Levels;
+use crate::saves;
 
 /// The lobby prompt (no line ending).
 pub const PROMPT: &str = "> ";
@@ -37,12 +40,18 @@ pub enum GameKind {
     StarPusher,
     /// The sliding-tile game (SPEC section 5).
     Twenty48,
+    /// The wumpus world (SPEC section 6).
+    Wumpus,
 }
 
 impl GameKind {
     /// Every game, in the order the banner lists them.
-    pub const ALL: &'static [GameKind] =
-        &[GameKind::Sokoban, GameKind::StarPusher, GameKind::Twenty48];
+    pub const ALL: &'static [GameKind] = &[
+        GameKind::Sokoban,
+        GameKind::StarPusher,
+        GameKind::Twenty48,
+        GameKind::Wumpus,
+    ];
 
     /// The name a player types.
     pub fn name(self) -> &'static str {
@@ -50,6 +59,7 @@ impl GameKind {
             GameKind::Sokoban => "sokoban",
             GameKind::StarPusher => "starpusher",
             GameKind::Twenty48 => "2048",
+            GameKind::Wumpus => "wumpus",
         }
     }
 
@@ -64,6 +74,9 @@ impl GameKind {
             }
             GameKind::Twenty48 => {
                 "2048 [size=N] [win=N] [seed=N] [style=box|ascii]  slide and merge tiles (default: size=4 win=2048 box)"
+            }
+            GameKind::Wumpus => {
+                "wumpus [WORLD]                        the wumpus world (default: classic; also a saved name)"
             }
         }
     }
@@ -82,6 +95,12 @@ impl GameKind {
             GameKind::Sokoban => context.levels.sokoban.names().map(String::from).collect(),
             GameKind::StarPusher => collection_names(context),
             GameKind::Twenty48 => Vec::new(),
+            GameKind::Wumpus => {
+                let mut names: BTreeSet<String> =
+                    context.levels.wumpus.names().map(String::from).collect();
+                names.extend(saved_names(&context.data_dir.join(self.name())));
+                names.into_iter().collect()
+            }
         }
     }
 
@@ -109,6 +128,7 @@ impl GameKind {
             GameKind::Twenty48 => twenty48::from_args(args)
                 .map(|game| Box::new(game) as Box<dyn Game>)
                 .map_err(|error| error.to_string()),
+            GameKind::Wumpus => Ok(Box::new(start_wumpus(args, context)?)),
         }
     }
 }
@@ -163,6 +183,72 @@ fn collection_names(context: &Context) -> Vec<String> {
             let count = catalog.get(name)?.levels.len();
             let plural = if count == 1 { "level" } else { "levels" };
             Some(format!("{name} ({count} {plural})"))
+        })
+        .collect()
+}
+
+/// `play wumpus [WORLD]`: a world of the catalog, else one saved with `save NAME`.
+///
+/// # Errors
+/// The one-line message for a bad argument, an unknown name or a damaged save.
+pub fn start_wumpus(args: &[&str], context: &Context) -> Result<Wumpus, String> {
+    let name = match args {
+        [] => wumpus::DEFAULT_WORLD,
+        [name] => name,
+        _ => return Err(String::from("Usage: play wumpus [WORLD]")),
+    };
+    let cave = match context.levels.wumpus.get(name) {
+        Some(cave) => Cave::clone(&cave),
+        None => saved_world(name, context)?,
+    };
+    Ok(wumpus_game(cave, context))
+}
+
+/// A wumpus game in `cave` that refuses to `save` under a built-in world's name: the
+/// catalog is searched first, so such a save could never be loaded.
+pub fn wumpus_game(cave: Cave, context: &Context) -> Wumpus {
+    let built_in = context.levels.wumpus.names().map(String::from).collect();
+    Wumpus::new(cave).with_reserved_names(built_in)
+}
+
+fn saved_world(name: &str, context: &Context) -> Result<Cave, String> {
+    let kind = GameKind::Wumpus;
+    let unknown = || unknown_level(name, kind.level_names(context));
+    // Only a valid save name comes near a path.
+    let saved = SaveName::parse(name).map_err(|_| unknown())?;
+    let path = saves::path(&context.data_dir, kind, saved.as_str());
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Err(unknown()),
+        Err(error) => {
+            return Err(format!(
+                "Cannot read the saved world {}: {error}.",
+                saved.as_str()
+            ))
+        }
+    };
+    wumpus::parse_cave(&text).map_err(|error| {
+        format!(
+            "The saved world {} cannot be loaded: {error}.",
+            saved.as_str()
+        )
+    })
+}
+
+/// The names of the `.txt` files in `dir` that are valid save names, for `levels`.
+fn saved_names(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let path = entry.path();
+            if path.extension()? != "txt" {
+                return None;
+            }
+            let stem = path.file_stem()?.to_str()?;
+            Some(SaveName::parse(stem).ok()?.as_str().to_string())
         })
         .collect()
 }

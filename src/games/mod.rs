@@ -13,6 +13,7 @@ pub mod sokoban;
 pub mod starpusher;
 pub mod twenty48;
 pub mod world;
+pub mod wumpus;
 
 /// The prompt every game ends its reply with while it waits for input (SPEC section 1).
 pub const PROMPT: &str = "Enter command: ";
