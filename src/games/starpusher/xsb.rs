@@ -440,17 +440,8 @@ impl LevelFile for Collection {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::world::{Glyphs, World};
-
-    const XSB: Glyphs = Glyphs {
-        wall: '#',
-        floor: ' ',
-        goal: '.',
-        box_on_floor: '$',
-        box_on_goal: '*',
-        player: '@',
-        player_on_goal: '+',
-    };
+    use crate::games::starpusher::GLYPHS as XSB;
+    use crate::games::world::World;
 
     fn board(level: &CollectionLevel) -> String {
         let mut out = String::new();
