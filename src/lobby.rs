@@ -31,6 +31,15 @@ pub struct Context {
     pub data_dir: PathBuf,
 }
 
+/// How to start a game, for `help`: the words to type and what the game is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    /// `play` arguments, starting with the game's name.
+    pub args: &'static str,
+    /// One line about the game and its defaults.
+    pub about: &'static str,
+}
+
 /// The games of the arcade.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GameKind {
@@ -64,21 +73,26 @@ impl GameKind {
     }
 
     /// The arguments `play` takes, for `help`.
-    pub fn usage(self) -> &'static str {
-        match self {
-            GameKind::Sokoban => {
-                "sokoban [LEVEL]                       classic Sokoban (default level: classic)"
-            }
-            GameKind::StarPusher => {
-                "starpusher [COLLECTION] [LEVEL-NUMBER]  level collections (default: first collection, level 1)"
-            }
-            GameKind::Twenty48 => {
-                "2048 [size=N] [win=N] [seed=N] [style=box|ascii]  slide and merge tiles (default: size=4 win=2048 box)"
-            }
-            GameKind::Wumpus => {
-                "wumpus [WORLD]                        the wumpus world (default: classic; also a saved name)"
-            }
-        }
+    pub fn usage(self) -> Usage {
+        let (args, about) = match self {
+            GameKind::Sokoban => (
+                "sokoban [LEVEL]",
+                "classic Sokoban (default level: classic)",
+            ),
+            GameKind::StarPusher => (
+                "starpusher [COLLECTION] [LEVEL-NUMBER]",
+                "level collections (default: the first, level 1)",
+            ),
+            GameKind::Twenty48 => (
+                "2048 [size=N] [win=N] [seed=N] [style=box|ascii]",
+                "slide and merge tiles (default: size=4 win=2048 box)",
+            ),
+            GameKind::Wumpus => (
+                "wumpus [WORLD]",
+                "the wumpus cave (default: classic; also a saved name)",
+            ),
+        };
+        Usage { args, about }
     }
 
     /// The game called `word` (any case).
@@ -349,8 +363,14 @@ pub fn help() -> String {
     let mut text = String::from(
         "Commands:\n  play GAME [ARGS]   start a game (or just: GAME [ARGS])\n  levels [GAME]      list what a game can load\n  help               this list\n  quit               leave\nGames:\n",
     );
-    for kind in GameKind::ALL {
-        let _ = writeln!(text, "  {}", kind.usage());
+    let usages: Vec<Usage> = GameKind::ALL.iter().map(|kind| kind.usage()).collect();
+    let width = usages
+        .iter()
+        .map(|usage| usage.args.len())
+        .max()
+        .unwrap_or(0);
+    for usage in usages {
+        let _ = writeln!(text, "  {:width$}  {}", usage.args, usage.about);
     }
     text
 }
