@@ -363,14 +363,9 @@ pub fn help() -> String {
     let mut text = String::from(
         "Commands:\n  play GAME [ARGS]   start a game (or just: GAME [ARGS])\n  levels [GAME]      list what a game can load\n  help               this list\n  quit               leave\nGames:\n",
     );
-    let usages: Vec<Usage> = GameKind::ALL.iter().map(|kind| kind.usage()).collect();
-    let width = usages
-        .iter()
-        .map(|usage| usage.args.len())
-        .max()
-        .unwrap_or(0);
-    for usage in usages {
-        let _ = writeln!(text, "  {:width$}  {}", usage.args, usage.about);
+    // Two lines a game, so that help fits an 80-column telnet window.
+    for usage in GameKind::ALL.iter().map(|kind| kind.usage()) {
+        let _ = writeln!(text, "  {}\n      {}", usage.args, usage.about);
     }
     text
 }
