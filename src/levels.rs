@@ -13,13 +13,11 @@ use std::sync::Arc;
 
 use include_dir::{include_dir, Dir};
 
+use crate::games::starpusher::xsb::Collection;
 use crate::games::world::Level;
+use crate::games::wumpus::Cave;
 
 static BUILT_IN: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/levels");
-
-/// The extension of level files; anything else in a level folder (notes, solutions) is
-/// left alone.
-const EXTENSION: &str = "txt";
 
 /// Something wrong with a level file: where, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,6 +94,10 @@ impl<T> Parsed<T> {
 pub trait LevelFile: Sized + Send + Sync + 'static {
     /// The folder under `levels/` that holds this kind.
     const DIR: &'static str;
+
+    /// The file extensions of this kind; anything else in its folder (notes,
+    /// solutions) is left alone.
+    const EXTENSIONS: &'static [&'static str] = &["txt"];
 
     /// Parse one file. `file` is its name for messages.
     fn parse(file: &str, text: &str) -> Result<Self, Vec<Problem>>;
@@ -174,6 +176,10 @@ struct Source<'a> {
 pub struct Levels {
     /// `sokoban` levels, one per file.
     pub sokoban: Catalog<Level>,
+    /// `starpusher` collections, many levels per file.
+    pub starpusher: Catalog<Collection>,
+    /// `wumpus` worlds, one per file.
+    pub wumpus: Catalog<Cave>,
 }
 
 impl Levels {
@@ -211,10 +217,14 @@ impl Levels {
 
     fn add_built_in(&mut self, problems: &mut Vec<Problem>) {
         self.add_kind_built_in::<Level>(|levels| &mut levels.sokoban, problems);
+        self.add_kind_built_in::<Collection>(|levels| &mut levels.starpusher, problems);
+        self.add_kind_built_in::<Cave>(|levels| &mut levels.wumpus, problems);
     }
 
     fn add_dir(&mut self, dir: &Path, problems: &mut Vec<Problem>) {
         self.add_kind_dir::<Level>(dir, |levels| &mut levels.sokoban, problems);
+        self.add_kind_dir::<Collection>(dir, |levels| &mut levels.starpusher, problems);
+        self.add_kind_dir::<Cave>(dir, |levels| &mut levels.wumpus, problems);
     }
 
     fn add_kind_built_in<T: LevelFile>(
@@ -226,7 +236,7 @@ impl Levels {
             return;
         };
         for file in folder.files() {
-            if let Some(name) = level_name(file.path()) {
+            if let Some(name) = level_name(file.path(), T::EXTENSIONS) {
                 let label = format!("built-in:{}", file.path().display());
                 let source = Source {
                     name,
@@ -251,7 +261,7 @@ impl Levels {
         let mut paths: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
         paths.sort();
         for path in paths {
-            let Some(name) = level_name(&path) else {
+            let Some(name) = level_name(&path, T::EXTENSIONS) else {
                 continue;
             };
             let label = path.display().to_string();
@@ -270,9 +280,14 @@ impl Levels {
     }
 }
 
-/// The catalog name of a level file: its lower-case stem, for `.txt` files only.
-fn level_name(path: &Path) -> Option<String> {
-    if path.extension()? != EXTENSION {
+/// The catalog name of a level file: its lower-case stem, for files with one of the
+/// kind's extensions only.
+fn level_name(path: &Path, extensions: &[&str]) -> Option<String> {
+    let extension = path.extension()?.to_str()?;
+    if !extensions
+        .iter()
+        .any(|known| known.eq_ignore_ascii_case(extension))
+    {
         return None;
     }
     let stem = path.file_stem()?.to_str()?;
@@ -289,6 +304,9 @@ mod tests {
         assert_eq!(problems, Vec::new());
         assert!(levels.sokoban.get("classic").is_some());
         assert!(levels.sokoban.get("CLASSIC").is_some());
+        for world in ["classic", "maze", "big"] {
+            assert!(levels.wumpus.get(world).is_some(), "{world}");
+        }
     }
 
     #[test]
@@ -317,6 +335,37 @@ mod tests {
             "{messages:?}"
         );
         assert_eq!(Levels::check_dir(dir.path()).len(), 2);
+    }
+
+    #[test]
+    fn collections_load_in_part_from_txt_and_xsb_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("starpusher");
+        std::fs::create_dir(&folder).unwrap();
+        let two = "#####\n#@$.#\n#####\n\n#####\n# $.#\n#####\n";
+        std::fs::write(folder.join("Mixed.xsb"), two).unwrap();
+        std::fs::write(folder.join("bad.txt"), "#####\n# $.#\n#####\n").unwrap();
+        std::fs::write(folder.join("arcade.solutions"), "1 R\n").unwrap();
+        let (levels, problems) = Levels::load(Some(dir.path()));
+        assert_eq!(levels.starpusher.get("mixed").unwrap().levels.len(), 1);
+        assert!(levels.starpusher.get("bad").is_none());
+        assert!(
+            levels.starpusher.get("arcade").is_some(),
+            "the built-in stays"
+        );
+        let messages: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert_eq!(messages.len(), 2, "{messages:?}");
+        assert!(
+            messages[1].starts_with("Level 1 (line 1) in ")
+                && messages[1]
+                    .ends_with("bad.txt: no player: mark the start with the player glyph"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[0].starts_with("Level 2 (line 5) in ")
+                && messages[0].contains("Mixed.xsb: no player"),
+            "{messages:?}"
+        );
     }
 
     #[test]

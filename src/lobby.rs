@@ -4,12 +4,17 @@
 //! Parsing is separate from acting so that both the network session and `arcade play`
 //! share it; nothing here touches a socket.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::games::sokoban::{self, Sokoban};
+use crate::games::starpusher::StarPusher;
+use crate::games::twenty48;
+use crate::games::wumpus::{self, Cave, SaveName, Wumpus};
 use crate::games::Game;
 use crate::levels::Levels;
+use crate::saves;
 
 /// The lobby prompt (no line ending).
 pub const PROMPT: &str = "> ";
@@ -26,31 +31,68 @@ pub struct Context {
     pub data_dir: PathBuf,
 }
 
+/// How to start a game, for `help`: the words to type and what the game is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Usage {
+    /// `play` arguments, starting with the game's name.
+    pub args: &'static str,
+    /// One line about the game and its defaults.
+    pub about: &'static str,
+}
+
 /// The games of the arcade.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GameKind {
     /// Classic console Sokoban (SPEC section 3).
     Sokoban,
+    /// Level collections in the standard format (SPEC section 4).
+    StarPusher,
+    /// The sliding-tile game (SPEC section 5).
+    Twenty48,
+    /// The wumpus world (SPEC section 6).
+    Wumpus,
 }
 
 impl GameKind {
     /// Every game, in the order the banner lists them.
-    pub const ALL: &'static [GameKind] = &[GameKind::Sokoban];
+    pub const ALL: &'static [GameKind] = &[
+        GameKind::Sokoban,
+        GameKind::StarPusher,
+        GameKind::Twenty48,
+        GameKind::Wumpus,
+    ];
 
     /// The name a player types.
     pub fn name(self) -> &'static str {
         match self {
             GameKind::Sokoban => "sokoban",
+            GameKind::StarPusher => "starpusher",
+            GameKind::Twenty48 => "2048",
+            GameKind::Wumpus => "wumpus",
         }
     }
 
     /// The arguments `play` takes, for `help`.
-    pub fn usage(self) -> &'static str {
-        match self {
-            GameKind::Sokoban => {
-                "sokoban [LEVEL]                       classic Sokoban (default level: classic)"
-            }
-        }
+    pub fn usage(self) -> Usage {
+        let (args, about) = match self {
+            GameKind::Sokoban => (
+                "sokoban [LEVEL]",
+                "classic Sokoban (default level: classic)",
+            ),
+            GameKind::StarPusher => (
+                "starpusher [COLLECTION] [LEVEL-NUMBER]",
+                "level collections (default: the first, level 1)",
+            ),
+            GameKind::Twenty48 => (
+                "2048 [size=N] [win=N] [seed=N] [style=box|ascii]",
+                "slide and merge tiles (default: size=4 win=2048 box)",
+            ),
+            GameKind::Wumpus => (
+                "wumpus [WORLD]",
+                "the wumpus cave (default: classic; also a saved name)",
+            ),
+        };
+        Usage { args, about }
     }
 
     /// The game called `word` (any case).
@@ -65,6 +107,14 @@ impl GameKind {
     pub fn level_names(self, context: &Context) -> Vec<String> {
         match self {
             GameKind::Sokoban => context.levels.sokoban.names().map(String::from).collect(),
+            GameKind::StarPusher => collection_names(context),
+            GameKind::Twenty48 => Vec::new(),
+            GameKind::Wumpus => {
+                let mut names: BTreeSet<String> =
+                    context.levels.wumpus.names().map(String::from).collect();
+                names.extend(saved_names(&context.data_dir.join(self.name())));
+                names.into_iter().collect()
+            }
         }
     }
 
@@ -88,8 +138,142 @@ impl GameKind {
                     .ok_or_else(|| unknown_level(name, self.level_names(context)))?;
                 Ok(Box::new(Sokoban::new(level)))
             }
+            GameKind::StarPusher => start_star_pusher(args, context),
+            GameKind::Twenty48 => twenty48::from_args(args)
+                .map(|game| Box::new(game) as Box<dyn Game>)
+                .map_err(|error| error.to_string()),
+            GameKind::Wumpus => Ok(Box::new(start_wumpus(args, context)?)),
         }
     }
+}
+
+/// `starpusher [COLLECTION] [LEVEL-NUMBER]`. A lone number that names no collection is
+/// a level of the first collection (`starpusher 5`).
+fn start_star_pusher(args: &[&str], context: &Context) -> Result<Box<dyn Game>, String> {
+    let catalog = &context.levels.starpusher;
+    let first = || {
+        catalog.first().ok_or_else(|| {
+            String::from("No Star Pusher collections are loaded: add files to levels/starpusher/.")
+        })
+    };
+    let (name, collection, number) = match args {
+        [] => {
+            let (name, collection) = first()?;
+            (name.to_string(), collection, "1")
+        }
+        [word] => match catalog.get(word) {
+            Some(collection) => (word.to_ascii_lowercase(), collection, "1"),
+            None if word.bytes().all(|b| b.is_ascii_digit()) => {
+                let (name, collection) = first()?;
+                (name.to_string(), collection, *word)
+            }
+            None => return Err(unknown_collection(word, context)),
+        },
+        [word, number] => match catalog.get(word) {
+            Some(collection) => (word.to_ascii_lowercase(), collection, *number),
+            None => return Err(unknown_collection(word, context)),
+        },
+        _ => {
+            return Err(String::from(
+                "Usage: play starpusher [COLLECTION] [LEVEL-NUMBER]",
+            ))
+        }
+    };
+    let count = collection.levels.len();
+    let level = number
+        .parse::<usize>()
+        .map_err(|_| format!("No level {number} in {name}: choose a number from 1 to {count}."))?;
+    StarPusher::new(&name, collection, level)
+        .map(|game| Box::new(game) as Box<dyn Game>)
+        .map_err(|error| error.to_string())
+}
+
+/// The collections with their sizes, as `levels starpusher` lists them.
+fn collection_names(context: &Context) -> Vec<String> {
+    let catalog = &context.levels.starpusher;
+    catalog
+        .names()
+        .filter_map(|name| {
+            let count = catalog.get(name)?.levels.len();
+            let plural = if count == 1 { "level" } else { "levels" };
+            Some(format!("{name} ({count} {plural})"))
+        })
+        .collect()
+}
+
+/// `play wumpus [WORLD]`: a world of the catalog, else one saved with `save NAME`.
+///
+/// # Errors
+/// The one-line message for a bad argument, an unknown name or a damaged save.
+pub fn start_wumpus(args: &[&str], context: &Context) -> Result<Wumpus, String> {
+    let name = match args {
+        [] => wumpus::DEFAULT_WORLD,
+        [name] => name,
+        _ => return Err(String::from("Usage: play wumpus [WORLD]")),
+    };
+    let cave = match context.levels.wumpus.get(name) {
+        Some(cave) => Cave::clone(&cave),
+        None => saved_world(name, context)?,
+    };
+    Ok(wumpus_game(cave, context))
+}
+
+/// A wumpus game in `cave` that refuses to `save` under a built-in world's name: the
+/// catalog is searched first, so such a save could never be loaded.
+pub fn wumpus_game(cave: Cave, context: &Context) -> Wumpus {
+    let built_in = context.levels.wumpus.names().map(String::from).collect();
+    Wumpus::new(cave).with_reserved_names(built_in)
+}
+
+fn saved_world(name: &str, context: &Context) -> Result<Cave, String> {
+    let kind = GameKind::Wumpus;
+    let unknown = || unknown_level(name, kind.level_names(context));
+    // Only a valid save name comes near a path.
+    let saved = SaveName::parse(name).map_err(|_| unknown())?;
+    let path = saves::path(&context.data_dir, kind, saved.as_str());
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Err(unknown()),
+        Err(error) => {
+            return Err(format!(
+                "Cannot read the saved world {}: {error}.",
+                saved.as_str()
+            ))
+        }
+    };
+    wumpus::parse_cave(&text).map_err(|error| {
+        format!(
+            "The saved world {} cannot be loaded: {error}.",
+            saved.as_str()
+        )
+    })
+}
+
+/// The names of the `.txt` files in `dir` that are valid save names, for `levels`.
+fn saved_names(dir: &Path) -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let path = entry.path();
+            if path.extension()? != "txt" {
+                return None;
+            }
+            let stem = path.file_stem()?.to_str()?;
+            Some(SaveName::parse(stem).ok()?.as_str().to_string())
+        })
+        .collect()
+}
+
+/// The one-line error for a collection name that does not exist.
+fn unknown_collection(name: &str, context: &Context) -> String {
+    let names: Vec<&str> = context.levels.starpusher.names().collect();
+    format!(
+        "Unknown collection: {name}. Choose one of: {}.",
+        names.join(", ")
+    )
 }
 
 /// The one-line error for a level name that does not exist.
@@ -179,8 +363,9 @@ pub fn help() -> String {
     let mut text = String::from(
         "Commands:\n  play GAME [ARGS]   start a game (or just: GAME [ARGS])\n  levels [GAME]      list what a game can load\n  help               this list\n  quit               leave\nGames:\n",
     );
-    for kind in GameKind::ALL {
-        let _ = writeln!(text, "  {}", kind.usage());
+    // Two lines a game, so that help fits an 80-column telnet window.
+    for usage in GameKind::ALL.iter().map(|kind| kind.usage()) {
+        let _ = writeln!(text, "  {}\n      {}", usage.args, usage.about);
     }
     text
 }
@@ -279,6 +464,54 @@ mod tests {
     }
 
     #[test]
+    fn starpusher_arguments() {
+        let context = context();
+        let start = |args: &[&str]| {
+            GameKind::StarPusher
+                .start(args, &context)
+                .map(|mut game| game.start(&mut crate::games::Memory::default()).text)
+        };
+        let first = start(&[]).unwrap();
+        assert!(first.contains("Collection arcade: 25 levels"), "{first}");
+        assert!(first.contains("Level 1/25  Moves: 0"), "{first}");
+        assert!(start(&["ARCADE", "3"])
+            .unwrap()
+            .contains("Level 3/25  Moves: 0"));
+        assert!(start(&["7"]).unwrap().contains("Level 7/25  Moves: 0"));
+        assert_eq!(
+            start(&["nowhere"]).err().as_deref(),
+            Some("Unknown collection: nowhere. Choose one of: arcade.")
+        );
+        assert_eq!(
+            start(&["arcade", "26"]).err().as_deref(),
+            Some("No level 26 in arcade: choose a number from 1 to 25.")
+        );
+        assert_eq!(
+            start(&["arcade", "x"]).err().as_deref(),
+            Some("No level x in arcade: choose a number from 1 to 25.")
+        );
+        assert_eq!(
+            start(&["0"]).err().as_deref(),
+            Some("No level 0 in arcade: choose a number from 1 to 25.")
+        );
+        assert!(start(&["arcade", "1", "2"])
+            .err()
+            .unwrap()
+            .starts_with("Usage:"));
+        assert_eq!(
+            levels(Some(GameKind::StarPusher), &context),
+            "starpusher: arcade (25 levels)\n"
+        );
+        assert_eq!(
+            Command::parse("StarPusher arcade 2"),
+            Command::Play {
+                kind: GameKind::StarPusher,
+                args: vec!["arcade", "2"]
+            }
+        );
+    }
+
+    #[test]
     fn banner_names_games_and_commands_and_ends_with_prompt() {
         let text = banner();
         assert!(text.contains("sokoban"));
@@ -286,5 +519,34 @@ mod tests {
         assert!(text.ends_with("\n> "));
         assert!(levels(None, &context()).contains("sokoban: classic"));
         assert!(GameKind::Sokoban.start(&[], &context()).is_ok());
+    }
+
+    #[test]
+    fn twenty48_is_in_the_lobby() {
+        assert_eq!(
+            Command::parse("play 2048 size=5 seed=1"),
+            Command::Play {
+                kind: GameKind::Twenty48,
+                args: vec!["size=5", "seed=1"]
+            }
+        );
+        assert_eq!(
+            Command::parse("2048"),
+            Command::Play {
+                kind: GameKind::Twenty48,
+                args: vec![]
+            }
+        );
+        assert!(banner().contains("2048"));
+        assert!(help().contains("2048 [size=N] [win=N] [seed=N] [style=box|ascii]"));
+        assert!(levels(Some(GameKind::Twenty48), &context()).contains("2048: (no levels"));
+        assert!(GameKind::Twenty48.start(&["seed=3"], &context()).is_ok());
+        assert_eq!(
+            GameKind::Twenty48
+                .start(&["size=2"], &context())
+                .err()
+                .as_deref(),
+            Some("size must be 3 to 8.")
+        );
     }
 }

@@ -14,6 +14,7 @@ use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
 use arcade::games::sokoban;
+use arcade::games::wumpus::{self, Wumpus};
 use arcade::games::Game;
 use arcade::levels::Levels;
 use arcade::loadtest;
@@ -47,11 +48,14 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct PlayArgs {
-    /// The game: sokoban.
+    /// The game: sokoban, 2048, wumpus.
     game: String,
     /// The game's arguments, as after `play GAME` in the lobby; for sokoban a level
-    /// name or a level file.
+    /// name or a level file, for wumpus a world name or a world file.
     args: Vec<String>,
+    /// wumpus: write the world's final state to OUT when the game or the input ends.
+    #[arg(long, value_name = "OUT")]
+    save: Option<PathBuf>,
     /// A directory laid out like levels/ that adds to the built-in levels.
     #[arg(long, env = "ARCADE_LEVELS")]
     levels: Option<PathBuf>,
@@ -76,6 +80,7 @@ fn init_logging() {
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(io::stderr)
+        .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
         .init();
 }
 
@@ -138,24 +143,51 @@ fn play(args: PlayArgs) -> ExitCode {
         levels,
         data_dir: args.data_dir.clone(),
     });
-    let game = match start_from_file_or_name(kind, &args.args, &context) {
-        Ok(game) => game,
-        Err(message) => {
-            eprintln!("{message}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let mut game = game;
+    if args.save.is_some() && kind != GameKind::Wumpus {
+        eprintln!("arcade: --save OUT is for the wumpus game only");
+        return ExitCode::FAILURE;
+    }
     let stdin = io::stdin().lock();
     let stdout = io::stdout().lock();
-    match arcade::play::run(kind, game.as_mut(), stdin, stdout, &args.data_dir) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Err(error) => {
+    let result = match kind {
+        GameKind::Wumpus => wumpus_from_file_or_name(&args.args, &context).map(|mut game| {
+            arcade::play::run_wumpus(
+                &mut game,
+                stdin,
+                stdout,
+                &args.data_dir,
+                args.save.as_deref(),
+            )
+        }),
+        _ => start_from_file_or_name(kind, &args.args, &context)
+            .map(|mut game| arcade::play::run(kind, game.as_mut(), stdin, stdout, &args.data_dir)),
+    };
+    match result {
+        Err(message) => {
+            eprintln!("{message}");
+            ExitCode::FAILURE
+        }
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(error)) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Ok(Err(error)) => {
             eprintln!("arcade: {error}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// A wumpus game in a world file given on the command line, or by name as in the lobby.
+fn wumpus_from_file_or_name(args: &[String], context: &Context) -> Result<Wumpus, String> {
+    if let [file] = args {
+        let path = Path::new(file);
+        if path.is_file() {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
+            let cave = wumpus::parse_cave(&text).map_err(|e| format!("{file}: {e}"))?;
+            return Ok(arcade::lobby::wumpus_game(cave, context));
+        }
+    }
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    arcade::lobby::start_wumpus(&words, context)
 }
 
 /// A game from a level file given on the command line, or by name as in the lobby.

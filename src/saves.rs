@@ -7,6 +7,7 @@
 use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::lobby::GameKind;
 
@@ -38,12 +39,23 @@ pub fn write_atomically(path: &Path, contents: &str) -> io::Result<()> {
     let file_name = path
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "a save needs a file name"))?;
+    // Unique per process and per call: two sessions saving the same name at once must
+    // not write into one temporary file, or one could rename the other's half-written
+    // file into place.
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mut temporary_name = std::ffi::OsString::from(".");
     temporary_name.push(file_name);
-    temporary_name.push(format!(".{}.tmp", std::process::id()));
+    temporary_name.push(format!(
+        ".{}.{}.tmp",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
     let temporary = dir.join(temporary_name);
     let result = (|| {
-        let mut file = fs::File::create(&temporary)?;
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)?;
         file.write_all(contents.as_bytes())?;
         file.flush()?;
         file.sync_all()?;
@@ -100,6 +112,27 @@ mod tests {
             .collect();
         assert!(leftovers.is_empty());
         assert!(save(dir.path(), GameKind::Sokoban, "../x", "").starts_with("Cannot save"));
+    }
+
+    #[test]
+    fn concurrent_saves_of_one_name_never_mix() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("same.txt");
+        let contents: Vec<String> = (0..8).map(|n| format!("{n}\n").repeat(20_000)).collect();
+        std::thread::scope(|scope| {
+            for text in &contents {
+                let file = &file;
+                scope.spawn(move || {
+                    for _ in 0..5 {
+                        write_atomically(file, text).unwrap();
+                    }
+                });
+            }
+        });
+        let last = fs::read_to_string(&file).unwrap();
+        assert!(contents.contains(&last), "a save mixed with another");
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().flatten().collect();
+        assert_eq!(names.len(), 1, "temporary files left behind");
     }
 
     #[test]

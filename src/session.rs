@@ -30,6 +30,10 @@ pub const IDLE_CLOSED: &str = "\nClosed after too long without input. Goodbye.\n
 /// most of a session's memory with thousands of players connected.
 const BUFFER_CAPACITY: usize = 256;
 
+/// How long one reply may take to leave. A client that stops reading fills its socket
+/// buffers; after this long its session is closed rather than held open forever.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// The longest the idle warning comes before the close.
 const MAX_IDLE_WARNING: Duration = Duration::from_secs(60);
 
@@ -175,7 +179,7 @@ impl Session {
             };
             match input {
                 Input::Negotiation(bytes) => {
-                    self.connection.send(Output::Raw(&bytes)).await?;
+                    self.write(Output::Raw(&bytes)).await?;
                 }
                 Input::LineTooLong => {
                     warned = false;
@@ -204,7 +208,17 @@ impl Session {
     }
 
     async fn send(&mut self, text: &str) -> std::io::Result<()> {
-        self.connection.send(Output::Text(text)).await
+        self.write(Output::Text(text)).await
+    }
+
+    async fn write(&mut self, output: Output<'_>) -> std::io::Result<()> {
+        match tokio::time::timeout(WRITE_TIMEOUT, self.connection.send(output)).await {
+            Ok(result) => result,
+            Err(_elapsed) => Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the client stopped reading",
+            )),
+        }
     }
 
     /// Handle one trimmed line; `Some` when the session should end.

@@ -10,7 +10,10 @@
 //! `\r\n` on the wire and `arcade play` prints them as they are.
 
 pub mod sokoban;
+pub mod starpusher;
+pub mod twenty48;
 pub mod world;
+pub mod wumpus;
 
 /// The prompt every game ends its reply with while it waits for input (SPEC section 1).
 pub const PROMPT: &str = "Enter command: ";
@@ -64,8 +67,9 @@ impl Reply {
 /// update it; the session keeps it for as long as the connection lasts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Memory {
-    /// The highest 2048 score reached in this session.
-    pub best_2048: u64,
+    /// The highest 2048 score reached in this session. `u128` because a score on an
+    /// 8x8 board could in theory pass `u64::MAX` (see `twenty48::board`).
+    pub best_2048: u128,
 }
 
 /// One running game.

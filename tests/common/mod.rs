@@ -142,6 +142,12 @@ impl Client {
 
     /// Everything until the server closes the connection.
     pub async fn read_to_end(&mut self) -> String {
+        String::from_utf8(self.read_to_end_bytes().await).expect("UTF-8 from the server")
+    }
+
+    /// Everything until the server closes the connection, as bytes (telnet refusals
+    /// included).
+    pub async fn read_to_end_bytes(&mut self) -> Vec<u8> {
         let mut rest = Vec::new();
         tokio::time::timeout(TIMEOUT, self.stream.read_to_end(&mut rest))
             .await
@@ -149,7 +155,7 @@ impl Client {
             .expect("read to end");
         let mut all = std::mem::take(&mut self.received);
         all.extend_from_slice(&rest);
-        String::from_utf8(all).expect("UTF-8 from the server")
+        all
     }
 }
 

@@ -1,0 +1,956 @@
+//! `starpusher`: Sokoban level collections in the standard format (SPEC section 4).
+//!
+//! [`xsb`] reads collections, [`lurd`] reads solution strings, and this file holds the
+//! command grammar, the per-level history (undo/redo) and the rendering. Moving,
+//! pushing and the win check are the shared rules of [`super::world`], the same ones
+//! `sokoban` plays by.
+//!
+//! Choices where the spec is silent:
+//! - When a level starts, a line `Level N: TITLE (by AUTHOR)` is shown if the file
+//!   gave a title or author; the status line follows every board.
+//! - Boards are drawn with trailing floor trimmed from each row, so a board copied from
+//!   the terminal is a valid level again.
+//! - Every reply that keeps the game going is: any message, the board, the status line,
+//!   the prompt. An empty line just draws the board again.
+//! - A move that cannot take even one step says why (`You cannot move left: a wall is
+//!   in the way.`); a counted walk that stops early says nothing, as in `sokoban`.
+//! - Changing level (next, prev, level N, or solving one) starts that level afresh.
+//! - Solving a level draws the solved board, then the spec's line, then the next level.
+//! - A `lurd` replay that stops takes back nothing it played before the stop; a letter
+//!   whose case does not match is not played. Moves after a solve are ignored.
+//! - `quit` leaves like `exit`; `help` lists the commands.
+
+pub mod lurd;
+pub mod xsb;
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use self::lurd::{Lurd, LurdError};
+use self::xsb::{Collection, CollectionLevel};
+use super::world::{Direction, Glyphs, Step, World};
+use super::{Game, Memory, Reply, PROMPT};
+
+/// The standard glyphs, used both in files and on screen.
+pub const GLYPHS: Glyphs = Glyphs {
+    wall: '#',
+    floor: ' ',
+    goal: '.',
+    box_on_floor: '$',
+    box_on_goal: '*',
+    player: '@',
+    player_on_goal: '+',
+};
+
+const BYE: &str = "Bye!\n";
+const COMPLETE: &str = "Collection complete!\n";
+const HELP: &str = "\
+Commands (case does not matter, except in lurd moves):
+  w a s d [N]   walk or push up, left, down, right; d3 walks three steps
+  u, undo       take back one move (a push is one move)
+  redo          play the move taken back again
+  r, reset      back to the start of the level
+  n, next       the next level
+  p, prev       the previous level
+  level N       go to level N
+  lurd MOVES    play moves: l u r d, upper case for pushes (lurd rrUUl)
+  e, exit       back to the lobby
+";
+
+/// Why a game cannot start where asked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    /// The collection holds no level at all.
+    #[error("Collection {name} has no levels: fix its file.")]
+    Empty {
+        /// The collection's name.
+        name: String,
+    },
+    /// The level number is not in the collection.
+    #[error("No level {number} in {name}: choose a number from 1 to {count}.")]
+    NoSuchLevel {
+        /// The collection's name.
+        name: String,
+        /// The number asked for, as typed.
+        number: String,
+        /// How many levels there are.
+        count: usize,
+    },
+}
+
+/// One parsed command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// An empty line: draw the board again.
+    Look,
+    /// Walk up to `count` steps, pushing as in `sokoban`.
+    Walk {
+        /// Where to.
+        direction: Direction,
+        /// How far at most; huge counts saturate, which means "until blocked".
+        count: u64,
+    },
+    /// Take back one move.
+    Undo,
+    /// Play the last move taken back again.
+    Redo,
+    /// Back to the start of the level.
+    Reset,
+    /// The next level.
+    Next,
+    /// The previous level.
+    Prev,
+    /// Level number N (1-based, saturating).
+    Level(u64),
+    /// Play a LURD string.
+    Lurd(Lurd),
+    /// List the commands.
+    Help,
+    /// Back to the lobby.
+    Exit,
+}
+
+/// Why a line is not a command.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    /// Not a command at all; holds the first word as typed.
+    #[error("Unknown command: {0}. Type help.")]
+    Unknown(String),
+    /// `level` without a number after it.
+    #[error("Which level? Type level N, for example level 2.")]
+    LevelNumber,
+    /// `lurd` with a string that does not parse.
+    #[error("Cannot play those moves: {0}.")]
+    Lurd(#[from] LurdError),
+}
+
+impl Command {
+    /// Parse a line. Words are case-insensitive; the moves after `lurd` keep their case,
+    /// since upper case marks a push.
+    ///
+    /// # Errors
+    /// [`CommandError`] saying what is wrong and what to type instead.
+    pub fn parse(line: &str) -> Result<Command, CommandError> {
+        let line = line.trim();
+        let (word, rest) = match line.split_once(char::is_whitespace) {
+            Some((word, rest)) => (word, rest.trim()),
+            None => (line, ""),
+        };
+        let lower = word.to_ascii_lowercase();
+        let unknown = || CommandError::Unknown(word.to_string());
+        let no_argument = |command: Command| {
+            if rest.is_empty() {
+                Ok(command)
+            } else {
+                Err(unknown())
+            }
+        };
+        match lower.as_str() {
+            "" => Ok(Command::Look),
+            "u" | "undo" => no_argument(Command::Undo),
+            "redo" => no_argument(Command::Redo),
+            "r" | "reset" => no_argument(Command::Reset),
+            "n" | "next" => no_argument(Command::Next),
+            "p" | "prev" | "previous" => no_argument(Command::Prev),
+            "e" | "exit" | "quit" => no_argument(Command::Exit),
+            "help" | "h" | "?" => no_argument(Command::Help),
+            "level" => match parse_count(rest) {
+                Some(number) => Ok(Command::Level(number)),
+                None => Err(CommandError::LevelNumber),
+            },
+            "lurd" => Ok(Command::Lurd(rest.parse()?)),
+            _ => {
+                if !rest.is_empty() {
+                    return Err(unknown());
+                }
+                let mut chars = word.chars();
+                let direction = chars
+                    .next()
+                    .and_then(Direction::from_wasd)
+                    .ok_or_else(unknown)?;
+                let digits = chars.as_str();
+                let count = if digits.is_empty() {
+                    1
+                } else {
+                    parse_count(digits).ok_or_else(unknown)?
+                };
+                Ok(Command::Walk { direction, count })
+            }
+        }
+    }
+}
+
+/// ASCII digits as a saturating count; `None` for anything else.
+fn parse_count(digits: &str) -> Option<u64> {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(digits.bytes().fold(0u64, |count, digit| {
+        count
+            .saturating_mul(10)
+            .saturating_add(u64::from(digit - b'0'))
+    }))
+}
+
+fn direction_name(direction: Direction) -> &'static str {
+    match direction {
+        Direction::Up => "up",
+        Direction::Down => "down",
+        Direction::Left => "left",
+        Direction::Right => "right",
+    }
+}
+
+/// Append a board in the standard glyphs, trailing floor trimmed from each row: what
+/// the player sees, and a valid level again if copied into a file.
+pub fn render(world: &World, out: &mut String) {
+    let mut board = String::new();
+    world.render_into(&GLYPHS, &mut board);
+    for row in board.lines() {
+        out.push_str(row.trim_end_matches(GLYPHS.floor));
+        out.push('\n');
+    }
+}
+
+/// One game: a collection, the level being played and its move history.
+#[derive(Debug, Clone)]
+pub struct StarPusher {
+    name: String,
+    collection: Arc<Collection>,
+    index: usize,
+    world: World,
+    /// The moves played on this level, oldest first.
+    history: Vec<Step>,
+    /// Moves taken back, the most recent last; cleared by any new move.
+    redo: Vec<Step>,
+}
+
+impl StarPusher {
+    /// A game on level `number` (1-based) of the collection called `name`.
+    ///
+    /// # Errors
+    /// [`StartError`] when the collection is empty or has no such level.
+    pub fn new(
+        name: &str,
+        collection: Arc<Collection>,
+        number: usize,
+    ) -> Result<StarPusher, StartError> {
+        let count = collection.levels.len();
+        if count == 0 {
+            return Err(StartError::Empty {
+                name: name.to_string(),
+            });
+        }
+        let index = number
+            .checked_sub(1)
+            .filter(|&index| index < count)
+            .ok_or_else(|| StartError::NoSuchLevel {
+                name: name.to_string(),
+                number: number.to_string(),
+                count,
+            })?;
+        let world = World::new(Arc::clone(&collection.levels[index].level));
+        Ok(StarPusher {
+            name: name.to_string(),
+            collection,
+            index,
+            world,
+            history: Vec::new(),
+            redo: Vec::new(),
+        })
+    }
+
+    /// The state of play on the current level.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The 1-based number of the level being played.
+    pub fn level_number(&self) -> usize {
+        self.index + 1
+    }
+
+    /// Moves made on this level so far.
+    pub fn moves(&self) -> usize {
+        self.history.len()
+    }
+
+    /// Moves that pushed a box.
+    pub fn pushes(&self) -> usize {
+        self.history.iter().filter(|step| step.push).count()
+    }
+
+    /// The moves made on this level, as a LURD string.
+    pub fn solution(&self) -> Lurd {
+        Lurd::from(self.history.clone())
+    }
+
+    fn current(&self) -> &CollectionLevel {
+        &self.collection.levels[self.index]
+    }
+
+    fn count(&self) -> usize {
+        self.collection.levels.len()
+    }
+
+    fn go_to(&mut self, index: usize) {
+        self.index = index;
+        self.world = World::new(Arc::clone(&self.current().level));
+        self.history.clear();
+        self.redo.clear();
+    }
+
+    fn record(&mut self, step: Step) {
+        self.history.push(step);
+        self.redo.clear();
+    }
+
+    fn render_board(&self, out: &mut String) {
+        render(&self.world, out);
+    }
+
+    fn status(&self, out: &mut String) {
+        let _ = writeln!(
+            out,
+            "Level {}/{}  Moves: {}  Pushes: {}",
+            self.level_number(),
+            self.count(),
+            self.moves(),
+            self.pushes()
+        );
+    }
+
+    /// The board, the status line and the prompt.
+    fn board_then_prompt(&self, mut text: String) -> Reply {
+        self.render_board(&mut text);
+        self.status(&mut text);
+        text.push_str(PROMPT);
+        Reply::playing(text)
+    }
+
+    /// A level just started: its title line if any, then board, status, prompt.
+    fn show_level(&self, mut text: String) -> Reply {
+        let level = self.current();
+        let number = self.level_number();
+        match (&level.title, &level.author) {
+            (Some(title), Some(author)) => {
+                let _ = writeln!(text, "Level {number}: {title} (by {author})");
+            }
+            (Some(title), None) => {
+                let _ = writeln!(text, "Level {number}: {title}");
+            }
+            (None, Some(author)) => {
+                let _ = writeln!(text, "Level {number} (by {author})");
+            }
+            (None, None) => {}
+        }
+        self.board_then_prompt(text)
+    }
+
+    /// After anything that moved: the solved sequence, or the board as usual.
+    fn after_move(&mut self, text: String) -> Reply {
+        if !self.world.is_solved() {
+            return self.board_then_prompt(text);
+        }
+        let mut text = text;
+        self.render_board(&mut text);
+        let _ = writeln!(
+            text,
+            "Level {} solved in {} moves and {} pushes!",
+            self.level_number(),
+            self.moves(),
+            self.pushes()
+        );
+        if self.index + 1 < self.count() {
+            self.go_to(self.index + 1);
+            self.show_level(text)
+        } else {
+            text.push_str(COMPLETE);
+            Reply::ended(text)
+        }
+    }
+
+    fn walk(&mut self, direction: Direction, count: u64) -> Reply {
+        let mut taken = 0u64;
+        let mut blocked = None;
+        while taken < count {
+            match self.world.step(direction) {
+                Ok(step) => {
+                    self.record(step);
+                    taken += 1;
+                }
+                Err(reason) => {
+                    blocked = Some(reason);
+                    break;
+                }
+            }
+        }
+        let mut text = String::new();
+        if let (0, Some(reason)) = (taken, blocked) {
+            let _ = writeln!(
+                text,
+                "You cannot move {}: {reason}.",
+                direction_name(direction)
+            );
+        }
+        self.after_move(text)
+    }
+
+    fn undo(&mut self) -> Reply {
+        match self.history.pop() {
+            Some(step) => {
+                self.world.undo(step);
+                self.redo.push(step);
+                self.after_move(String::new())
+            }
+            None => self.board_then_prompt(String::from("Nothing to undo.\n")),
+        }
+    }
+
+    fn redo(&mut self) -> Reply {
+        let Some(step) = self.redo.pop() else {
+            return self.board_then_prompt(String::from("Nothing to redo.\n"));
+        };
+        match self.world.step(step.direction) {
+            Ok(done) => {
+                self.history.push(done);
+                self.after_move(String::new())
+            }
+            // Cannot happen: the world is exactly as it was before the undo. Say so
+            // rather than panic, and drop the redo list that no longer fits.
+            Err(reason) => {
+                self.redo.clear();
+                self.board_then_prompt(format!("Cannot redo: {reason}.\n"))
+            }
+        }
+    }
+
+    fn replay(&mut self, lurd: &Lurd) -> Reply {
+        let total = lurd.len();
+        let mut text = String::new();
+        for (offset, expected) in lurd.steps().iter().enumerate() {
+            let number = offset + 1;
+            match self.world.step(expected.direction) {
+                Err(reason) => {
+                    let _ = writeln!(
+                        text,
+                        "Replay stopped at move {number} of {total} ({expected}): {reason}."
+                    );
+                    break;
+                }
+                Ok(step) if step.push != expected.push => {
+                    self.world.undo(step);
+                    let why = if step.push {
+                        "that move pushes a box, so it is written in upper case"
+                    } else {
+                        "there is no box to push, so it is written in lower case"
+                    };
+                    let _ = writeln!(
+                        text,
+                        "Replay stopped at move {number} of {total} ({expected}): {why} ({step})."
+                    );
+                    break;
+                }
+                Ok(step) => {
+                    self.record(step);
+                    if self.world.is_solved() {
+                        break;
+                    }
+                }
+            }
+        }
+        self.after_move(text)
+    }
+
+    fn change_level(&mut self, number: u64) -> Reply {
+        let count = self.count();
+        match usize::try_from(number)
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .filter(|&index| index < count)
+        {
+            Some(index) => {
+                self.go_to(index);
+                self.show_level(String::new())
+            }
+            None => self.board_then_prompt(format!(
+                "No level {number}: choose a number from 1 to {count}.\n"
+            )),
+        }
+    }
+}
+
+impl Game for StarPusher {
+    fn start(&mut self, _memory: &mut Memory) -> Reply {
+        let count = self.count();
+        let plural = if count == 1 { "level" } else { "levels" };
+        let text = format!(
+            "Welcome to Star Pusher! Collection {}: {count} {plural}. Type help for the commands.\n",
+            self.name
+        );
+        self.show_level(text)
+    }
+
+    fn handle(&mut self, line: &str, _memory: &mut Memory) -> Reply {
+        let command = match Command::parse(line) {
+            Ok(command) => command,
+            Err(error) => return self.board_then_prompt(format!("{error}\n")),
+        };
+        match command {
+            Command::Look => self.board_then_prompt(String::new()),
+            Command::Walk { direction, count } => self.walk(direction, count),
+            Command::Undo => self.undo(),
+            Command::Redo => self.redo(),
+            Command::Reset => {
+                self.go_to(self.index);
+                self.board_then_prompt(String::new())
+            }
+            Command::Next => {
+                if self.index + 1 < self.count() {
+                    self.go_to(self.index + 1);
+                    self.show_level(String::new())
+                } else {
+                    self.board_then_prompt(String::from("This is the last level.\n"))
+                }
+            }
+            Command::Prev => {
+                if self.index > 0 {
+                    self.go_to(self.index - 1);
+                    self.show_level(String::new())
+                } else {
+                    self.board_then_prompt(String::from("This is the first level.\n"))
+                }
+            }
+            Command::Level(number) => self.change_level(number),
+            Command::Lurd(lurd) => self.replay(&lurd),
+            Command::Help => self.board_then_prompt(String::from(HELP)),
+            Command::Exit => Reply::ended(String::from(BYE)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Status;
+
+    /// Two small levels: a corridor, and a room with a title.
+    const TWO: &str = "\
+; 1
+#######
+#@ $ .#
+#######
+
+; 2
+Title: Corner
+Author: Test
+######
+#.   #
+#  $ #
+#@   #
+######
+";
+
+    fn game(text: &str, number: usize) -> StarPusher {
+        let reading = xsb::parse_collection(text);
+        assert!(reading.skipped.is_empty(), "{:?}", reading.skipped);
+        StarPusher::new("test", Arc::new(reading.collection), number).unwrap()
+    }
+
+    fn send(game: &mut StarPusher, line: &str) -> Reply {
+        game.handle(line, &mut Memory::default())
+    }
+
+    #[test]
+    fn start_shows_welcome_board_status_and_prompt() {
+        let reply = game(TWO, 1).start(&mut Memory::default());
+        assert_eq!(
+            reply.text,
+            "Welcome to Star Pusher! Collection test: 2 levels. Type help for the commands.\n\
+             #######\n#@ $ .#\n#######\nLevel 1/2  Moves: 0  Pushes: 0\nEnter command: "
+        );
+        assert_eq!(reply.status, Status::Playing);
+    }
+
+    #[test]
+    fn a_titled_level_starts_with_its_title() {
+        let reply = game(TWO, 2).start(&mut Memory::default());
+        assert!(
+            reply.text.contains(
+                "\nLevel 2: Corner (by Test)\n######\n#.   #\n#  $ #\n#@   #\n######\nLevel 2/2  Moves: 0  Pushes: 0\nEnter command: "
+            ),
+            "{}",
+            reply.text
+        );
+    }
+
+    #[test]
+    fn counted_moves_and_counters() {
+        let mut game = game(TWO, 1);
+        let reply = send(&mut game, "D1");
+        assert_eq!(
+            reply.text,
+            "#######\n# @$ .#\n#######\nLevel 1/2  Moves: 1  Pushes: 0\nEnter command: "
+        );
+        let reply = send(&mut game, "a9");
+        assert!(
+            reply.text.starts_with("#######\n#@ $ .#\n"),
+            "{}",
+            reply.text
+        );
+        assert!(reply.text.contains("Level 1/2  Moves: 2  Pushes: 0\n"));
+        send(&mut game, "d");
+        let reply = send(&mut game, "d");
+        assert!(
+            reply.text.starts_with("#######\n#  @$.#\n"),
+            "{}",
+            reply.text
+        );
+        assert_eq!((game.moves(), game.pushes()), (4, 1));
+        assert_eq!(game.solution().to_string(), "rlrR");
+    }
+
+    #[test]
+    fn blocked_moves_say_why_and_change_nothing() {
+        let mut game = game("######\n#@$$.#\n#.   #\n######\n", 1);
+        let reply = send(&mut game, "d");
+        assert!(
+            reply
+                .text
+                .starts_with("You cannot move right: the box cannot be pushed.\n#"),
+            "{}",
+            reply.text
+        );
+        let reply = send(&mut game, "w5");
+        assert!(
+            reply
+                .text
+                .starts_with("You cannot move up: a wall is in the way.\n"),
+            "{}",
+            reply.text
+        );
+        assert_eq!(game.moves(), 0);
+        // A walk that stops early after some steps is silent, as in sokoban.
+        let reply = send(&mut game, "s3");
+        assert!(
+            reply.text.starts_with("######\n# $$.#\n#+   #\n######\n"),
+            "{}",
+            reply.text
+        );
+        assert_eq!(game.moves(), 1);
+    }
+
+    #[test]
+    fn push_into_a_wall_is_blocked() {
+        let mut game = game("#####\n#.@$#\n# $ #\n#####\n", 1);
+        let reply = send(&mut game, "d");
+        assert!(
+            reply
+                .text
+                .starts_with("You cannot move right: the box cannot be pushed.\n#####\n#.@$#\n"),
+            "{}",
+            reply.text
+        );
+    }
+
+    #[test]
+    fn undo_and_redo_across_pushes() {
+        let mut game = game(TWO, 1);
+        send(&mut game, "d2");
+        assert_eq!((game.moves(), game.pushes()), (2, 1));
+        let reply = send(&mut game, "u");
+        assert!(
+            reply.text.starts_with("#######\n# @$ .#\n"),
+            "{}",
+            reply.text
+        );
+        assert!(reply.text.contains("Moves: 1  Pushes: 0"));
+        let reply = send(&mut game, "UNDO");
+        assert!(
+            reply.text.starts_with("#######\n#@ $ .#\n"),
+            "{}",
+            reply.text
+        );
+        let reply = send(&mut game, "undo");
+        assert!(reply
+            .text
+            .starts_with("Nothing to undo.\n#######\n#@ $ .#\n"));
+        send(&mut game, "redo");
+        let reply = send(&mut game, "Redo");
+        assert!(
+            reply.text.starts_with("#######\n#  @$.#\n"),
+            "{}",
+            reply.text
+        );
+        assert_eq!((game.moves(), game.pushes()), (2, 1));
+        let reply = send(&mut game, "redo");
+        assert!(reply.text.starts_with("Nothing to redo.\n"));
+        // A new move clears what could be redone.
+        send(&mut game, "u");
+        send(&mut game, "a");
+        let reply = send(&mut game, "redo");
+        assert!(
+            reply
+                .text
+                .starts_with("Nothing to redo.\n#######\n#@ $ .#\n"),
+            "{}",
+            reply.text
+        );
+    }
+
+    #[test]
+    fn reset_goes_back_to_the_start() {
+        let mut game = game(TWO, 1);
+        send(&mut game, "d2");
+        let reply = send(&mut game, "reset");
+        assert_eq!(
+            reply.text,
+            "#######\n#@ $ .#\n#######\nLevel 1/2  Moves: 0  Pushes: 0\nEnter command: "
+        );
+        assert!(send(&mut game, "u").text.starts_with("Nothing to undo."));
+    }
+
+    #[test]
+    fn changing_level() {
+        let mut game = game(TWO, 1);
+        let reply = send(&mut game, "p");
+        assert!(reply
+            .text
+            .starts_with("This is the first level.\n#######\n"));
+        let reply = send(&mut game, "next");
+        assert!(
+            reply
+                .text
+                .starts_with("Level 2: Corner (by Test)\n######\n"),
+            "{}",
+            reply.text
+        );
+        let reply = send(&mut game, "N");
+        assert!(reply.text.starts_with("This is the last level.\n######\n"));
+        let reply = send(&mut game, "level 1");
+        assert!(
+            reply.text.starts_with("#######\n#@ $ .#\n"),
+            "{}",
+            reply.text
+        );
+        assert!(reply.text.contains("Level 1/2  Moves: 0"));
+        let reply = send(&mut game, "LEVEL 3");
+        assert!(reply
+            .text
+            .starts_with("No level 3: choose a number from 1 to 2.\n#######\n"));
+        let reply = send(&mut game, "level 0");
+        assert!(reply
+            .text
+            .starts_with("No level 0: choose a number from 1 to 2.\n"));
+        let reply = send(&mut game, "level");
+        assert!(reply
+            .text
+            .starts_with("Which level? Type level N, for example level 2.\n"));
+        send(&mut game, "d");
+        assert_eq!(game.moves(), 1);
+        send(&mut game, "next");
+        send(&mut game, "prev");
+        assert_eq!(game.level_number(), 1);
+        assert_eq!(game.moves(), 0, "a level changed to starts afresh");
+    }
+
+    #[test]
+    fn solving_shows_the_solved_line_then_the_next_level() {
+        let mut game = game(TWO, 1);
+        let reply = send(&mut game, "d3");
+        assert_eq!(
+            reply.text,
+            "#######\n#   @*#\n#######\nLevel 1 solved in 3 moves and 2 pushes!\n\
+             Level 2: Corner (by Test)\n######\n#.   #\n#  $ #\n#@   #\n######\n\
+             Level 2/2  Moves: 0  Pushes: 0\nEnter command: "
+        );
+        assert_eq!(reply.status, Status::Playing);
+        assert_eq!(game.level_number(), 2);
+    }
+
+    #[test]
+    fn replays_stop_where_they_go_wrong_and_the_last_level_completes() {
+        let mut game = game(TWO, 2);
+        let reply = send(&mut game, "lurd rrUrulL");
+        assert_eq!(
+            reply.text,
+            "Replay stopped at move 6 of 7 (l): that move pushes a box, so it is written in upper case (L).\n\
+             ######\n#. $@#\n#    #\n#    #\n######\nLevel 2/2  Moves: 5  Pushes: 1\nEnter command: "
+        );
+        let reply = send(&mut game, "lurd r");
+        assert!(
+            reply.text.starts_with(
+                "Replay stopped at move 1 of 1 (r): a wall is in the way.\n######\n#. $@#\n"
+            ),
+            "{}",
+            reply.text
+        );
+        let reply = send(&mut game, "lurd D");
+        assert!(
+            reply.text.starts_with(
+                "Replay stopped at move 1 of 1 (D): there is no box to push, so it is written in lower case (d).\n######\n#. $@#\n"
+            ),
+            "{}",
+            reply.text
+        );
+        assert_eq!((game.moves(), game.pushes()), (5, 1));
+        let reply = send(&mut game, "lurd LLrrrr");
+        assert_eq!(
+            reply,
+            Reply::ended(String::from(
+                "######\n#*@  #\n#    #\n#    #\n######\nLevel 2 solved in 7 moves and 3 pushes!\nCollection complete!\n"
+            ))
+        );
+    }
+
+    /// `levels/starpusher/arcade.solutions`: `NUMBER MOVES` per line, `;` comments.
+    fn arcade_solutions() -> Vec<(usize, Lurd)> {
+        include_str!("../../../levels/starpusher/arcade.solutions")
+            .lines()
+            .filter(|line| !line.trim().is_empty() && !line.starts_with(';'))
+            .map(|line| {
+                let (number, moves) = line.split_once(' ').unwrap();
+                (number.parse().unwrap(), moves.parse().unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn our_collection_plays_through_with_its_kept_solutions() {
+        let (levels, problems) = crate::levels::Levels::built_in();
+        assert_eq!(problems, Vec::new());
+        let collection = levels.starpusher.get("arcade").unwrap();
+        let count = collection.levels.len();
+        assert!(count >= 20, "{count} levels");
+        assert!(collection.levels.iter().all(|level| level.title.is_some()));
+        let solutions = arcade_solutions();
+        let numbers: Vec<usize> = solutions.iter().map(|(number, _)| *number).collect();
+        assert_eq!(numbers, (1..=count).collect::<Vec<_>>());
+
+        let mut game = StarPusher::new("arcade", collection, 1).unwrap();
+        let mut memory = Memory::default();
+        assert!(game
+            .start(&mut memory)
+            .text
+            .contains("Level 1: First Push\n"));
+        for (number, lurd) in solutions {
+            assert_eq!(game.level_number(), number);
+            let pushes = lurd.steps().iter().filter(|step| step.push).count();
+            let reply = game.handle(&format!("lurd {lurd}"), &mut memory);
+            let solved = format!(
+                "\nLevel {number} solved in {} moves and {pushes} pushes!\n",
+                lurd.len()
+            );
+            assert!(
+                reply.text.contains(&solved),
+                "level {number}: {}",
+                reply.text
+            );
+            if number < count {
+                assert_eq!(reply.status, Status::Playing);
+                let next = format!("Level {}/{count}  Moves: 0  Pushes: 0\n", number + 1);
+                assert!(reply.text.ends_with(&format!("{next}{PROMPT}")));
+            } else {
+                assert_eq!(reply.status, Status::Ended);
+                assert!(reply
+                    .text
+                    .ends_with(&format!("{solved}Collection complete!\n")[1..]));
+            }
+        }
+    }
+
+    #[test]
+    fn drawn_boards_read_back_as_the_same_levels() {
+        let mut texts = vec![include_str!("../../../levels/starpusher/arcade.txt").to_string()];
+        for name in ["starPusherLevels.txt", "microban_155.xsb"] {
+            let path = format!(
+                "{}/../shared/data/levels/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            match std::fs::read_to_string(path) {
+                Ok(text) => texts.push(text),
+                Err(_) => eprintln!("skipped: ../shared not found"),
+            }
+        }
+        for text in texts {
+            let collection = xsb::parse_collection(&text).collection;
+            for level in &collection.levels {
+                let mut board = String::new();
+                render(&World::new(Arc::clone(&level.level)), &mut board);
+                let again = xsb::parse_collection(&board).collection;
+                assert_eq!(again.levels.len(), 1, "{board}");
+                assert_eq!(again.levels[0].level, level.level, "{board}");
+            }
+        }
+    }
+
+    #[test]
+    fn command_grammar() {
+        use Command::*;
+        let parse = |line: &str| Command::parse(line);
+        let walk = |direction, count| Ok(Walk { direction, count });
+        assert_eq!(parse("d"), walk(Direction::Right, 1));
+        assert_eq!(parse("W10"), walk(Direction::Up, 10));
+        assert_eq!(parse("s0"), walk(Direction::Down, 0));
+        assert_eq!(
+            parse(&format!("a{}", "9".repeat(30))),
+            walk(Direction::Left, u64::MAX)
+        );
+        assert_eq!(parse(""), Ok(Look));
+        assert_eq!(parse("U"), Ok(Undo));
+        assert_eq!(parse("Undo"), Ok(Undo));
+        assert_eq!(parse("REDO"), Ok(Redo));
+        assert_eq!(parse("r"), Ok(Reset));
+        assert_eq!(parse("Reset"), Ok(Reset));
+        assert_eq!(parse("n"), Ok(Next));
+        assert_eq!(parse("Prev"), Ok(Prev));
+        assert_eq!(parse("level  12"), Ok(Level(12)));
+        assert_eq!(parse("e"), Ok(Exit));
+        assert_eq!(parse("EXIT"), Ok(Exit));
+        assert_eq!(parse("help"), Ok(Help));
+        assert_eq!(parse("LURD rrU l"), Ok(Lurd("rrUl".parse().unwrap())));
+        assert_eq!(parse("lurd"), Err(CommandError::Lurd(LurdError::Empty)));
+        assert_eq!(
+            parse("lurd rrx").unwrap_err().to_string(),
+            "Cannot play those moves: unknown move 'x' at position 3: use l u r d, upper case for pushes."
+        );
+        for bad in ["x", "d-1", "d2x", "dd", "undo 2", "level two", "wasd"] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(
+            parse("Dance now").unwrap_err().to_string(),
+            "Unknown command: Dance. Type help."
+        );
+    }
+
+    #[test]
+    fn unknown_commands_and_help_redraw_the_board() {
+        let mut game = game(TWO, 1);
+        let reply = send(&mut game, "jump");
+        assert_eq!(
+            reply.text,
+            "Unknown command: jump. Type help.\n#######\n#@ $ .#\n#######\nLevel 1/2  Moves: 0  Pushes: 0\nEnter command: "
+        );
+        let reply = send(&mut game, "help");
+        assert!(reply.text.starts_with(HELP));
+        assert!(reply.text.ends_with("Moves: 0  Pushes: 0\nEnter command: "));
+        let reply = send(&mut game, "exit");
+        assert_eq!(reply, Reply::ended(String::from("Bye!\n")));
+    }
+
+    #[test]
+    fn starting_out_of_range_is_an_error() {
+        let collection = Arc::new(xsb::parse_collection(TWO).collection);
+        let error = StarPusher::new("test", Arc::clone(&collection), 3).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "No level 3 in test: choose a number from 1 to 2."
+        );
+        assert!(StarPusher::new("test", collection, 0).is_err());
+        let empty = Arc::new(Collection::default());
+        assert!(matches!(
+            StarPusher::new("none", empty, 1),
+            Err(StartError::Empty { .. })
+        ));
+    }
+}

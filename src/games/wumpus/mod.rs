@@ -1,0 +1,457 @@
+//! `wumpus`: the wumpus world of SPEC section 6 (`seeds/004_*.txt`).
+//!
+//! The explorer walks a cave of rooms looking for the gold, feeling breezes near pits
+//! and smelling the wumpus, with one arrow to shoot it, and climbs out at the exit.
+//!
+//! - [`cave`] holds the rules: the [`Cave`], actions and percepts;
+//! - [`format`] reads and prints the world file;
+//! - this file turns lines into [`Command`]s and percepts into replies.
+//!
+//! Like every game it does no I/O: the session writes `save NAME` to the data
+//! directory, and `arcade play wumpus FILE --save OUT` ([`crate::play::run_wumpus`])
+//! writes the final state.
+
+pub mod cave;
+pub mod format;
+
+use std::fmt::Write as _;
+
+pub use cave::{Action, Cave, NoEffect, Percept};
+pub use format::{parse_cave, FormatError};
+
+use super::{Game, Memory, Reply, Status, PROMPT};
+use crate::saves::{self, MAX_NAME};
+
+/// The world `play wumpus` loads when none is named.
+pub const DEFAULT_WORLD: &str = "classic";
+
+const WELCOME: &str = "Welcome to the Wumpus World!\n";
+
+/// A name `save NAME` accepts and `play wumpus NAME` looks up: 1 to 32 ASCII letters,
+/// digits, `-` or `_`, kept in lower case so that it matches the level catalog's
+/// case-insensitive names on any file system. Nothing else can come near a path, so a
+/// save never leaves the data directory.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SaveName(String);
+
+/// A name that is not a valid [`SaveName`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Cannot save as {0:?}: use 1 to {MAX_NAME} letters, digits, '-' or '_'.")]
+pub struct BadSaveName(pub String);
+
+impl SaveName {
+    /// Check `name` against the save alphabet.
+    ///
+    /// # Errors
+    /// [`BadSaveName`] for an empty name, one longer than 32, or any other character.
+    pub fn parse(name: &str) -> Result<SaveName, BadSaveName> {
+        if saves::is_valid_name(name) {
+            Ok(SaveName(name.to_ascii_lowercase()))
+        } else {
+            Err(BadSaveName(name.to_string()))
+        }
+    }
+
+    /// The name, in lower case.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// One line typed during a game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Command {
+    /// One of the six actions.
+    Act(Action),
+    /// `save NAME`.
+    Save(SaveName),
+    /// `quit`: print the state and leave.
+    Quit,
+}
+
+/// A line that is not a command the game can carry out.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    /// Not a command at all.
+    #[error("{}", NoEffect::NotACommand)]
+    NotACommand,
+    /// `save` without a name, or with more than one word after it.
+    #[error("Usage: save NAME (1 to {MAX_NAME} letters, digits, '-' or '_').")]
+    SaveUsage,
+    /// `save` with a name outside the alphabet.
+    #[error("{0}")]
+    BadName(#[from] BadSaveName),
+}
+
+impl Command {
+    /// Parse a line: words separated by any white space, in any case.
+    ///
+    /// # Errors
+    /// [`CommandError`] for anything that is not a command; its `Display` is the line
+    /// to answer with.
+    pub fn parse(line: &str) -> Result<Command, CommandError> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
+        let lower: Vec<&str> = lower.iter().map(String::as_str).collect();
+        let action = match lower.as_slice() {
+            ["move", "forward"] => Action::MoveForward,
+            ["turn", "left"] => Action::TurnLeft,
+            ["turn", "right"] => Action::TurnRight,
+            ["shoot"] => Action::Shoot,
+            ["grab"] => Action::Grab,
+            ["climb"] => Action::Climb,
+            ["quit"] => return Ok(Command::Quit),
+            ["save", _] => return Ok(Command::Save(SaveName::parse(words[1])?)),
+            ["save", ..] => return Err(CommandError::SaveUsage),
+            _ => return Err(CommandError::NotACommand),
+        };
+        Ok(Command::Act(action))
+    }
+}
+
+/// One game in the wumpus world.
+#[derive(Debug, Clone)]
+pub struct Wumpus {
+    cave: Cave,
+    over: bool,
+    reserved: Vec<String>,
+}
+
+impl Wumpus {
+    /// A game in `cave`, as loaded.
+    pub fn new(cave: Cave) -> Wumpus {
+        Wumpus {
+            cave,
+            over: false,
+            reserved: Vec::new(),
+        }
+    }
+
+    /// Refuse `save` under these names (lower case): the built-in worlds, which
+    /// `play wumpus NAME` finds first, so a save under their name could never be
+    /// loaded.
+    pub fn with_reserved_names(mut self, names: Vec<String>) -> Wumpus {
+        self.reserved = names;
+        self
+    }
+
+    /// The world as it is now.
+    pub fn cave(&self) -> &Cave {
+        &self.cave
+    }
+
+    /// Whether the game has ended (pit, wumpus, climbed out or quit).
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    /// Append the percepts, then either the prompt or, when one of them ended the
+    /// game, the final state.
+    fn report(&mut self, mut text: String, percepts: &[Percept]) -> Reply {
+        for percept in percepts {
+            text.push_str(percept.text());
+            text.push('\n');
+        }
+        if percepts.iter().any(|percept| percept.ends_game()) {
+            self.end(text)
+        } else {
+            text.push_str(PROMPT);
+            Reply::playing(text)
+        }
+    }
+
+    fn end(&mut self, mut text: String) -> Reply {
+        self.over = true;
+        let _ = write!(text, "{}", self.cave);
+        Reply::ended(text)
+    }
+}
+
+impl Game for Wumpus {
+    fn start(&mut self, _memory: &mut Memory) -> Reply {
+        // A saved state may leave the player in a pit or with the wumpus: the game
+        // then ends at once, after the percepts.
+        let percepts = self.cave.room_percepts();
+        self.report(String::from(WELCOME), &percepts)
+    }
+
+    fn handle(&mut self, line: &str, _memory: &mut Memory) -> Reply {
+        if self.over {
+            return Reply::ended(String::new());
+        }
+        match Command::parse(line) {
+            Ok(Command::Act(action)) => match self.cave.act(action) {
+                Ok(percepts) => self.report(String::new(), &percepts),
+                Err(no_effect) => Reply::playing(format!("{no_effect}\n{PROMPT}")),
+            },
+            Ok(Command::Quit) => self.end(String::new()),
+            Ok(Command::Save(name)) if self.reserved.iter().any(|r| r == name.as_str()) => {
+                Reply::playing(format!(
+                    "Cannot save as {:?}: a built-in world has that name; choose another.\n{PROMPT}",
+                    name.as_str()
+                ))
+            }
+            Ok(Command::Save(name)) => Reply {
+                text: String::new(),
+                status: Status::Save {
+                    name: name.0,
+                    state: self.cave.to_string(),
+                },
+            },
+            Err(error) => Reply::playing(format!("{error}\n{PROMPT}")),
+        }
+    }
+
+    fn end_of_input(&mut self) -> String {
+        if self.over {
+            return String::new();
+        }
+        self.over = true;
+        self.cave.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CLASSIC: &str =
+        "dim 4 4\nplayer 0 0 1 0 1\nwumpus 3 2\ngold 3 3\npit 2 0\npit 1 2\nexit 0 0\n";
+
+    fn load(text: &str) -> Wumpus {
+        Wumpus::new(parse_cave(text).unwrap())
+    }
+
+    /// Play `lines` after the start; return every reply.
+    fn play(game: &mut Wumpus, lines: &[&str]) -> Vec<Reply> {
+        let mut memory = Memory::default();
+        lines
+            .iter()
+            .map(|line| game.handle(line, &mut memory))
+            .collect()
+    }
+
+    #[test]
+    fn commands_in_any_case_and_spacing() {
+        assert_eq!(
+            Command::parse("MOVE \t Forward"),
+            Ok(Command::Act(Action::MoveForward))
+        );
+        assert_eq!(
+            Command::parse("turn LEFT"),
+            Ok(Command::Act(Action::TurnLeft))
+        );
+        assert_eq!(
+            Command::parse("Turn right"),
+            Ok(Command::Act(Action::TurnRight))
+        );
+        assert_eq!(Command::parse("shoot"), Ok(Command::Act(Action::Shoot)));
+        assert_eq!(Command::parse("GRAB"), Ok(Command::Act(Action::Grab)));
+        assert_eq!(Command::parse("climb"), Ok(Command::Act(Action::Climb)));
+        assert_eq!(Command::parse("Quit"), Ok(Command::Quit));
+        assert_eq!(
+            Command::parse("save My-Cave_2"),
+            Ok(Command::Save(SaveName("my-cave_2".into())))
+        );
+        for bad in [
+            "",
+            "move",
+            "forward",
+            "move back",
+            "turn",
+            "shoot now",
+            "moveforward",
+            "q",
+        ] {
+            assert_eq!(
+                Command::parse(bad),
+                Err(CommandError::NotACommand),
+                "{bad:?}"
+            );
+        }
+        assert_eq!(Command::parse("save"), Err(CommandError::SaveUsage));
+        assert_eq!(Command::parse("save a b"), Err(CommandError::SaveUsage));
+        assert_eq!(
+            Command::parse("save ../etc").unwrap_err().to_string(),
+            "Cannot save as \"../etc\": use 1 to 32 letters, digits, '-' or '_'."
+        );
+    }
+
+    #[test]
+    fn save_names() {
+        assert!(SaveName::parse(&"x".repeat(32)).is_ok());
+        for bad in ["", "a.txt", "a/b", "é", "a b", &"x".repeat(33)] {
+            assert!(SaveName::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn welcome_then_the_starting_room_then_the_prompt() {
+        let reply = load(CLASSIC).start(&mut Memory::default());
+        assert_eq!(
+            reply.text,
+            "Welcome to the Wumpus World!\nYou see light above.\nEnter command: "
+        );
+        assert_eq!(reply.status, Status::Playing);
+    }
+
+    #[test]
+    fn a_whole_game_with_the_gold() {
+        let mut game = load(CLASSIC);
+        let replies = play(
+            &mut game,
+            &[
+                "move forward", // (0,1)
+                "move forward", // (0,2): breeze from (1,2)
+                "move forward", // (0,3)
+                "turn left",    // east
+                "move forward", // (1,3): breeze
+                "move forward", // (2,3)
+                "turn left",    // north
+                "shoot",        // into (2,2): a miss
+                "turn right",   // east
+                "move forward", // (3,3): smell, glitter
+                "grab",
+                "grab",
+                "shoot",
+            ],
+        );
+        let texts: Vec<&str> = replies.iter().map(|r| r.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "Enter command: ",
+                "You feel a breeze.\nEnter command: ",
+                "Enter command: ",
+                "Enter command: ",
+                "You feel a breeze.\nEnter command: ",
+                "Enter command: ",
+                "Enter command: ",
+                "Your arrow disappeared into the darkness.\nEnter command: ",
+                "Enter command: ",
+                "You smell a wumpus.\nYou see glitter.\nEnter command: ",
+                "You smell a wumpus.\nYou grabbed the gold.\nEnter command: ",
+                "That command had no effect.\nEnter command: ",
+                "That command has no effect.\nEnter command: ",
+            ]
+        );
+        assert!(replies.iter().all(|r| r.status == Status::Playing));
+        let state = game.cave().to_string();
+        assert_eq!(
+            state,
+            "dim 4 4\nplayer 3 3 0 1 0\nwumpus 3 2\npit 2 0\npit 1 2\nexit 0 0\n"
+        );
+    }
+
+    #[test]
+    fn falling_prints_percepts_then_the_state_and_ends() {
+        let mut game = load(CLASSIC);
+        let replies = play(&mut game, &["turn left", "move forward", "move forward"]);
+        let last = replies.last().unwrap();
+        assert_eq!(
+            last.text,
+            "You feel a breeze.\nYou fell into a pit.\ndim 4 4\nplayer 2 0 0 0 1\nwumpus 3 2\ngold 3 3\npit 2 0\npit 1 2\nexit 0 0\n"
+        );
+        assert_eq!(last.status, Status::Ended);
+        assert!(game.is_over());
+        assert_eq!(game.end_of_input(), "");
+    }
+
+    #[test]
+    fn climbing_out_prints_only_the_out_line_and_the_state() {
+        let mut game = load(CLASSIC);
+        let reply = play(&mut game, &["climb"]).remove(0);
+        assert_eq!(
+            reply.text,
+            format!("You are out without the gold.\n{CLASSIC}")
+        );
+        assert_eq!(reply.status, Status::Ended);
+        let mut game = load(&CLASSIC.replace("0 0 1 0 1", "0 0 1 1 1"));
+        let reply = play(&mut game, &["climb"]).remove(0);
+        assert!(reply
+            .text
+            .starts_with("You are out with the gold.\ndim 4 4\n"));
+    }
+
+    #[test]
+    fn climbing_away_from_the_exit_bumps() {
+        let mut game = load(CLASSIC);
+        let replies = play(&mut game, &["move forward", "climb"]);
+        assert_eq!(replies[1].text, "You bumped into a wall.\nEnter command: ");
+    }
+
+    #[test]
+    fn invalid_lines_have_no_effect() {
+        let mut game = load(CLASSIC);
+        let replies = play(&mut game, &["dance", "", "save", "save a/b"]);
+        assert_eq!(
+            replies[0].text,
+            "That command had no effect.\nEnter command: "
+        );
+        assert_eq!(
+            replies[1].text,
+            "That command had no effect.\nEnter command: "
+        );
+        assert!(replies[2].text.starts_with("Usage: save NAME"));
+        assert!(replies[3].text.starts_with("Cannot save as \"a/b\""));
+        assert!(replies.iter().all(|r| r.status == Status::Playing));
+    }
+
+    #[test]
+    fn quit_and_end_of_input_print_the_state() {
+        let mut game = load(CLASSIC);
+        let reply = play(&mut game, &["move forward", "quit"]).remove(1);
+        assert_eq!(reply.text, CLASSIC.replace("player 0 0", "player 0 1"));
+        assert_eq!(reply.status, Status::Ended);
+        let mut game = load(CLASSIC);
+        play(&mut game, &["turn right"]);
+        assert_eq!(
+            game.end_of_input(),
+            CLASSIC.replace("0 0 1 0 1", "0 0 2 0 1")
+        );
+    }
+
+    #[test]
+    fn save_hands_the_state_to_the_session() {
+        let mut game = load(CLASSIC).with_reserved_names(vec!["classic".into()]);
+        let reply = play(&mut game, &["save Mine"]).remove(0);
+        assert_eq!(
+            reply.status,
+            Status::Save {
+                name: "mine".into(),
+                state: CLASSIC.into()
+            }
+        );
+        assert_eq!(reply.text, "");
+        let reply = play(&mut game, &["save CLASSIC"]).remove(0);
+        assert_eq!(reply.status, Status::Playing);
+        assert!(reply.text.contains("a built-in world has that name"));
+        assert!(reply.text.ends_with(PROMPT));
+    }
+
+    #[test]
+    fn a_state_left_in_a_pit_ends_at_the_start() {
+        let dead = "dim 4 4\nplayer 2 0 0 0 1\nwumpus 3 2\ngold 3 3\npit 2 0\npit 1 2\nexit 0 0\n";
+        let reply = load(dead).start(&mut Memory::default());
+        assert_eq!(
+            reply.text,
+            format!(
+                "Welcome to the Wumpus World!\nYou feel a breeze.\nYou fell into a pit.\n{dead}"
+            )
+        );
+        assert_eq!(reply.status, Status::Ended);
+    }
+
+    #[test]
+    fn round_trip_after_play() {
+        let mut game = load(CLASSIC);
+        play(
+            &mut game,
+            &["move forward", "shoot", "turn left", "move forward"],
+        );
+        let state = game.cave().to_string();
+        let again = parse_cave(&state).unwrap();
+        assert_eq!(&again, game.cave());
+        assert_eq!(again.to_string(), state);
+    }
+}
