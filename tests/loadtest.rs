@@ -87,3 +87,24 @@ async fn closed_loop_answers_every_command() {
     // Closed loop sends far more than an open loop's default 1 command/s would.
     assert!(report.commands > 4 * 10, "{report}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_script_plays_through_the_lobby() {
+    let server = TestServer::start().await;
+    for game in [Script::Sokoban, Script::Twenty48, Script::Wumpus] {
+        let options = Options {
+            addr: server.addr,
+            sessions: 3,
+            rate: 0.0,
+            game,
+            duration: Duration::from_millis(300),
+            warmup: Duration::ZERO,
+            quiet: true,
+            ..Options::default()
+        };
+        let report = loadtest::run(&options).await.expect("the load test runs");
+        assert_eq!(report.failures, 0, "{}: {report}", game.name());
+        assert!(report.commands > 3, "{}: {report}", game.name());
+    }
+    server.shutdown().await;
+}
