@@ -4,10 +4,14 @@
 //! to the lobby parser or to the running game, and whatever text comes back is written
 //! with one flush. The session also keeps the idle timer and listens for shutdown.
 
+use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll, Wake, Waker};
 use std::time::{Duration, Instant};
 
+use futures::task::AtomicWaker;
 use futures::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio::sync::broadcast;
@@ -40,8 +44,9 @@ const MAX_IDLE_WARNING: Duration = Duration::from_secs(60);
 /// Listens for the server's shutdown signal (mini-redis' shape).
 ///
 /// [`Shutdown::recv`] takes the listener by value: a session creates that future once
-/// and keeps polling the same one for its whole life, so it registers with the
-/// broadcast channel once instead of once per command.
+/// and polls the same one for its whole life. Polling a broadcast receiver takes two
+/// locks that every session shares, so the future only polls it again when the
+/// channel has woken it, not each time a command wakes the session.
 #[derive(Debug)]
 pub struct Shutdown {
     notify: broadcast::Receiver<()>,
@@ -55,7 +60,45 @@ impl Shutdown {
 
     /// Wait until shutdown is signalled (a message, or the sender dropped).
     pub async fn recv(mut self) {
-        let _ = self.notify.recv().await;
+        let channel = Arc::new(ChannelWaker::default());
+        let waker = Waker::from(Arc::clone(&channel));
+        let recv = self.notify.recv();
+        tokio::pin!(recv);
+        let mut registered: Option<Waker> = None;
+        std::future::poll_fn(|cx| {
+            // The session's task polls with the same waker every time: hand it over
+            // once (and again only if it ever changes).
+            if !registered.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                channel.task.register(cx.waker());
+                registered = Some(cx.waker().clone());
+            } else if !channel.woken.swap(false, Ordering::AcqRel) {
+                // Woken by something else (input, a timer): nothing new here.
+                return Poll::Pending;
+            }
+            recv.as_mut()
+                .poll(&mut TaskContext::from_waker(&waker))
+                .map(|_| ())
+        })
+        .await;
+    }
+}
+
+/// The waker the shutdown channel sees: it notes that the channel woke the session,
+/// then wakes the session's task.
+#[derive(Debug, Default)]
+struct ChannelWaker {
+    woken: AtomicBool,
+    task: AtomicWaker,
+}
+
+impl Wake for ChannelWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::Release);
+        self.task.wake();
     }
 }
 
@@ -211,8 +254,15 @@ impl Session {
         self.write(Output::Text(text)).await
     }
 
+    /// Write `output` and flush it, giving up after [`WRITE_TIMEOUT`]. Nearly every
+    /// reply fits in the socket's buffer and is written by the first poll; the timer is
+    /// only set up when it is not, so a command costs no timer.
     async fn write(&mut self, output: Output<'_>) -> std::io::Result<()> {
-        match tokio::time::timeout(WRITE_TIMEOUT, self.connection.send(output)).await {
+        let mut send = self.connection.send(output);
+        if let Poll::Ready(result) = futures::poll!(&mut send) {
+            return result;
+        }
+        match tokio::time::timeout(WRITE_TIMEOUT, send).await {
             Ok(result) => result,
             Err(_elapsed) => Err(std::io::Error::new(
                 std::io::ErrorKind::TimedOut,
@@ -281,5 +331,31 @@ impl Session {
             }
         }
         self.send(&text).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn shutdown_is_seen_after_other_wakeups() {
+        for by_message in [false, true] {
+            let (sender, _) = broadcast::channel(1);
+            let signal = Shutdown::new(sender.subscribe()).recv();
+            tokio::pin!(signal);
+            // Polled again and again without a signal, as a busy session polls it.
+            for _ in 0..3 {
+                assert!(futures::poll!(&mut signal).is_pending());
+            }
+            if by_message {
+                sender.send(()).unwrap();
+            } else {
+                drop(sender);
+            }
+            tokio::time::timeout(Duration::from_secs(5), signal)
+                .await
+                .expect("the signal is seen");
+        }
     }
 }
