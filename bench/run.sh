@@ -3,19 +3,22 @@
 # answers every line with a fixed board and does nothing else), the same loads on
 # both in the same run, and a table of the ratios.
 #
-#   bench/run.sh            # about 7 minutes on 2 cores
-#   REPS=1 bench/run.sh     # one repetition instead of three: about 2.5 minutes
+#   bench/run.sh                          # about 7 minutes on 2 cores
+#   REPS=1 LATENCY_REPS=1 bench/run.sh    # one run of each: about 2 minutes
 #
-# Only 127.0.0.0/8 is touched. Each load runs REPS times per server, alternating
-# arcade and minimal, and the table shows the median. Results (JSON per run, the
-# servers' logs) stay in $OUT (printed at the end).
+# Only 127.0.0.0/8 is touched. Each load runs several times per server (REPS, and
+# LATENCY_REPS for the two p99 loads, whose runs vary most), alternating arcade and
+# minimal, and the table shows the median. Results (JSON per run, the servers' logs)
+# stay in $OUT (printed at the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REPS=${REPS:-3}
+LATENCY_REPS=${LATENCY_REPS:-5}
 PORT_ARCADE=${PORT_ARCADE:-47100}
 PORT_MINIMAL=${PORT_MINIMAL:-47101}
 OUT=${OUT:-$(mktemp -d -t arcade-bench.XXXXXX)}
+mkdir -p "$OUT"
 ARCADE=target/release/arcade
 MINIMAL=target/release/arcade-minimal
 
@@ -81,11 +84,13 @@ steal() {
     awk '/^cpu / {print $9}' /proc/stat
 }
 
-# each ROW [loadtest options...]: REPS runs per server, alternating which goes first.
+# each ROW RUNS [loadtest options...]: RUNS runs per server, alternating which goes
+# first, each pair on fresh servers.
 each() {
-    local row=$1
-    shift
-    for rep in $(seq "$REPS"); do
+    local row=$1 runs=$2
+    shift 2
+    echo "$runs" >"$OUT/row$row.runs"
+    for rep in $(seq "$runs"); do
         start_servers
         if [ $((rep % 2)) = 1 ]; then order="arcade minimal"; else order="minimal arcade"; fi
         for server in $order; do
@@ -98,14 +103,15 @@ each() {
 
 started=$(date +%s)
 # 1. Closed loop, 100 sessions: throughput.
-each 1 --sessions 100 --rate 0 --ramp 500ms --warmup 2s --duration 5s
+each 1 "$REPS" --sessions 100 --rate 0 --ramp 500ms --warmup 2s --duration 5s
 # 2. Open loop, 10,000 sessions at 1 command/s: latency.
-each 2 --sessions 10000 --rate 1 --ramp 5s --warmup 3s --duration 10s
+each 2 "$LATENCY_REPS" --sessions 10000 --rate 1 --ramp 3s --warmup 2s --duration 5s
 # 3. As many sessions as the open-file limit allows (loadtest caps --sessions).
-each 3 --sessions 1000000 --rate 1 --ramp 10s --warmup 3s --duration 10s
+each 3 "$LATENCY_REPS" --sessions 1000000 --rate 1 --ramp 6s --warmup 2s --duration 5s
 # 4. A burst of 5,000 connects.
-each 4 --sessions 5000 --burst --rate 1 --warmup 1s --duration 2s
+each 4 "$REPS" --sessions 5000 --burst --rate 1 --warmup 1s --duration 2s
 # 5. Memory per idle in-game session (fresh servers: each run's own before/after).
+echo "$REPS" >"$OUT/row5.runs"
 for rep in $(seq "$REPS"); do
     for server in arcade minimal; do
         start_servers
@@ -117,7 +123,7 @@ elapsed=$(( $(date +%s) - started ))
 
 {
     echo "machine: $(nproc) cores, $(free -h | awk '/^Mem:/ {print $2}') RAM, $(uname -sr), ulimit -n $(ulimit -n) (hard $(ulimit -Hn))"
-    echo "runs: $REPS per load and server, median shown; $elapsed s in all; JSON in $OUT"
+    echo "runs per load and server: $REPS ($LATENCY_REPS for rows 2 and 3), median shown; $elapsed s in all; JSON in $OUT"
     echo
-    python3 bench/table.py "$OUT" "$REPS"
+    python3 bench/table.py "$OUT"
 } | tee "$OUT/table.md"

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Print the benchmark table of bench/run.sh from its JSON files.
 
-Usage: table.py DIR REPS. DIR holds rowN-SERVER-REP.json, one `arcade loadtest --json`
-report each. Every number is the median over the repetitions; the ratio is
+Usage: table.py DIR. DIR holds rowN-SERVER-REP.json, one `arcade loadtest --json`
+report each, and rowN.runs, the number of runs of row N. Every number is the median over the repetitions; the ratio is
 arcade / minimal; a target is checked on the ratio (or, for memory, on arcade's
 own number).
 """
@@ -13,8 +13,17 @@ import statistics
 import sys
 
 
-def load(directory, row, server, reps):
+def runs(directory, row):
+    try:
+        with open(os.path.join(directory, f"row{row}.runs")) as file:
+            return int(file.read().strip())
+    except (OSError, ValueError):
+        return 0
+
+
+def load(directory, row, server):
     reports = []
+    reps = runs(directory, row)
     for rep in range(1, reps + 1):
         path = os.path.join(directory, f"row{row}-{server}-{rep}.json")
         try:
@@ -48,7 +57,7 @@ def show(value, unit):
 
 
 def main():
-    directory, reps = sys.argv[1], int(sys.argv[2])
+    directory = sys.argv[1]
     rows = [
         # (row, label, metric, unit, pick, target kind, target value)
         (1, "closed loop, 100 sessions", "commands/s", "/s",
@@ -71,8 +80,8 @@ def main():
     print("|---|---|---|---:|---:|---:|---|---|")
     failures = []
     for row, label, metric, unit, pick, kind, target in rows:
-        arcade = load(directory, row, "arcade", reps)
-        minimal = load(directory, row, "minimal", reps)
+        arcade = load(directory, row, "arcade")
+        minimal = load(directory, row, "minimal")
         a, m = median(arcade, pick), median(minimal, pick)
         ratio = a / m if a is not None and m else None
         if kind == "ratio>=":
@@ -94,12 +103,27 @@ def main():
             for report in reports:
                 for reason, count in report.get("failure_reasons", {}).items():
                     failures.append(f"row {row} {server}: {count} x {reason}")
+    print("\nEvery run, in order (the medians above come from these):")
+    spread = [
+        (1, "commands/s", lambda r: f"{r['commands_per_second']:,.0f}"),
+        (2, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
+        (3, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
+        (4, "connect p99 ms", lambda r: f"{r['connect']['p99_us'] / 1000:.0f}"),
+        (5, "bytes/session",
+         lambda r: f"{(r.get('server_memory') or {}).get('bytes_per_session', 0):.0f}"),
+    ]
+    for row, metric, pick in spread:
+        parts = []
+        for server in ("arcade", "minimal"):
+            values = " ".join(pick(report) for report in load(directory, row, server))
+            parts.append(f"{server} {values}")
+        print(f"- row {row} {metric}: " + "; ".join(parts))
     print("\nCPU time stolen by the hypervisor during the runs (all runs of a row):")
     for row in range(1, 6):
         parts = []
         for server in ("arcade", "minimal"):
             ticks = 0
-            for rep in range(1, reps + 1):
+            for rep in range(1, runs(directory, row) + 1):
                 try:
                     with open(os.path.join(directory, f"row{row}-{server}-{rep}.steal")) as file:
                         ticks += int(file.read().strip() or 0)
@@ -107,7 +131,7 @@ def main():
                     pass
             parts.append(f"{server} {ticks / 100:.2f} s")
         print(f"- row {row}: " + ", ".join(parts))
-    capped = load(directory, 3, "arcade", reps)
+    capped = load(directory, 3, "arcade")
     if capped and capped[0].get("capped_by_open_files"):
         print(f"\nRow 3: loadtest capped --sessions to {capped[0]['capped_by_open_files']} "
               "by its open-file limit.")

@@ -6,12 +6,12 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::task::{Context as TaskContext, Poll, Wake, Waker};
+use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
-use futures::task::AtomicWaker;
 use futures::{SinkExt, StreamExt};
 use tokio::net::TcpStream;
 use tokio::sync::broadcast;
@@ -41,64 +41,79 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
 /// The longest the idle warning comes before the close.
 const MAX_IDLE_WARNING: Duration = Duration::from_secs(60);
 
+/// The server's side of shutdown: one signal that every session listens for.
+///
+/// Besides the broadcast channel that wakes the sessions, it keeps a flag raised just
+/// before they are woken. A session checks that flag (one shared, read-only cache
+/// line) when something wakes it, and polls the channel only once the flag is up:
+/// polling a broadcast receiver takes two locks that every session shares, which would
+/// otherwise be paid on every command.
+#[derive(Debug)]
+pub struct ShutdownSignal {
+    sender: broadcast::Sender<()>,
+    started: Arc<AtomicBool>,
+}
+
+impl Default for ShutdownSignal {
+    fn default() -> Self {
+        ShutdownSignal::new()
+    }
+}
+
+impl ShutdownSignal {
+    /// A signal no session listens to yet.
+    pub fn new() -> ShutdownSignal {
+        let (sender, _) = broadcast::channel(1);
+        ShutdownSignal {
+            sender,
+            started: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// A listener for one session.
+    pub fn subscribe(&self) -> Shutdown {
+        Shutdown {
+            notify: self.sender.subscribe(),
+            started: Arc::clone(&self.started),
+        }
+    }
+
+    /// Tell every session to shut down.
+    pub fn fire(self) {
+        self.started.store(true, Ordering::Release);
+        drop(self.sender);
+    }
+}
+
 /// Listens for the server's shutdown signal (mini-redis' shape).
 ///
 /// [`Shutdown::recv`] takes the listener by value: a session creates that future once
-/// and polls the same one for its whole life. Polling a broadcast receiver takes two
-/// locks that every session shares, so the future only polls it again when the
-/// channel has woken it, not each time a command wakes the session.
+/// and polls the same one for its whole life.
 #[derive(Debug)]
 pub struct Shutdown {
     notify: broadcast::Receiver<()>,
+    started: Arc<AtomicBool>,
 }
 
 impl Shutdown {
-    /// Wrap the receiving side of the server's shutdown channel.
-    pub fn new(notify: broadcast::Receiver<()>) -> Shutdown {
-        Shutdown { notify }
-    }
-
-    /// Wait until shutdown is signalled (a message, or the sender dropped).
+    /// Wait until shutdown is signalled.
     pub async fn recv(mut self) {
-        let channel = Arc::new(ChannelWaker::default());
-        let waker = Waker::from(Arc::clone(&channel));
+        let started = self.started;
         let recv = self.notify.recv();
         tokio::pin!(recv);
         let mut registered: Option<Waker> = None;
         std::future::poll_fn(|cx| {
-            // The session's task polls with the same waker every time: hand it over
-            // once (and again only if it ever changes).
-            if !registered.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
-                channel.task.register(cx.waker());
-                registered = Some(cx.waker().clone());
-            } else if !channel.woken.swap(false, Ordering::AcqRel) {
-                // Woken by something else (input, a timer): nothing new here.
+            // The channel holds the waker of the first poll; the session's task polls
+            // with that same waker every time. Until shutdown starts, a wake-up is
+            // input or a timer, never the channel, so there is nothing to ask it.
+            let same_task = registered.as_ref().is_some_and(|w| w.will_wake(cx.waker()));
+            if same_task && !started.load(Ordering::Acquire) {
                 return Poll::Pending;
             }
-            recv.as_mut()
-                .poll(&mut TaskContext::from_waker(&waker))
-                .map(|_| ())
+            registered = Some(cx.waker().clone());
+            recv.as_mut().poll(cx).map(|_| ())
         })
         .await;
-    }
-}
-
-/// The waker the shutdown channel sees: it notes that the channel woke the session,
-/// then wakes the session's task.
-#[derive(Debug, Default)]
-struct ChannelWaker {
-    woken: AtomicBool,
-    task: AtomicWaker,
-}
-
-impl Wake for ChannelWaker {
-    fn wake(self: Arc<Self>) {
-        self.wake_by_ref();
-    }
-
-    fn wake_by_ref(self: &Arc<Self>) {
-        self.woken.store(true, Ordering::Release);
-        self.task.wake();
     }
 }
 
@@ -233,7 +248,8 @@ impl Session {
                 Input::Line(line) => {
                     warned = false;
                     last_input = tokio::time::Instant::now();
-                    if let Some(reason) = self.handle_line(line.trim()).await? {
+                    let outcome = self.handle_line(line.trim());
+                    if let Some(reason) = self.act(outcome).await? {
                         return Ok(reason);
                     }
                 }
@@ -271,13 +287,14 @@ impl Session {
         }
     }
 
-    /// Handle one trimmed line; `Some` when the session should end.
-    async fn handle_line(&mut self, line: &str) -> std::io::Result<Option<CloseReason>> {
+    /// Handle one trimmed line: the lobby's or the game's rules, no I/O. What to send
+    /// comes back as an [`Outcome`]; keeping this synchronous keeps the per-command
+    /// state of the session's future small.
+    fn handle_line(&mut self, line: &str) -> Outcome {
         if let Some((kind, game)) = &mut self.game {
             let kind = *kind;
             let reply = game.handle(line, &mut self.memory);
-            self.after_reply(kind, reply).await?;
-            return Ok(None);
+            return self.after_reply(kind, reply);
         }
         let text = match Command::parse(line) {
             Command::Empty => String::from(lobby::PROMPT),
@@ -286,8 +303,7 @@ impl Session {
                     debug!(peer = %self.peer, game = kind.name(), "game started");
                     let reply = game.start(&mut self.memory);
                     self.game = Some((kind, game));
-                    self.after_reply(kind, reply).await?;
-                    return Ok(None);
+                    return self.after_reply(kind, reply);
                 }
                 Err(message) => format!("{message}\n{}", lobby::PROMPT),
             },
@@ -298,40 +314,84 @@ impl Session {
                 format!("{}{}", lobby::levels(kind, &self.context), lobby::PROMPT)
             }
             Command::Help => format!("{}{}", lobby::help(), lobby::PROMPT),
-            Command::Quit => {
-                self.send(lobby::GOODBYE).await?;
-                return Ok(Some(CloseReason::Quit));
-            }
+            Command::Quit => return Outcome::Quit,
             Command::Unknown(word) => {
                 format!("{}\n{}", lobby::unknown_command(word), lobby::PROMPT)
             }
         };
-        self.send(&text).await?;
-        Ok(None)
+        Outcome::Send(text)
     }
 
-    /// Send a game's reply and act on its status.
-    async fn after_reply(&mut self, kind: GameKind, reply: games::Reply) -> std::io::Result<()> {
+    /// Act on a game's reply: what to send, and whether the game is over.
+    fn after_reply(&mut self, kind: GameKind, reply: games::Reply) -> Outcome {
         let mut text = reply.text;
         match reply.status {
-            Status::Playing => {}
+            Status::Playing => Outcome::Send(text),
             Status::Ended => {
                 self.game = None;
                 text.push_str(lobby::PROMPT);
+                Outcome::Send(text)
             }
-            Status::Save { name, state } => {
-                let data_dir = self.context.data_dir.clone();
-                let message = tokio::task::spawn_blocking(move || {
-                    saves::save(&data_dir, kind, &name, &state)
-                })
-                .await
-                .unwrap_or_else(|error| format!("Could not save: {error}.\n"));
+            Status::Save { name, state } => Outcome::Save {
+                kind,
+                name,
+                state,
+                text,
+            },
+        }
+    }
+
+    /// Carry out what a line led to; `Some` when the session should end.
+    async fn act(&mut self, outcome: Outcome) -> std::io::Result<Option<CloseReason>> {
+        match outcome {
+            Outcome::Send(text) => self.send(&text).await?,
+            Outcome::Save {
+                kind,
+                name,
+                state,
+                mut text,
+            } => {
+                // Rare, and the only step that waits for a thread: boxed, so that its
+                // state does not widen every session's future.
+                let message =
+                    Box::pin(save(self.context.data_dir.clone(), kind, name, state)).await;
                 text.push_str(&message);
                 text.push_str(games::PROMPT);
+                self.send(&text).await?;
+            }
+            Outcome::Quit => {
+                self.send(lobby::GOODBYE).await?;
+                return Ok(Some(CloseReason::Quit));
             }
         }
-        self.send(&text).await
+        Ok(None)
     }
+}
+
+/// What one input line leads to.
+enum Outcome {
+    /// Send this text; the session goes on.
+    Send(String),
+    /// Save a game's state, then send `text`, the outcome and the game prompt.
+    Save {
+        /// The game saved.
+        kind: GameKind,
+        /// The name, already checked by the game.
+        name: String,
+        /// The file's contents.
+        state: String,
+        /// The game's reply before the save's outcome.
+        text: String,
+    },
+    /// Say goodbye and close.
+    Quit,
+}
+
+/// Write a saved game on a blocking thread; the line that says how it went.
+async fn save(data_dir: PathBuf, kind: GameKind, name: String, state: String) -> String {
+    tokio::task::spawn_blocking(move || saves::save(&data_dir, kind, &name, &state))
+        .await
+        .unwrap_or_else(|error| format!("Could not save: {error}.\n"))
 }
 
 #[cfg(test)]
@@ -340,22 +400,20 @@ mod tests {
 
     #[tokio::test]
     async fn shutdown_is_seen_after_other_wakeups() {
-        for by_message in [false, true] {
-            let (sender, _) = broadcast::channel(1);
-            let signal = Shutdown::new(sender.subscribe()).recv();
-            tokio::pin!(signal);
-            // Polled again and again without a signal, as a busy session polls it.
-            for _ in 0..3 {
-                assert!(futures::poll!(&mut signal).is_pending());
-            }
-            if by_message {
-                sender.send(()).unwrap();
-            } else {
-                drop(sender);
-            }
-            tokio::time::timeout(Duration::from_secs(5), signal)
-                .await
-                .expect("the signal is seen");
+        let signal = ShutdownSignal::new();
+        let first = signal.subscribe().recv();
+        let second = signal.subscribe().recv();
+        tokio::pin!(first, second);
+        // Polled again and again without a signal, as a busy session polls it.
+        for _ in 0..3 {
+            assert!(futures::poll!(&mut first).is_pending());
         }
+        signal.fire();
+        tokio::time::timeout(Duration::from_secs(5), async {
+            first.await;
+            second.await;
+        })
+        .await
+        .expect("every listener sees the signal");
     }
 }
