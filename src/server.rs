@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::FutureExt;
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{mpsc, Semaphore};
 use tracing::{error, info, warn};
@@ -229,11 +230,12 @@ impl Listener {
             );
             let shutdown = self.notify_shutdown.subscribe();
             let done = self.done_tx.clone();
-            tokio::spawn(async move {
-                session.run(shutdown).await;
+            // `map` rather than an async block that owns the session: the block would
+            // keep a second copy of the session's future in every task.
+            tokio::spawn(session.run(shutdown).map(move |()| {
                 drop(permit);
                 drop(done);
-            });
+            }));
         }
     }
 }

@@ -169,7 +169,15 @@ impl Session {
 
     /// Serve the connection until it ends or `shutdown` fires, and log how it ended.
     /// Errors end only this session.
-    pub async fn run(mut self, shutdown: Shutdown) {
+    ///
+    /// The session moves to the heap first: an `async fn` that takes a value keeps
+    /// both the argument and its local copy in its future, which would store the
+    /// session twice in every connection's task.
+    pub fn run(self, shutdown: Shutdown) -> impl Future<Output = ()> + Send {
+        Box::new(self).run_boxed(shutdown)
+    }
+
+    async fn run_boxed(mut self: Box<Self>, shutdown: Shutdown) {
         let opened = Instant::now();
         info!(peer = %self.peer, "connection opened");
         let reason = self
@@ -278,7 +286,9 @@ impl Session {
         if let Poll::Ready(result) = futures::poll!(&mut send) {
             return result;
         }
-        match tokio::time::timeout(WRITE_TIMEOUT, send).await {
+        // Boxed: the timer is big and this path rare, so it stays out of every
+        // session's future.
+        match Box::pin(tokio::time::timeout(WRITE_TIMEOUT, send)).await {
             Ok(result) => result,
             Err(_elapsed) => Err(std::io::Error::new(
                 std::io::ErrorKind::TimedOut,
