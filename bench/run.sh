@@ -14,9 +14,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REPS=${REPS:-3}
-LATENCY_REPS=${LATENCY_REPS:-5}
-PORT_ARCADE=${PORT_ARCADE:-47100}
-PORT_MINIMAL=${PORT_MINIMAL:-47101}
+LATENCY_REPS=${LATENCY_REPS:-7}
+# Ports below the ephemeral range (32768-60999 here), so that no client socket of an
+# earlier run can hold them.
+PORT_ARCADE=${PORT_ARCADE:-24100}
+PORT_MINIMAL=${PORT_MINIMAL:-24101}
 OUT=${OUT:-$(mktemp -d -t arcade-bench.XXXXXX)}
 mkdir -p "$OUT"
 ARCADE=target/release/arcade
@@ -103,11 +105,11 @@ each() {
 
 started=$(date +%s)
 # 1. Closed loop, 100 sessions: throughput.
-each 1 "$REPS" --sessions 100 --rate 0 --ramp 500ms --warmup 2s --duration 5s
+each 1 "$REPS" --sessions 100 --rate 0 --ramp 500ms --warmup 1s --duration 4s
 # 2. Open loop, 10,000 sessions at 1 command/s: latency.
-each 2 "$LATENCY_REPS" --sessions 10000 --rate 1 --ramp 3s --warmup 2s --duration 5s
+each 2 "$LATENCY_REPS" --sessions 10000 --rate 1 --ramp 1500ms --warmup 1s --duration 5s
 # 3. As many sessions as the open-file limit allows (loadtest caps --sessions).
-each 3 "$LATENCY_REPS" --sessions 1000000 --rate 1 --ramp 6s --warmup 2s --duration 5s
+each 3 "$LATENCY_REPS" --sessions 1000000 --rate 1 --ramp 3s --warmup 1s --duration 5s
 # 4. A burst of 5,000 connects.
 each 4 "$REPS" --sessions 5000 --burst --rate 1 --warmup 1s --duration 2s
 # 5. Memory per idle in-game session (fresh servers: each run's own before/after).
@@ -115,7 +117,7 @@ echo "$REPS" >"$OUT/row5.runs"
 for rep in $(seq "$REPS"); do
     for server in arcade minimal; do
         start_servers
-        run 5 "$server" "$rep" --sessions 10000 --idle --ramp 5s --warmup 3s --duration 1s
+        run 5 "$server" "$rep" --sessions 10000 --idle --ramp 3s --warmup 2s --duration 1s
     done
 done
 stop_servers

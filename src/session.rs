@@ -170,21 +170,20 @@ impl Session {
     /// Serve the connection until it ends or `shutdown` fires, and log how it ended.
     /// Errors end only this session.
     ///
-    /// The session moves to the heap first: an `async fn` that takes a value keeps
-    /// both the argument and its local copy in its future, which would store the
-    /// session twice in every connection's task.
-    pub fn run(self, shutdown: Shutdown) -> impl Future<Output = ()> + Send {
-        Box::new(self).run_boxed(shutdown)
-    }
-
-    async fn run_boxed(mut self: Box<Self>, shutdown: Shutdown) {
-        let opened = Instant::now();
-        info!(peer = %self.peer, "connection opened");
-        let reason = self
-            .serve(shutdown)
-            .await
-            .unwrap_or_else(CloseReason::Error);
-        info!(peer = %self.peer, duration = ?opened.elapsed(), %reason, "connection closed");
+    /// Not an `async fn`: one of those keeps both its by-value argument and the
+    /// local copy it makes in its future, which would store the session twice in
+    /// every connection's task. The block below uses the captured session in place.
+    #[allow(clippy::manual_async_fn)] // on purpose: see above
+    pub fn run(mut self, shutdown: Shutdown) -> impl Future<Output = ()> + Send {
+        async move {
+            let opened = Instant::now();
+            info!(peer = %self.peer, "connection opened");
+            let reason = self
+                .serve(shutdown)
+                .await
+                .unwrap_or_else(CloseReason::Error);
+            info!(peer = %self.peer, duration = ?opened.elapsed(), %reason, "connection closed");
+        }
     }
 
     /// The read loop. The shutdown future and the idle timer live as long as the loop,
