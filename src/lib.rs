@@ -11,10 +11,12 @@
 //! - [`games`] holds one pure state machine per game;
 //! - [`levels`] loads the built-in and user-supplied level files;
 //! - [`saves`] writes saved games atomically;
-//! - [`play`] runs one game on stdin/stdout.
+//! - [`play`] runs one game on stdin/stdout;
+//! - [`loadtest`] drives thousands of sessions against a server and measures them.
 
 pub mod games;
 pub mod levels;
+pub mod loadtest;
 pub mod lobby;
 pub mod play;
 pub mod saves;

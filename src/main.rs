@@ -1,7 +1,8 @@
 //! The `arcade` binary: parses the command line and hands over to the library.
 //!
 //! `arcade` alone (or `arcade serve`) runs the server; `arcade play` runs one game on
-//! stdin/stdout; `arcade check-levels DIR` validates level files.
+//! stdin/stdout; `arcade check-levels DIR` validates level files; `arcade loadtest`
+//! plays many sessions against a server and measures them.
 
 use std::io;
 use std::net::SocketAddr;
@@ -16,6 +17,7 @@ use arcade::games::sokoban;
 use arcade::games::wumpus::{self, Wumpus};
 use arcade::games::Game;
 use arcade::levels::Levels;
+use arcade::loadtest;
 use arcade::lobby::{Context, GameKind};
 use arcade::server::{self, Options};
 
@@ -40,6 +42,8 @@ enum Command {
         /// The directory to check.
         dir: PathBuf,
     },
+    /// Open many sessions against a server, play, and report throughput and latency.
+    Loadtest(loadtest::Options),
 }
 
 #[derive(Debug, clap::Args)]
@@ -67,6 +71,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(options)) => serve(options),
         Some(Command::Play(args)) => play(args),
         Some(Command::CheckLevels { dir }) => check_levels(&dir),
+        Some(Command::Loadtest(options)) => load_test(&options),
     }
 }
 
@@ -214,6 +219,46 @@ fn check_levels(dir: &Path) -> ExitCode {
         ExitCode::SUCCESS
     } else {
         println!("{} problem(s)", problems.len());
+        ExitCode::FAILURE
+    }
+}
+
+/// Run a load test on a multi-thread runtime and print its report; exit 1 when any
+/// session failed, so that a script can tell.
+fn load_test(options: &loadtest::Options) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("arcade: cannot start the runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let report = match runtime.block_on(loadtest::run(options)) {
+        Ok(report) => report,
+        Err(error) => {
+            eprintln!("arcade loadtest: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if options.json {
+        match serde_json::to_string_pretty(&report) {
+            Ok(json) => println!("{json}"),
+            Err(error) => {
+                eprintln!("arcade loadtest: cannot write the report as JSON: {error}");
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        print!("{report}");
+    }
+    // Closing thousands of sockets is the kernel's job; do not wait for the runtime.
+    runtime.shutdown_background();
+    if report.failures == 0 {
+        ExitCode::SUCCESS
+    } else {
         ExitCode::FAILURE
     }
 }

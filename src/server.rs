@@ -12,13 +12,14 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::FutureExt;
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
-use tokio::sync::{broadcast, mpsc, Semaphore};
+use tokio::sync::{mpsc, Semaphore};
 use tracing::{error, info, warn};
 
 use crate::levels::Levels;
 use crate::lobby::Context;
-use crate::session::{Session, Shutdown};
+use crate::session::{Session, ShutdownSignal};
 
 /// Sent to a client that connects while the server is full.
 pub const SERVER_FULL: &str = "Server full, try again later.\r\n";
@@ -154,7 +155,7 @@ pub async fn run(listener: TcpListener, options: Options, shutdown: impl Future)
         }),
         idle_timeout: options.idle_timeout,
     });
-    let (notify_shutdown, _) = broadcast::channel(1);
+    let notify_shutdown = ShutdownSignal::new();
     let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
     let mut listener = Listener {
         listener,
@@ -175,9 +176,9 @@ pub async fn run(listener: TcpListener, options: Options, shutdown: impl Future)
         done_tx,
         ..
     } = listener;
-    // Dropping the sender makes every session's Shutdown fire; each session holds a
+    // Firing the signal ends every session's Shutdown future; each session holds a
     // clone of `done_tx`, so `recv` returns None once the last one has finished.
-    drop(notify_shutdown);
+    notify_shutdown.fire();
     drop(done_tx);
     if tokio::time::timeout(SHUTDOWN_GRACE, done_rx.recv())
         .await
@@ -192,7 +193,7 @@ struct Listener {
     listener: TcpListener,
     limit: Arc<Semaphore>,
     shared: Arc<Shared>,
-    notify_shutdown: broadcast::Sender<()>,
+    notify_shutdown: ShutdownSignal,
     done_tx: mpsc::Sender<()>,
 }
 
@@ -226,14 +227,15 @@ impl Listener {
                 peer,
                 Arc::clone(&self.shared.context),
                 self.shared.idle_timeout,
-                Shutdown::new(self.notify_shutdown.subscribe()),
             );
+            let shutdown = self.notify_shutdown.subscribe();
             let done = self.done_tx.clone();
-            tokio::spawn(async move {
-                session.run().await;
+            // `map` rather than an async block that owns the session: the block would
+            // keep a second copy of the session's future in every task.
+            tokio::spawn(session.run(shutdown).map(move |()| {
                 drop(permit);
                 drop(done);
-            });
+            }));
         }
     }
 }

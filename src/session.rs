@@ -4,8 +4,12 @@
 //! to the lobby parser or to the running game, and whatever text comes back is written
 //! with one flush. The session also keeps the idle timer and listens for shutdown.
 
+use std::future::Future;
 use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
 use futures::{SinkExt, StreamExt};
@@ -37,29 +41,79 @@ const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
 /// The longest the idle warning comes before the close.
 const MAX_IDLE_WARNING: Duration = Duration::from_secs(60);
 
-/// Listens for the server's shutdown signal (mini-redis' shape).
+/// The server's side of shutdown: one signal that every session listens for.
+///
+/// Besides the broadcast channel that wakes the sessions, it keeps a flag raised just
+/// before they are woken. A session checks that flag (one shared, read-only cache
+/// line) when something wakes it, and polls the channel only once the flag is up:
+/// polling a broadcast receiver takes two locks that every session shares, which would
+/// otherwise be paid on every command.
 #[derive(Debug)]
-pub struct Shutdown {
-    is_shutdown: bool,
-    notify: broadcast::Receiver<()>,
+pub struct ShutdownSignal {
+    sender: broadcast::Sender<()>,
+    started: Arc<AtomicBool>,
 }
 
-impl Shutdown {
-    /// Wrap the receiving side of the server's shutdown channel.
-    pub fn new(notify: broadcast::Receiver<()>) -> Shutdown {
-        Shutdown {
-            is_shutdown: false,
-            notify,
+impl Default for ShutdownSignal {
+    fn default() -> Self {
+        ShutdownSignal::new()
+    }
+}
+
+impl ShutdownSignal {
+    /// A signal no session listens to yet.
+    pub fn new() -> ShutdownSignal {
+        let (sender, _) = broadcast::channel(1);
+        ShutdownSignal {
+            sender,
+            started: Arc::new(AtomicBool::new(false)),
         }
     }
 
-    /// Wait until shutdown is signalled (a message, or the sender dropped).
-    pub async fn recv(&mut self) {
-        if self.is_shutdown {
-            return;
+    /// A listener for one session.
+    pub fn subscribe(&self) -> Shutdown {
+        Shutdown {
+            notify: self.sender.subscribe(),
+            started: Arc::clone(&self.started),
         }
-        let _ = self.notify.recv().await;
-        self.is_shutdown = true;
+    }
+
+    /// Tell every session to shut down.
+    pub fn fire(self) {
+        self.started.store(true, Ordering::Release);
+        drop(self.sender);
+    }
+}
+
+/// Listens for the server's shutdown signal (mini-redis' shape).
+///
+/// [`Shutdown::recv`] takes the listener by value: a session creates that future once
+/// and polls the same one for its whole life.
+#[derive(Debug)]
+pub struct Shutdown {
+    notify: broadcast::Receiver<()>,
+    started: Arc<AtomicBool>,
+}
+
+impl Shutdown {
+    /// Wait until shutdown is signalled.
+    pub async fn recv(mut self) {
+        let started = self.started;
+        let recv = self.notify.recv();
+        tokio::pin!(recv);
+        let mut registered: Option<Waker> = None;
+        std::future::poll_fn(|cx| {
+            // The channel holds the waker of the first poll; the session's task polls
+            // with that same waker every time. Until shutdown starts, a wake-up is
+            // input or a timer, never the channel, so there is nothing to ask it.
+            let same_task = registered.as_ref().is_some_and(|w| w.will_wake(cx.waker()));
+            if same_task && !started.load(Ordering::Acquire) {
+                return Poll::Pending;
+            }
+            registered = Some(cx.waker().clone());
+            recv.as_mut().poll(cx).map(|_| ())
+        })
+        .await;
     }
 }
 
@@ -91,7 +145,6 @@ pub struct Session {
     peer: SocketAddr,
     context: Arc<Context>,
     idle_timeout: Duration,
-    shutdown: Shutdown,
     memory: Memory,
     game: Option<(GameKind, Box<dyn Game>)>,
 }
@@ -103,53 +156,74 @@ impl Session {
         peer: SocketAddr,
         context: Arc<Context>,
         idle_timeout: Duration,
-        shutdown: Shutdown,
     ) -> Session {
         Session {
             connection: Framed::with_capacity(stream, TelnetCodec::new(), BUFFER_CAPACITY),
             peer,
             context,
             idle_timeout,
-            shutdown,
             memory: Memory::default(),
             game: None,
         }
     }
 
-    /// Serve the connection until it ends, and log how it ended. Errors end only this
-    /// session.
-    pub async fn run(mut self) {
+    /// Serve the connection until it ends or `shutdown` fires, and log how it ended.
+    /// Errors end only this session.
+    ///
+    /// The session moves to the heap first: an `async fn` that takes a value keeps
+    /// both the argument and its local copy in its future, which would store the
+    /// session twice in every connection's task.
+    pub fn run(self, shutdown: Shutdown) -> impl Future<Output = ()> + Send {
+        Box::new(self).run_boxed(shutdown)
+    }
+
+    async fn run_boxed(mut self: Box<Self>, shutdown: Shutdown) {
         let opened = Instant::now();
         info!(peer = %self.peer, "connection opened");
-        let reason = self.serve().await.unwrap_or_else(CloseReason::Error);
+        let reason = self
+            .serve(shutdown)
+            .await
+            .unwrap_or_else(CloseReason::Error);
         info!(peer = %self.peer, duration = ?opened.elapsed(), %reason, "connection closed");
     }
 
-    async fn serve(&mut self) -> std::io::Result<CloseReason> {
+    /// The read loop. The shutdown future and the idle timer live as long as the loop,
+    /// and the timer is only moved when it fires: a command costs no timer or channel
+    /// registration, which matters with thousands of sessions.
+    async fn serve(&mut self, shutdown: Shutdown) -> std::io::Result<CloseReason> {
         self.send(&lobby::banner()).await?;
         let warning = (self.idle_timeout / 2).min(MAX_IDLE_WARNING);
+        let quiet = self.idle_timeout - warning;
         let mut warned = false;
+        let mut last_input = tokio::time::Instant::now();
+        let shutdown = shutdown.recv();
+        let idle = tokio::time::sleep_until(last_input + quiet);
+        tokio::pin!(shutdown, idle);
         loop {
-            let wait = if warned {
-                warning
-            } else {
-                self.idle_timeout - warning
-            };
+            // Input first: a line that is ready is served without polling the rest.
+            // A client that floods lines still yields to shutdown, because tokio's
+            // cooperative budget makes its reads return Pending now and then.
             let event = tokio::select! {
-                () = self.shutdown.recv() => {
+                biased;
+                event = self.connection.next() => event,
+                () = &mut shutdown => {
                     // The client may be gone already; shutting down goes on regardless.
                     let _ = self.send(SHUTTING_DOWN).await;
                     return Ok(CloseReason::Shutdown);
                 }
-                event = tokio::time::timeout(wait, self.connection.next()) => event,
-            };
-            let input = match event {
-                Err(_elapsed) if warned => {
-                    let _ = self.send(IDLE_CLOSED).await;
-                    return Ok(CloseReason::Idle);
-                }
-                Err(_elapsed) => {
+                () = &mut idle => {
+                    let deadline = last_input + if warned { self.idle_timeout } else { quiet };
+                    if tokio::time::Instant::now() < deadline {
+                        // Input came since the timer was set: wait for the rest.
+                        idle.as_mut().reset(deadline);
+                        continue;
+                    }
+                    if warned {
+                        let _ = self.send(IDLE_CLOSED).await;
+                        return Ok(CloseReason::Idle);
+                    }
                     warned = true;
+                    idle.as_mut().reset(last_input + self.idle_timeout);
                     let text = format!(
                         "\nNo input for a while: this session closes in {} seconds unless you type something.\n{}",
                         warning.as_secs().max(1),
@@ -158,14 +232,16 @@ impl Session {
                     self.send(&text).await?;
                     continue;
                 }
-                Ok(None) => {
+            };
+            let input = match event {
+                None => {
                     if let Some((_, game)) = &mut self.game {
                         let text = game.end_of_input();
                         self.send(&text).await?;
                     }
                     return Ok(CloseReason::ClientClosed);
                 }
-                Ok(Some(input)) => input?,
+                Some(input) => input?,
             };
             match input {
                 Input::Negotiation(bytes) => {
@@ -173,12 +249,15 @@ impl Session {
                 }
                 Input::LineTooLong => {
                     warned = false;
+                    last_input = tokio::time::Instant::now();
                     let text = format!("{LINE_TOO_LONG}\n{}", self.prompt());
                     self.send(&text).await?;
                 }
                 Input::Line(line) => {
                     warned = false;
-                    if let Some(reason) = self.handle_line(line.trim()).await? {
+                    last_input = tokio::time::Instant::now();
+                    let outcome = self.handle_line(line.trim());
+                    if let Some(reason) = self.act(outcome).await? {
                         return Ok(reason);
                     }
                 }
@@ -199,8 +278,17 @@ impl Session {
         self.write(Output::Text(text)).await
     }
 
+    /// Write `output` and flush it, giving up after [`WRITE_TIMEOUT`]. Nearly every
+    /// reply fits in the socket's buffer and is written by the first poll; the timer is
+    /// only set up when it is not, so a command costs no timer.
     async fn write(&mut self, output: Output<'_>) -> std::io::Result<()> {
-        match tokio::time::timeout(WRITE_TIMEOUT, self.connection.send(output)).await {
+        let mut send = self.connection.send(output);
+        if let Poll::Ready(result) = futures::poll!(&mut send) {
+            return result;
+        }
+        // Boxed: the timer is big and this path rare, so it stays out of every
+        // session's future.
+        match Box::pin(tokio::time::timeout(WRITE_TIMEOUT, send)).await {
             Ok(result) => result,
             Err(_elapsed) => Err(std::io::Error::new(
                 std::io::ErrorKind::TimedOut,
@@ -209,13 +297,14 @@ impl Session {
         }
     }
 
-    /// Handle one trimmed line; `Some` when the session should end.
-    async fn handle_line(&mut self, line: &str) -> std::io::Result<Option<CloseReason>> {
+    /// Handle one trimmed line: the lobby's or the game's rules, no I/O. What to send
+    /// comes back as an [`Outcome`]; keeping this synchronous keeps the per-command
+    /// state of the session's future small.
+    fn handle_line(&mut self, line: &str) -> Outcome {
         if let Some((kind, game)) = &mut self.game {
             let kind = *kind;
             let reply = game.handle(line, &mut self.memory);
-            self.after_reply(kind, reply).await?;
-            return Ok(None);
+            return self.after_reply(kind, reply);
         }
         let text = match Command::parse(line) {
             Command::Empty => String::from(lobby::PROMPT),
@@ -224,8 +313,7 @@ impl Session {
                     debug!(peer = %self.peer, game = kind.name(), "game started");
                     let reply = game.start(&mut self.memory);
                     self.game = Some((kind, game));
-                    self.after_reply(kind, reply).await?;
-                    return Ok(None);
+                    return self.after_reply(kind, reply);
                 }
                 Err(message) => format!("{message}\n{}", lobby::PROMPT),
             },
@@ -236,38 +324,106 @@ impl Session {
                 format!("{}{}", lobby::levels(kind, &self.context), lobby::PROMPT)
             }
             Command::Help => format!("{}{}", lobby::help(), lobby::PROMPT),
-            Command::Quit => {
-                self.send(lobby::GOODBYE).await?;
-                return Ok(Some(CloseReason::Quit));
-            }
+            Command::Quit => return Outcome::Quit,
             Command::Unknown(word) => {
                 format!("{}\n{}", lobby::unknown_command(word), lobby::PROMPT)
             }
         };
-        self.send(&text).await?;
-        Ok(None)
+        Outcome::Send(text)
     }
 
-    /// Send a game's reply and act on its status.
-    async fn after_reply(&mut self, kind: GameKind, reply: games::Reply) -> std::io::Result<()> {
+    /// Act on a game's reply: what to send, and whether the game is over.
+    fn after_reply(&mut self, kind: GameKind, reply: games::Reply) -> Outcome {
         let mut text = reply.text;
         match reply.status {
-            Status::Playing => {}
+            Status::Playing => Outcome::Send(text),
             Status::Ended => {
                 self.game = None;
                 text.push_str(lobby::PROMPT);
+                Outcome::Send(text)
             }
-            Status::Save { name, state } => {
-                let data_dir = self.context.data_dir.clone();
-                let message = tokio::task::spawn_blocking(move || {
-                    saves::save(&data_dir, kind, &name, &state)
-                })
-                .await
-                .unwrap_or_else(|error| format!("Could not save: {error}.\n"));
+            Status::Save { name, state } => Outcome::Save {
+                kind,
+                name,
+                state,
+                text,
+            },
+        }
+    }
+
+    /// Carry out what a line led to; `Some` when the session should end.
+    async fn act(&mut self, outcome: Outcome) -> std::io::Result<Option<CloseReason>> {
+        match outcome {
+            Outcome::Send(text) => self.send(&text).await?,
+            Outcome::Save {
+                kind,
+                name,
+                state,
+                mut text,
+            } => {
+                // Rare, and the only step that waits for a thread: boxed, so that its
+                // state does not widen every session's future.
+                let message =
+                    Box::pin(save(self.context.data_dir.clone(), kind, name, state)).await;
                 text.push_str(&message);
                 text.push_str(games::PROMPT);
+                self.send(&text).await?;
+            }
+            Outcome::Quit => {
+                self.send(lobby::GOODBYE).await?;
+                return Ok(Some(CloseReason::Quit));
             }
         }
-        self.send(&text).await
+        Ok(None)
+    }
+}
+
+/// What one input line leads to.
+enum Outcome {
+    /// Send this text; the session goes on.
+    Send(String),
+    /// Save a game's state, then send `text`, the outcome and the game prompt.
+    Save {
+        /// The game saved.
+        kind: GameKind,
+        /// The name, already checked by the game.
+        name: String,
+        /// The file's contents.
+        state: String,
+        /// The game's reply before the save's outcome.
+        text: String,
+    },
+    /// Say goodbye and close.
+    Quit,
+}
+
+/// Write a saved game on a blocking thread; the line that says how it went.
+async fn save(data_dir: PathBuf, kind: GameKind, name: String, state: String) -> String {
+    tokio::task::spawn_blocking(move || saves::save(&data_dir, kind, &name, &state))
+        .await
+        .unwrap_or_else(|error| format!("Could not save: {error}.\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn shutdown_is_seen_after_other_wakeups() {
+        let signal = ShutdownSignal::new();
+        let first = signal.subscribe().recv();
+        let second = signal.subscribe().recv();
+        tokio::pin!(first, second);
+        // Polled again and again without a signal, as a busy session polls it.
+        for _ in 0..3 {
+            assert!(futures::poll!(&mut first).is_pending());
+        }
+        signal.fire();
+        tokio::time::timeout(Duration::from_secs(5), async {
+            first.await;
+            second.await;
+        })
+        .await
+        .expect("every listener sees the signal");
     }
 }

@@ -295,16 +295,15 @@ impl<'a> Encoder<Output<'a>> for TelnetCodec {
     fn encode(&mut self, item: Output<'a>, dst: &mut BytesMut) -> Result<(), std::io::Error> {
         match item {
             Output::Text(text) => {
-                let newlines = text.bytes().filter(|&b| b == LF).count();
-                dst.reserve(text.len() + newlines);
-                let mut pieces = text.split('\n');
-                if let Some(first) = pieces.next() {
-                    dst.put_slice(first.as_bytes());
-                }
-                for piece in pieces {
+                let mut rest = text.as_bytes();
+                let newlines = rest.iter().filter(|&&b| b == LF).count();
+                dst.reserve(rest.len() + newlines);
+                while let Some(at) = rest.iter().position(|&b| b == LF) {
+                    dst.put_slice(&rest[..at]);
                     dst.put_slice(b"\r\n");
-                    dst.put_slice(piece.as_bytes());
+                    rest = &rest[at + 1..];
                 }
+                dst.put_slice(rest);
             }
             Output::Raw(bytes) => {
                 dst.reserve(bytes.len());

@@ -276,6 +276,31 @@ async fn an_idle_session_is_warned_then_closed() {
 }
 
 #[tokio::test]
+async fn input_before_the_warning_postpones_it() {
+    // 1 s idle timeout: the warning comes after 500 ms without input.
+    let options = Options {
+        idle_timeout: Duration::from_secs(1),
+        ..Options::default()
+    };
+    let server = TestServer::start_with(options).await;
+    let mut client = Client::connect(server.addr).await;
+    client.send("sokoban").await;
+    client.read_until("Enter command: ").await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    client.send("s0").await;
+    client.read_until("Enter command: ").await;
+    let last_input = std::time::Instant::now();
+    let warning = client.read_until("Enter command: ").await;
+    assert!(warning.contains("closes in"), "{warning:?}");
+    // Counted from the last input, not from the start of the game.
+    assert!(
+        last_input.elapsed() >= Duration::from_millis(450),
+        "warned {:?} after the last input",
+        last_input.elapsed()
+    );
+}
+
+#[tokio::test]
 async fn shutdown_tells_every_session() {
     let server = TestServer::start().await;
     let mut lobby = Client::connect(server.addr).await;

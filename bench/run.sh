@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# The benchmark of BENCHMARKS.md: arcade against arcade-minimal (a tokio server that
+# answers every line with a fixed board and does nothing else), the same loads on
+# both in the same run, and a table of the ratios.
+#
+#   bench/run.sh                          # about 7 minutes on 2 cores
+#   REPS=1 LATENCY_REPS=1 bench/run.sh    # one run of each: about 2 minutes
+#
+# Only 127.0.0.0/8 is touched. Each load runs several times per server (REPS, and
+# LATENCY_REPS for the two p99 loads, whose runs vary most), alternating arcade and
+# minimal, and the table shows the median. Results (JSON per run, the servers' logs)
+# stay in $OUT (printed at the end).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+REPS=${REPS:-3}
+LATENCY_REPS=${LATENCY_REPS:-5}
+PORT_ARCADE=${PORT_ARCADE:-47100}
+PORT_MINIMAL=${PORT_MINIMAL:-47101}
+OUT=${OUT:-$(mktemp -d -t arcade-bench.XXXXXX)}
+mkdir -p "$OUT"
+ARCADE=target/release/arcade
+MINIMAL=target/release/arcade-minimal
+
+cargo build --release --bins --quiet
+
+arcade_pid=""
+minimal_pid=""
+
+stop_servers() {
+    for pid in $arcade_pid $minimal_pid; do
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
+    arcade_pid=""
+    minimal_pid=""
+}
+trap stop_servers EXIT
+
+wait_for_port() {
+    for _ in $(seq 100); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
+        sleep 0.05
+    done
+    echo "bench: nothing listens on port $1" >&2
+    exit 1
+}
+
+# Fresh servers for every load, so that no load inherits another's heap or sockets.
+start_servers() {
+    stop_servers
+    mkdir -p "$OUT/data"
+    RUST_LOG=warn "$ARCADE" serve --bind 127.0.0.1 --port "$PORT_ARCADE" \
+        --max-sessions 20000 --data-dir "$OUT/data" 2>>"$OUT/arcade.log" &
+    arcade_pid=$!
+    "$MINIMAL" "$PORT_MINIMAL" 2>>"$OUT/minimal.log" &
+    minimal_pid=$!
+    wait_for_port "$PORT_ARCADE"
+    wait_for_port "$PORT_MINIMAL"
+    sleep 0.5
+}
+
+# run ROW SERVER REP [loadtest options...]
+run() {
+    local row=$1 server=$2 rep=$3
+    shift 3
+    local port=$PORT_ARCADE pid=$arcade_pid
+    if [ "$server" = minimal ]; then port=$PORT_MINIMAL; pid=$minimal_pid; fi
+    local extra=()
+    if [ "$row" = 5 ]; then extra=(--server-pid "$pid"); fi
+    echo "row $row, $server, run $rep: loadtest $*" >&2
+    local before after
+    before=$(steal)
+    # A failed session makes loadtest exit 1; its JSON still says why.
+    timeout 180 "$ARCADE" loadtest --addr "127.0.0.1:$port" --sources 16 --json --quiet \
+        "${extra[@]}" "$@" >"$OUT/row$row-$server-$rep.json" || true
+    after=$(steal)
+    echo $((after - before)) >"$OUT/row$row-$server-$rep.steal"
+}
+
+# CPU time taken by the hypervisor from this VM so far, in clock ticks (1/100 s): a
+# run with much of it was disturbed by neighbours.
+steal() {
+    awk '/^cpu / {print $9}' /proc/stat
+}
+
+# each ROW RUNS [loadtest options...]: RUNS runs per server, alternating which goes
+# first, each pair on fresh servers.
+each() {
+    local row=$1 runs=$2
+    shift 2
+    echo "$runs" >"$OUT/row$row.runs"
+    for rep in $(seq "$runs"); do
+        start_servers
+        if [ $((rep % 2)) = 1 ]; then order="arcade minimal"; else order="minimal arcade"; fi
+        for server in $order; do
+            run "$row" "$server" "$rep" "$@"
+            # Let the closed connections drain before the next load.
+            sleep 1
+        done
+    done
+}
+
+started=$(date +%s)
+# 1. Closed loop, 100 sessions: throughput.
+each 1 "$REPS" --sessions 100 --rate 0 --ramp 500ms --warmup 2s --duration 5s
+# 2. Open loop, 10,000 sessions at 1 command/s: latency.
+each 2 "$LATENCY_REPS" --sessions 10000 --rate 1 --ramp 3s --warmup 2s --duration 5s
+# 3. As many sessions as the open-file limit allows (loadtest caps --sessions).
+each 3 "$LATENCY_REPS" --sessions 1000000 --rate 1 --ramp 6s --warmup 2s --duration 5s
+# 4. A burst of 5,000 connects.
+each 4 "$REPS" --sessions 5000 --burst --rate 1 --warmup 1s --duration 2s
+# 5. Memory per idle in-game session (fresh servers: each run's own before/after).
+echo "$REPS" >"$OUT/row5.runs"
+for rep in $(seq "$REPS"); do
+    for server in arcade minimal; do
+        start_servers
+        run 5 "$server" "$rep" --sessions 10000 --idle --ramp 5s --warmup 3s --duration 1s
+    done
+done
+stop_servers
+elapsed=$(( $(date +%s) - started ))
+
+{
+    echo "machine: $(nproc) cores, $(free -h | awk '/^Mem:/ {print $2}') RAM, $(uname -sr), ulimit -n $(ulimit -n) (hard $(ulimit -Hn))"
+    echo "runs per load and server: $REPS ($LATENCY_REPS for rows 2 and 3), median shown; $elapsed s in all; JSON in $OUT"
+    echo
+    python3 bench/table.py "$OUT"
+} | tee "$OUT/table.md"

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Print the benchmark table of bench/run.sh from its JSON files.
+
+Usage: table.py DIR. DIR holds rowN-SERVER-REP.json, one `arcade loadtest --json`
+report each, and rowN.runs, the number of runs of row N. Every number is the median over the repetitions; the ratio is
+arcade / minimal; a target is checked on the ratio (or, for memory, on arcade's
+own number).
+"""
+
+import json
+import os
+import statistics
+import sys
+
+
+def runs(directory, row):
+    try:
+        with open(os.path.join(directory, f"row{row}.runs")) as file:
+            return int(file.read().strip())
+    except (OSError, ValueError):
+        return 0
+
+
+def load(directory, row, server):
+    reports = []
+    reps = runs(directory, row)
+    for rep in range(1, reps + 1):
+        path = os.path.join(directory, f"row{row}-{server}-{rep}.json")
+        try:
+            with open(path) as file:
+                reports.append(json.load(file))
+        except (OSError, ValueError) as error:
+            print(f"(missing or broken: {path}: {error})", file=sys.stderr)
+    return reports
+
+
+def median(reports, pick):
+    values = [pick(report) for report in reports]
+    values = [value for value in values if value is not None]
+    return statistics.median(values) if values else None
+
+
+def ms(micros):
+    return None if micros is None else micros / 1000.0
+
+
+def show(value, unit):
+    if value is None:
+        return "n/a"
+    if unit == "ms":
+        return f"{value:.2f} ms"
+    if unit == "B":
+        return f"{value:.0f} B"
+    if unit == "/s":
+        return f"{value:,.0f}/s"
+    return f"{value:,.0f}"
+
+
+def main():
+    directory = sys.argv[1]
+    rows = [
+        # (row, label, metric, unit, pick, target kind, target value)
+        (1, "closed loop, 100 sessions", "commands/s", "/s",
+         lambda r: r["commands_per_second"], "ratio>=", 0.9),
+        (2, "open loop, 10,000 sessions at 1/s", "p50", "ms",
+         lambda r: ms(r["latency"]["p50_us"]), None, None),
+        (2, "", "p99", "ms", lambda r: ms(r["latency"]["p99_us"]), "ratio<=", 1.2),
+        (2, "", "p99.9", "ms", lambda r: ms(r["latency"]["p999_us"]), None, None),
+        (3, "open-file limit at 1/s", "sessions", "",
+         lambda r: r["connected"], None, None),
+        (3, "", "p99", "ms", lambda r: ms(r["latency"]["p99_us"]), "ratio<=", 1.2),
+        (4, "burst of 5,000 connects", "connect p99", "ms",
+         lambda r: ms(r["connect"]["p99_us"]), None, None),
+        (4, "", "failures", "", lambda r: r["failures"], "arcade==", 0),
+        (5, "memory per idle in-game session", "RSS growth / session", "B",
+         lambda r: (r.get("server_memory") or {}).get("bytes_per_session"),
+         "arcade<=", 4096),
+    ]
+    print("| # | load | metric | arcade | minimal | arcade / minimal | target | met |")
+    print("|---|---|---|---:|---:|---:|---|---|")
+    failures = []
+    for row, label, metric, unit, pick, kind, target in rows:
+        arcade = load(directory, row, "arcade")
+        minimal = load(directory, row, "minimal")
+        a, m = median(arcade, pick), median(minimal, pick)
+        ratio = a / m if a is not None and m else None
+        if kind == "ratio>=":
+            met, goal = ratio is not None and ratio >= target, f">= {target}x"
+        elif kind == "ratio<=":
+            met, goal = ratio is not None and ratio <= target, f"<= {target}x"
+        elif kind == "arcade==":
+            met, goal = a == target, f"arcade = {target}"
+        elif kind == "arcade<=":
+            met, goal = a is not None and a <= target, f"arcade <= {target} B"
+        else:
+            met, goal = None, ""
+        mark = "" if met is None else ("yes" if met else "**no**")
+        ratio_text = "n/a" if ratio is None else f"{ratio:.2f}x"
+        number = f"{row}" if label else ""
+        print(f"| {number} | {label} | {metric} | {show(a, unit)} | {show(m, unit)} "
+              f"| {ratio_text} | {goal} | {mark} |")
+        for server, reports in (("arcade", arcade), ("minimal", minimal)):
+            for report in reports:
+                for reason, count in report.get("failure_reasons", {}).items():
+                    failures.append(f"row {row} {server}: {count} x {reason}")
+    print("\nEvery run, in order (the medians above come from these):")
+    spread = [
+        (1, "commands/s", lambda r: f"{r['commands_per_second']:,.0f}"),
+        (2, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
+        (3, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
+        (4, "connect p99 ms", lambda r: f"{r['connect']['p99_us'] / 1000:.0f}"),
+        (5, "bytes/session",
+         lambda r: f"{(r.get('server_memory') or {}).get('bytes_per_session', 0):.0f}"),
+    ]
+    for row, metric, pick in spread:
+        parts = []
+        for server in ("arcade", "minimal"):
+            values = " ".join(pick(report) for report in load(directory, row, server))
+            parts.append(f"{server} {values}")
+        print(f"- row {row} {metric}: " + "; ".join(parts))
+    print("\nCPU time stolen by the hypervisor during the runs (all runs of a row):")
+    for row in range(1, 6):
+        parts = []
+        for server in ("arcade", "minimal"):
+            ticks = 0
+            for rep in range(1, runs(directory, row) + 1):
+                try:
+                    with open(os.path.join(directory, f"row{row}-{server}-{rep}.steal")) as file:
+                        ticks += int(file.read().strip() or 0)
+                except (OSError, ValueError):
+                    pass
+            parts.append(f"{server} {ticks / 100:.2f} s")
+        print(f"- row {row}: " + ", ".join(parts))
+    capped = load(directory, 3, "arcade")
+    if capped and capped[0].get("capped_by_open_files"):
+        print(f"\nRow 3: loadtest capped --sessions to {capped[0]['capped_by_open_files']} "
+              "by its open-file limit.")
+    if failures:
+        print("\nFailures:")
+        for line in sorted(set(failures)):
+            print(f"- {line}")
+    else:
+        print("\nNo session failed in any run.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,279 @@
+//! One load-test client connection: connect from a chosen loopback source address, send
+//! lines, and read until a prompt.
+//!
+//! A single source address can reach one server port from at most the ephemeral port
+//! range (about 28,000 ports on Linux), and TIME_WAIT from earlier runs eats into that.
+//! Spreading connections over 127.0.0.1, 127.0.0.2, ... multiplies the room. With
+//! `IP_BIND_ADDRESS_NO_PORT` the kernel picks the port at `connect` time knowing the
+//! whole four-tuple, instead of reserving one at `bind` time for every destination.
+
+use std::io;
+use std::net::{Ipv4Addr, SocketAddr};
+
+use socket2::{Domain, Protocol, Socket, Type};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpSocket, TcpStream};
+use tokio::time::Instant;
+
+use super::Failure;
+
+/// The lobby prompt that ends the banner and every lobby reply.
+pub(crate) const LOBBY_PROMPT: &[u8] = b"> ";
+/// The prompt that ends every reply of a game waiting for input.
+pub(crate) const GAME_PROMPT: &[u8] = b"Enter command: ";
+/// What the server says when it turns a client away.
+const SERVER_FULL: &[u8] = b"Server full";
+/// A reply longer than this is not one of ours: give up on the session.
+const MAX_REPLY: usize = 64 * 1024;
+/// The initial size of the reply buffer; a Sokoban board and prompt fit.
+const READ_CAPACITY: usize = 512;
+
+/// What a session is waiting for, to name it in failure reasons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Waiting {
+    /// The banner, up to the lobby prompt.
+    Banner,
+    /// The game's first board, after the lobby line.
+    Game,
+    /// The reply to a game command.
+    Reply,
+}
+
+impl std::fmt::Display for Waiting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Waiting::Banner => "the banner",
+            Waiting::Game => "the game to start",
+            Waiting::Reply => "a reply",
+        })
+    }
+}
+
+/// The source addresses to spread connections over: 127.0.0.1 to 127.0.0.N when the
+/// target is an IPv4 loopback address, else none (the kernel chooses).
+pub(crate) fn sources(target: SocketAddr, count: u8) -> Vec<Ipv4Addr> {
+    match target {
+        SocketAddr::V4(v4) if v4.ip().is_loopback() => (1..=count.max(1))
+            .map(|n| Ipv4Addr::new(127, 0, 0, n))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A connected client with the bytes received since the last prompt.
+pub(crate) struct Connection {
+    stream: TcpStream,
+    received: Vec<u8>,
+}
+
+impl Connection {
+    /// Connect to `target`, from `source` when given.
+    pub(crate) async fn open(target: SocketAddr, source: Option<Ipv4Addr>) -> io::Result<Self> {
+        let socket = new_socket(target, source)?;
+        let stream = socket.connect(target).await?;
+        Ok(Connection {
+            stream,
+            received: Vec::with_capacity(READ_CAPACITY),
+        })
+    }
+
+    /// Send `line` with a CR LF ending, in one write.
+    pub(crate) async fn send_line(&mut self, line: &str) -> Result<(), Failure> {
+        let mut bytes = Vec::with_capacity(line.len() + 2);
+        bytes.extend_from_slice(line.as_bytes());
+        bytes.extend_from_slice(b"\r\n");
+        self.stream.write_all(&bytes).await.map_err(Failure::Write)
+    }
+
+    /// Read until what was received ends with `prompt`, then forget it. Fails when the
+    /// other prompt comes instead (the game ended, or never started), when the server
+    /// closes, or at `deadline`.
+    pub(crate) async fn expect(
+        &mut self,
+        prompt: &[u8],
+        waiting: Waiting,
+        deadline: Instant,
+    ) -> Result<(), Failure> {
+        loop {
+            let read = tokio::time::timeout_at(deadline, self.stream.read_buf(&mut self.received))
+                .await
+                .map_err(|_| Failure::Timeout(waiting))?
+                .map_err(Failure::Read)?;
+            if read == 0 {
+                return Err(self.closed(waiting));
+            }
+            if self.received.ends_with(prompt) {
+                self.received.clear();
+                return Ok(());
+            }
+            let other = if prompt == GAME_PROMPT {
+                LOBBY_PROMPT
+            } else {
+                GAME_PROMPT
+            };
+            if self.received.ends_with(other) {
+                return Err(Failure::WrongPrompt {
+                    waiting,
+                    got: String::from_utf8_lossy(other).trim().to_string(),
+                });
+            }
+            if self.received.len() > MAX_REPLY {
+                return Err(Failure::TooLong(waiting));
+            }
+        }
+    }
+
+    /// The failure for a connection the server closed while we waited.
+    fn closed(&self, waiting: Waiting) -> Failure {
+        if find(&self.received, SERVER_FULL) {
+            return Failure::ServerFull;
+        }
+        let text = String::from_utf8_lossy(&self.received);
+        let last = text
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|line| !line.is_empty())
+            .unwrap_or("")
+            .chars()
+            .take(60)
+            .collect();
+        Failure::Closed { waiting, last }
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|window| window == needle)
+}
+
+/// A non-blocking TCP socket, Nagle off, bound to `source` (port chosen at connect).
+fn new_socket(target: SocketAddr, source: Option<Ipv4Addr>) -> io::Result<TcpSocket> {
+    let socket = Socket::new(
+        Domain::for_address(target),
+        Type::STREAM,
+        Some(Protocol::TCP),
+    )?;
+    socket.set_nonblocking(true)?;
+    socket.set_tcp_nodelay(true)?;
+    if let Some(source) = source {
+        bind_address_no_port(&socket)?;
+        socket.bind(&SocketAddr::from((source, 0)).into())?;
+    }
+    Ok(TcpSocket::from_std_stream(std::net::TcpStream::from(
+        socket,
+    )))
+}
+
+/// Ask the kernel to choose the source port at `connect` rather than at `bind`
+/// (Linux 4.2+; elsewhere binding still works, with fewer ports).
+#[cfg(target_os = "linux")]
+fn bind_address_no_port(socket: &Socket) -> io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let on: libc::c_int = 1;
+    // SAFETY: the descriptor is open for the duration of the call, and the option value
+    // is a c_int whose size we pass.
+    let result = unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::IPPROTO_IP,
+            libc::IP_BIND_ADDRESS_NO_PORT,
+            std::ptr::from_ref(&on).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if result == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn bind_address_no_port(_socket: &Socket) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_only_for_loopback_targets() {
+        let local: SocketAddr = "127.0.0.1:4000".parse().unwrap();
+        assert_eq!(
+            sources(local, 3),
+            vec![
+                Ipv4Addr::new(127, 0, 0, 1),
+                Ipv4Addr::new(127, 0, 0, 2),
+                Ipv4Addr::new(127, 0, 0, 3)
+            ]
+        );
+        assert_eq!(sources(local, 0), vec![Ipv4Addr::LOCALHOST]);
+        assert!(sources("10.0.0.1:4000".parse().unwrap(), 3).is_empty());
+        assert!(sources("[::1]:4000".parse().unwrap(), 3).is_empty());
+    }
+
+    #[tokio::test]
+    async fn connects_from_the_chosen_source_and_reads_to_the_prompt() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let target = listener.local_addr().unwrap();
+        let server = tokio::spawn(async move {
+            let (mut stream, peer) = listener.accept().await.unwrap();
+            stream.write_all(b"Welcome\r\n> ").await.unwrap();
+            let mut line = [0u8; 4];
+            stream.read_exact(&mut line).await.unwrap();
+            assert_eq!(&line, b"d0\r\n");
+            // The reply comes in two pieces, the second ending with the prompt.
+            stream.write_all(b"#P#\r\n").await.unwrap();
+            stream.write_all(b"Enter command: ").await.unwrap();
+            peer
+        });
+        let source = Ipv4Addr::new(127, 0, 0, 2);
+        let mut connection = Connection::open(target, Some(source)).await.unwrap();
+        let deadline = Instant::now() + std::time::Duration::from_secs(5);
+        connection
+            .expect(LOBBY_PROMPT, Waiting::Banner, deadline)
+            .await
+            .unwrap();
+        connection.send_line("d0").await.unwrap();
+        connection
+            .expect(GAME_PROMPT, Waiting::Reply, deadline)
+            .await
+            .unwrap();
+        let peer = server.await.unwrap();
+        assert_eq!(peer.ip(), source);
+    }
+
+    #[tokio::test]
+    async fn server_full_and_wrong_prompt_are_named() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let target = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut full, _) = listener.accept().await.unwrap();
+            full.write_all(b"Server full, try again later.\r\n")
+                .await
+                .unwrap();
+            drop(full);
+            let (mut lobby, _) = listener.accept().await.unwrap();
+            lobby.write_all(b"Bye!\r\n> ").await.unwrap();
+            // Keep the connection open until the client has read.
+            let mut rest = Vec::new();
+            let _ = lobby.read_to_end(&mut rest).await;
+        });
+        let deadline = Instant::now() + std::time::Duration::from_secs(5);
+        let mut full = Connection::open(target, None).await.unwrap();
+        let failure = full.expect(LOBBY_PROMPT, Waiting::Banner, deadline).await;
+        assert!(matches!(failure, Err(Failure::ServerFull)), "{failure:?}");
+        let mut ended = Connection::open(target, None).await.unwrap();
+        let failure = ended.expect(GAME_PROMPT, Waiting::Reply, deadline).await;
+        let Err(failure) = failure else {
+            panic!("the lobby prompt must not pass for a game prompt");
+        };
+        assert_eq!(
+            failure.to_string(),
+            "got the > prompt while waiting for a reply"
+        );
+    }
+}

@@ -1,0 +1,110 @@
+//! The CI smoke of `arcade loadtest`: a few seconds of a handful of sessions against a
+//! server inside the test, which must report no failures. No timing is asserted: the
+//! numbers belong to the benchmark (bench/run.sh), not to `cargo test`.
+
+mod common;
+
+use std::time::Duration;
+
+use arcade::loadtest::{self, Options, Script};
+use common::TestServer;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_second_smoke_reports_no_failures() {
+    let server = TestServer::start().await;
+    let options = Options {
+        addr: server.addr,
+        sessions: 20,
+        rate: 5.0,
+        duration: Duration::from_secs(4),
+        warmup: Duration::from_millis(500),
+        ramp: Some(Duration::from_millis(500)),
+        game: Script::Sokoban,
+        sources: 4,
+        server_pid: Some(std::process::id()),
+        quiet: true,
+        ..Options::default()
+    };
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    assert_eq!(report.failures, 0, "{report}");
+    assert!(report.failure_reasons.is_empty(), "{report}");
+    assert_eq!(report.sessions, 20);
+    assert_eq!(report.connected, 20, "{report}");
+    assert!(report.commands > 0, "{report}");
+    assert_eq!(report.latency.count, report.commands);
+    assert_eq!(report.connect.count, 20);
+    assert_eq!(report.source_addresses, 4);
+    let memory = report.server_memory.expect("memory was sampled");
+    assert_eq!(memory.sessions_in_game, 20, "{report}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_turned_away_by_a_full_server_are_failures() {
+    let server = TestServer::start_with(arcade::server::Options {
+        max_sessions: 3,
+        ..arcade::server::Options::default()
+    })
+    .await;
+    let options = Options {
+        addr: server.addr,
+        sessions: 5,
+        idle: true,
+        duration: Duration::from_millis(500),
+        warmup: Duration::ZERO,
+        burst: true,
+        quiet: true,
+        ..Options::default()
+    };
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    assert_eq!(report.mode, "idle");
+    assert_eq!(report.connected, 3, "{report}");
+    assert_eq!(report.failures, 2, "{report}");
+    assert_eq!(
+        report.failure_reasons.get("server full"),
+        Some(&2),
+        "{report}"
+    );
+    assert_eq!(report.commands, 0);
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closed_loop_answers_every_command() {
+    let server = TestServer::start().await;
+    let options = Options {
+        addr: server.addr,
+        sessions: 4,
+        rate: 0.0,
+        duration: Duration::from_secs(1),
+        warmup: Duration::from_millis(200),
+        quiet: true,
+        ..Options::default()
+    };
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    assert_eq!(report.mode, "closed");
+    assert_eq!(report.failures, 0, "{report}");
+    // Closed loop sends far more than an open loop's default 1 command/s would.
+    assert!(report.commands > 4 * 10, "{report}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_script_plays_through_the_lobby() {
+    let server = TestServer::start().await;
+    for game in [Script::Sokoban, Script::Twenty48, Script::Wumpus] {
+        let options = Options {
+            addr: server.addr,
+            sessions: 3,
+            rate: 0.0,
+            game,
+            duration: Duration::from_millis(300),
+            warmup: Duration::ZERO,
+            quiet: true,
+            ..Options::default()
+        };
+        let report = loadtest::run(&options).await.expect("the load test runs");
+        assert_eq!(report.failures, 0, "{}: {report}", game.name());
+        assert!(report.commands > 3, "{}: {report}", game.name());
+    }
+    server.shutdown().await;
+}
