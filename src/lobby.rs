@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use crate::games::sokoban::{self, Sokoban};
 use crate::games::starpusher::StarPusher;
 use crate::games::twenty48;
-use crate::games::wumpus::{self, Cave, SaveName, Wumpus};
+use crate::games::wumpus::{self, Cave, Wumpus};
 use crate::games::Game;
 use crate::levels::Levels;
-use crate::saves;
+use crate::saves::{self, SaveName};
 
 /// The lobby prompt (no line ending).
 pub const PROMPT: &str = "> ";

@@ -14,7 +14,7 @@ use crate::lobby::GameKind;
 /// The most characters a save name may have.
 pub const MAX_NAME: usize = 32;
 
-/// Whether `name` is a valid save name: 1 to 32 of ASCII letters, digits, `-`, `_`.
+/// Whether `name` is a valid save name (see [`SaveName`]): 1 to 32 of ASCII letters, digits, `-`, `_`.
 /// Nothing else gets near a path, so a name can never leave the data directory.
 pub fn is_valid_name(name: &str) -> bool {
     !name.is_empty()
@@ -22,6 +22,42 @@ pub fn is_valid_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// A name `save NAME` accepts and `play GAME NAME` looks up: 1 to 32 ASCII letters,
+/// digits, `-` or `_`, kept in lower case so that it matches the level catalog's
+/// case-insensitive names on any file system. Nothing else can come near a path, so a
+/// save never leaves the data directory.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct SaveName(String);
+
+/// A name that is not a valid [`SaveName`].
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("Cannot save as {0:?}: use 1 to {MAX_NAME} letters, digits, '-' or '_'.")]
+pub struct BadSaveName(pub String);
+
+impl SaveName {
+    /// Check `name` against the save alphabet.
+    ///
+    /// # Errors
+    /// [`BadSaveName`] for an empty name, one longer than 32, or any other character.
+    pub fn parse(name: &str) -> Result<SaveName, BadSaveName> {
+        if is_valid_name(name) {
+            Ok(SaveName(name.to_ascii_lowercase()))
+        } else {
+            Err(BadSaveName(name.to_string()))
+        }
+    }
+
+    /// The name, in lower case.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The name, in lower case, as an owned string.
+    pub fn into_string(self) -> String {
+        self.0
+    }
 }
 
 /// Where a save of `kind` called `name` lives under `data_dir`.
@@ -69,11 +105,11 @@ pub fn write_atomically(path: &Path, contents: &str) -> io::Result<()> {
 
 /// Save a game and say how it went, as the line to show the player.
 pub fn save(data_dir: &Path, kind: GameKind, name: &str, contents: &str) -> String {
-    if !is_valid_name(name) {
-        return format!(
-            "Cannot save as {name:?}: use 1 to {MAX_NAME} letters, digits, '-' or '_'.\n"
-        );
-    }
+    let name = match SaveName::parse(name) {
+        Ok(name) => name,
+        Err(error) => return format!("{error}\n"),
+    };
+    let name = name.as_str();
     match write_atomically(&path(data_dir, kind, name), contents) {
         Ok(()) => format!("Saved as {name}.\n"),
         Err(error) => {

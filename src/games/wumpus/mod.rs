@@ -20,43 +20,13 @@ pub use cave::{Action, Cave, NoEffect, Percept};
 pub use format::{parse_cave, FormatError};
 
 use super::{Game, Memory, Reply, Status, PROMPT};
-use crate::saves::{self, MAX_NAME};
+use crate::saves::MAX_NAME;
+pub use crate::saves::{BadSaveName, SaveName};
 
 /// The world `play wumpus` loads when none is named.
 pub const DEFAULT_WORLD: &str = "classic";
 
 const WELCOME: &str = "Welcome to the Wumpus World!\n";
-
-/// A name `save NAME` accepts and `play wumpus NAME` looks up: 1 to 32 ASCII letters,
-/// digits, `-` or `_`, kept in lower case so that it matches the level catalog's
-/// case-insensitive names on any file system. Nothing else can come near a path, so a
-/// save never leaves the data directory.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SaveName(String);
-
-/// A name that is not a valid [`SaveName`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("Cannot save as {0:?}: use 1 to {MAX_NAME} letters, digits, '-' or '_'.")]
-pub struct BadSaveName(pub String);
-
-impl SaveName {
-    /// Check `name` against the save alphabet.
-    ///
-    /// # Errors
-    /// [`BadSaveName`] for an empty name, one longer than 32, or any other character.
-    pub fn parse(name: &str) -> Result<SaveName, BadSaveName> {
-        if saves::is_valid_name(name) {
-            Ok(SaveName(name.to_ascii_lowercase()))
-        } else {
-            Err(BadSaveName(name.to_string()))
-        }
-    }
-
-    /// The name, in lower case.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
 
 /// One line typed during a game.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -194,7 +164,7 @@ impl Game for Wumpus {
             Ok(Command::Save(name)) => Reply {
                 text: String::new(),
                 status: Status::Save {
-                    name: name.0,
+                    name: name.into_string(),
                     state: self.cave.to_string(),
                 },
             },
@@ -251,7 +221,7 @@ mod tests {
         assert_eq!(Command::parse("Quit"), Ok(Command::Quit));
         assert_eq!(
             Command::parse("save My-Cave_2"),
-            Ok(Command::Save(SaveName("my-cave_2".into())))
+            Ok(Command::Save(SaveName::parse("my-cave_2").unwrap()))
         );
         for bad in [
             "",
