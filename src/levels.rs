@@ -142,33 +142,41 @@ impl<T: LevelFile> Catalog<T> {
             .map(|(name, value)| (name.as_str(), Arc::clone(value)))
     }
 
-    fn add(&mut self, source: Source<'_>, problems: &mut Vec<Problem>) {
-        let parsed = match std::str::from_utf8(source.bytes) {
-            Ok(text) => T::parse_partial(&source.label, text),
-            Err(error) => {
-                let line = 1 + source.bytes[..error.valid_up_to()]
-                    .iter()
-                    .filter(|&&b| b == b'\n')
-                    .count();
-                Parsed::from_result(Err(vec![Problem::new(
-                    &source.label,
-                    line,
-                    "the file is not valid UTF-8: save it as UTF-8 text",
-                )]))
-            }
-        };
+    fn add(&mut self, name: String, parsed: Parsed<T>, problems: &mut Vec<Problem>) {
         problems.extend(parsed.problems);
         if let Some(value) = parsed.value {
-            self.entries.insert(source.name, Arc::new(value));
+            self.entries.insert(name, Arc::new(value));
         }
     }
 }
 
-/// One file to load: its catalog name, its label for messages, its bytes.
-struct Source<'a> {
-    name: String,
-    label: String,
-    bytes: &'a [u8],
+/// Parse the bytes of one file labelled `label`; bytes that are not UTF-8 are a
+/// problem on the line where they start.
+fn parse_bytes<T: LevelFile>(label: &str, bytes: &[u8]) -> Parsed<T> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => T::parse_partial(label, text),
+        Err(error) => {
+            let line = 1 + bytes[..error.valid_up_to()]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            Parsed::from_result(Err(vec![Problem::new(
+                label,
+                line,
+                "the file is not valid UTF-8: save it as UTF-8 text",
+            )]))
+        }
+    }
+}
+
+/// Read and parse one level file of kind `T`: the way `--levels` reads each file, and
+/// what `arcade play GAME FILE` uses for a file named on the command line.
+pub fn read_file<T: LevelFile>(path: &Path) -> Parsed<T> {
+    let label = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(bytes) => parse_bytes(&label, &bytes),
+        Err(error) => Parsed::from_result(Err(vec![Problem::new(&label, 0, error)])),
+    }
 }
 
 /// Every level the server can load.
@@ -238,12 +246,8 @@ impl Levels {
         for file in folder.files() {
             if let Some(name) = level_name(file.path(), T::EXTENSIONS) {
                 let label = format!("built-in:{}", file.path().display());
-                let source = Source {
-                    name,
-                    label,
-                    bytes: file.contents(),
-                };
-                catalog(self).add(source, problems);
+                let parsed = parse_bytes(&label, file.contents());
+                catalog(self).add(name, parsed, problems);
             }
         }
     }
@@ -264,18 +268,7 @@ impl Levels {
             let Some(name) = level_name(&path, T::EXTENSIONS) else {
                 continue;
             };
-            let label = path.display().to_string();
-            match std::fs::read(&path) {
-                Ok(bytes) => {
-                    let source = Source {
-                        name,
-                        label,
-                        bytes: &bytes,
-                    };
-                    catalog(self).add(source, problems);
-                }
-                Err(error) => problems.push(Problem::new(&label, 0, error)),
-            }
+            catalog(self).add(name, read_file(&path), problems);
         }
     }
 }

@@ -14,9 +14,10 @@ use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
 use arcade::games::sokoban;
-use arcade::games::wumpus::{self, Wumpus};
+use arcade::games::world::Level;
+use arcade::games::wumpus::{Cave, Wumpus};
 use arcade::games::Game;
-use arcade::levels::Levels;
+use arcade::levels::{self, LevelFile, Levels};
 use arcade::loadtest;
 use arcade::lobby::{Context, GameKind};
 use arcade::server::{self, Options};
@@ -178,16 +179,24 @@ fn play(args: PlayArgs) -> ExitCode {
 
 /// A wumpus game in a world file given on the command line, or by name as in the lobby.
 fn wumpus_from_file_or_name(args: &[String], context: &Context) -> Result<Wumpus, String> {
-    if let [file] = args {
-        let path = Path::new(file);
-        if path.is_file() {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
-            let cave = wumpus::parse_cave(&text).map_err(|e| format!("{file}: {e}"))?;
-            return Ok(arcade::lobby::wumpus_game(cave, context));
-        }
+    if let Some(cave) = file_argument::<Cave>(args) {
+        return Ok(arcade::lobby::wumpus_game(cave?, context));
     }
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     arcade::lobby::start_wumpus(&words, context)
+}
+
+/// The level of kind `T` in the file named by a lone argument, if it names a file;
+/// problems come back as the lines `check-levels` would print.
+fn file_argument<T: LevelFile>(args: &[String]) -> Option<Result<T, String>> {
+    let [file] = args else { return None };
+    let path = Path::new(file);
+    if !path.is_file() {
+        return None;
+    }
+    let parsed = levels::read_file::<T>(path);
+    let problems: Vec<String> = parsed.problems.iter().map(ToString::to_string).collect();
+    Some(parsed.value.ok_or_else(|| problems.join("\n")))
 }
 
 /// A game from a level file given on the command line, or by name as in the lobby.
@@ -196,13 +205,9 @@ fn start_from_file_or_name(
     args: &[String],
     context: &Context,
 ) -> Result<Box<dyn Game>, String> {
-    if let (GameKind::Sokoban, [file]) = (kind, args) {
-        let path = Path::new(file);
-        if path.is_file() {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{file}: {e}"))?;
-            let level = sokoban::parse_level(&text)
-                .map_err(|e| format!("{file}: line {}: {e}", e.line()))?;
-            return Ok(Box::new(sokoban::Sokoban::new(Arc::new(level))));
+    if kind == GameKind::Sokoban {
+        if let Some(level) = file_argument::<Level>(args) {
+            return Ok(Box::new(sokoban::Sokoban::new(Arc::new(level?))));
         }
     }
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
