@@ -18,6 +18,9 @@ pub mod wumpus;
 /// The prompt every game ends its reply with while it waits for input (SPEC section 1).
 pub const PROMPT: &str = "Enter command: ";
 
+/// What a game says when the player leaves it (the seed's `Bye!`).
+pub const BYE: &str = "Bye!\n";
+
 /// What the session should do once it has sent a reply's text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Status {

@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use super::world::{Cell, Direction, Glyphs, Level, LevelError, World};
-use super::{Game, Memory, Reply, PROMPT};
+use super::world::{parse_count, Cell, Direction, Glyphs, Level, LevelError, World};
+use super::{Game, Memory, Reply, BYE, PROMPT};
 use crate::levels::{LevelFile, Problem};
 
 /// The level `play sokoban` loads when none is named.
@@ -27,7 +27,6 @@ pub const GLYPHS: Glyphs = Glyphs {
 const WELCOME: &str = "Welcome to Sokoban!\n";
 const INVALID: &str = "Invalid command\n";
 const WIN: &str = "Win!\n";
-const BYE: &str = "Bye!\n";
 
 /// Why a classic level file cannot be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -142,15 +141,7 @@ impl Command {
             return Some(Command::Exit);
         }
         let direction = Direction::from_wasd(first)?;
-        let digits = chars.as_str();
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        let count = digits.bytes().fold(0u64, |count, digit| {
-            count
-                .saturating_mul(10)
-                .saturating_add(u64::from(digit - b'0'))
-        });
+        let count = parse_count(chars.as_str())?;
         Some(Command::Walk { direction, count })
     }
 }

@@ -67,6 +67,20 @@ impl Direction {
     }
 }
 
+/// A step count as typed after a direction (`d2`, `w10`): ASCII digits only, read as a
+/// saturating number, since any count larger than the board walks until blocked.
+/// `None` for anything else, including no digits at all.
+pub fn parse_count(digits: &str) -> Option<u64> {
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some(digits.bytes().fold(0u64, |count, digit| {
+        count
+            .saturating_mul(10)
+            .saturating_add(u64::from(digit - b'0'))
+    }))
+}
+
 /// What a square of a level holds when it is read from a file, before validation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cell {

@@ -28,8 +28,8 @@ use std::sync::Arc;
 
 use self::lurd::{Lurd, LurdError};
 use self::xsb::{Collection, CollectionLevel};
-use super::world::{Direction, Glyphs, Step, World};
-use super::{Game, Memory, Reply, PROMPT};
+use super::world::{parse_count, Direction, Glyphs, Step, World};
+use super::{Game, Memory, Reply, BYE, PROMPT};
 
 /// The standard glyphs, used both in files and on screen.
 pub const GLYPHS: Glyphs = Glyphs {
@@ -42,7 +42,6 @@ pub const GLYPHS: Glyphs = Glyphs {
     player_on_goal: '+',
 };
 
-const BYE: &str = "Bye!\n";
 const COMPLETE: &str = "Collection complete!\n";
 const HELP: &str = "\
 Commands (case does not matter, except in lurd moves):
@@ -178,18 +177,6 @@ impl Command {
             }
         }
     }
-}
-
-/// ASCII digits as a saturating count; `None` for anything else.
-fn parse_count(digits: &str) -> Option<u64> {
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    Some(digits.bytes().fold(0u64, |count, digit| {
-        count
-            .saturating_mul(10)
-            .saturating_add(u64::from(digit - b'0'))
-    }))
 }
 
 fn direction_name(direction: Direction) -> &'static str {

@@ -48,7 +48,7 @@ use rand_chacha::ChaCha8Rng;
 
 use self::board::{Board, Direction, SizeError, Tile, MAX_SIZE, MIN_SIZE};
 use self::render::Style;
-use super::{Game, Memory, Reply, PROMPT};
+use super::{Game, Memory, Reply, BYE, PROMPT};
 
 const ILLEGAL: &str = "Illegal operation!\n";
 const NO_EFFECT: &str = "This move has no effect.\n";
@@ -57,7 +57,6 @@ const YOU_WIN: &str = "You win!\n";
 const GAME_OVER: &str = "Game over!\n";
 const STUCK: &str = "No move is possible: b goes back, r restarts, q quits.\n";
 const KEYS: &str = "Keys: w/k up, a/h left, s/j down, d/l right, b back, r restart, q quit.\n";
-const BYE: &str = "Bye!\n";
 
 /// How many moves `b` can take back at most.
 pub const MAX_UNDO: usize = 10_000;
