@@ -54,8 +54,24 @@ pub struct Options {
     #[arg(long, env = "ARCADE_MAX_SESSIONS", default_value_t = 10_000)]
     pub max_sessions: usize,
     /// Close a session after this long without input (warned shortly before), e.g. 30m, 45s.
-    #[arg(long, env = "ARCADE_IDLE_TIMEOUT", default_value = "30m", value_parser = humantime::parse_duration)]
+    #[arg(long, env = "ARCADE_IDLE_TIMEOUT", default_value = "30m", value_parser = parse_idle_timeout)]
     pub idle_timeout: Duration,
+}
+
+/// The longest `--idle-timeout` accepted: far beyond any class, and small enough that
+/// deadlines computed from it never overflow.
+const MAX_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+
+/// Parse `--idle-timeout`: a humane duration from 1 second to 30 days. Zero would close
+/// every session right after the banner, so it is refused with a message.
+fn parse_idle_timeout(text: &str) -> Result<Duration, String> {
+    let timeout = humantime::parse_duration(text).map_err(|error| error.to_string())?;
+    if timeout < Duration::from_secs(1) || timeout > MAX_IDLE_TIMEOUT {
+        return Err(String::from(
+            "give a duration from 1s to 30d, such as 45s, 30m or 2h",
+        ));
+    }
+    Ok(timeout)
 }
 
 impl Default for Options {
@@ -172,10 +188,13 @@ pub async fn run(listener: TcpListener, options: Options, shutdown: impl Future)
         _ = shutdown => info!("shutting down"),
     }
     let Listener {
+        listener,
         notify_shutdown,
         done_tx,
         ..
     } = listener;
+    // Stop accepting first, so that nobody queues in the backlog during the grace.
+    drop(listener);
     // Firing the signal ends every session's Shutdown future; each session holds a
     // clone of `done_tx`, so `recv` returns None once the last one has finished.
     notify_shutdown.fire();
@@ -249,5 +268,20 @@ fn turn_away(stream: TcpStream, peer: SocketAddr) {
             let _ = (&stream).write(SERVER_FULL.as_bytes());
         }
         Err(error) => warn!(%peer, %error, "could not tell a client the server is full"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_timeout_bounds() {
+        assert_eq!(parse_idle_timeout("45s"), Ok(Duration::from_secs(45)));
+        assert_eq!(parse_idle_timeout("30m"), Ok(Duration::from_secs(1800)));
+        assert_eq!(parse_idle_timeout("30d"), Ok(MAX_IDLE_TIMEOUT));
+        for refused in ["0s", "500ms", "31d", "soon"] {
+            assert!(parse_idle_timeout(refused).is_err(), "{refused}");
+        }
     }
 }

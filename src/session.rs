@@ -80,8 +80,15 @@ impl ShutdownSignal {
 
     /// Tell every session to shut down.
     pub fn fire(self) {
+        drop(self);
+    }
+}
+
+impl Drop for ShutdownSignal {
+    /// Dropping the signal, however it happens (a cancelled or aborted server task
+    /// included), raises the flag before the channel closes, so sessions always see it.
+    fn drop(&mut self) {
         self.started.store(true, Ordering::Release);
-        drop(self.sender);
     }
 }
 
@@ -424,5 +431,19 @@ mod tests {
         })
         .await
         .expect("every listener sees the signal");
+    }
+
+    #[tokio::test]
+    async fn a_dropped_signal_still_stops_sessions() {
+        let signal = ShutdownSignal::new();
+        let listener = signal.subscribe().recv();
+        tokio::pin!(listener);
+        assert!(futures::poll!(&mut listener).is_pending());
+        assert!(futures::poll!(&mut listener).is_pending());
+        // As when the server's task is cancelled: no fire(), just gone.
+        drop(signal);
+        tokio::time::timeout(Duration::from_secs(5), listener)
+            .await
+            .expect("a dropped signal is a shutdown");
     }
 }
