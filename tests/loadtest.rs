@@ -30,8 +30,11 @@ async fn five_second_smoke_reports_no_failures() {
     assert!(report.failure_reasons.is_empty(), "{report}");
     assert_eq!(report.sessions, 20);
     assert_eq!(report.connected, 20, "{report}");
-    assert!(report.commands > 0, "{report}");
-    assert_eq!(report.latency.count, report.commands);
+    // 20 sessions at 5 a second for 4 seconds are scheduled to send 400 commands; an
+    // open loop that sends at all keeps well above a quarter of that (a count, not a
+    // timing: it fails only if sessions stall or the schedule is wrong).
+    assert!(report.commands >= 100, "{report}");
+    assert!(report.commands <= 400 + 20, "{report}");
     assert_eq!(report.connect.count, 20);
     assert_eq!(report.source_addresses, 4);
     let memory = report.server_memory.expect("memory was sampled");

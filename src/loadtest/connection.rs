@@ -16,13 +16,12 @@ use tokio::net::{TcpSocket, TcpStream};
 use tokio::time::Instant;
 
 use super::Failure;
+use crate::{games, lobby, server};
 
 /// The lobby prompt that ends the banner and every lobby reply.
-pub(crate) const LOBBY_PROMPT: &[u8] = b"> ";
+pub(crate) const LOBBY_PROMPT: &[u8] = lobby::PROMPT.as_bytes();
 /// The prompt that ends every reply of a game waiting for input.
-pub(crate) const GAME_PROMPT: &[u8] = b"Enter command: ";
-/// What the server says when it turns a client away.
-const SERVER_FULL: &[u8] = b"Server full";
+pub(crate) const GAME_PROMPT: &[u8] = games::PROMPT.as_bytes();
 /// A reply longer than this is not one of ours: give up on the session.
 const MAX_REPLY: usize = 64 * 1024;
 /// The initial size of the reply buffer; a Sokoban board and prompt fit.
@@ -125,7 +124,8 @@ impl Connection {
 
     /// The failure for a connection the server closed while we waited.
     fn closed(&self, waiting: Waiting) -> Failure {
-        if find(&self.received, SERVER_FULL) {
+        // A turned-away client gets that one line and nothing else.
+        if self.received.starts_with(server::SERVER_FULL.as_bytes()) {
             return Failure::ServerFull;
         }
         let text = String::from_utf8_lossy(&self.received);
@@ -140,12 +140,6 @@ impl Connection {
             .collect();
         Failure::Closed { waiting, last }
     }
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack
-        .windows(needle.len())
-        .any(|window| window == needle)
 }
 
 /// A non-blocking TCP socket, Nagle off, bound to `source` (port chosen at connect).

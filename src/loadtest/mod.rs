@@ -252,12 +252,6 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
     let capacity = server::session_capacity();
     let sessions = options.sessions.min(capacity);
     let capped = (sessions < options.sessions).then_some(capacity);
-    if let Some(cap) = capped {
-        eprintln!(
-            "note: --sessions {} capped to {cap} by the open-file limit (ulimit -n)",
-            options.sessions
-        );
-    }
     let mode = if options.idle {
         Mode::Idle
     } else if options.rate == 0.0 {
