@@ -56,6 +56,22 @@ impl Direction {
         }
     }
 
+    /// The step a LURD letter stands for, the inverse of [`Direction::lurd`]: upper case
+    /// is a push.
+    pub fn from_lurd(letter: char) -> Option<Step> {
+        let direction = match letter.to_ascii_lowercase() {
+            'l' => Direction::Left,
+            'u' => Direction::Up,
+            'r' => Direction::Right,
+            'd' => Direction::Down,
+            _ => return None,
+        };
+        Some(Step {
+            direction,
+            push: letter.is_ascii_uppercase(),
+        })
+    }
+
     /// The opposite direction.
     pub fn reverse(self) -> Direction {
         match self {
@@ -531,6 +547,17 @@ mod tests {
         let lurd: String = steps.iter().map(ToString::to_string).collect();
         assert_eq!(lurd, "rRR");
         assert!(world.is_solved());
+    }
+
+    #[test]
+    fn lurd_letters_round_trip() {
+        for direction in Direction::ALL {
+            for push in [false, true] {
+                let letter = direction.lurd(push);
+                assert_eq!(Direction::from_lurd(letter), Some(Step { direction, push }));
+            }
+        }
+        assert_eq!(Direction::from_lurd('x'), None);
     }
 
     #[test]

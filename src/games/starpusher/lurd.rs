@@ -87,19 +87,13 @@ impl FromStr for Lurd {
                 count = Some((value, first));
                 continue;
             }
-            let direction = match c.to_ascii_lowercase() {
-                'l' => Direction::Left,
-                'u' => Direction::Up,
-                'r' => Direction::Right,
-                'd' => Direction::Down,
-                _ => return Err(LurdError::UnknownMove { found: c, position }),
-            };
-            let push = c.is_ascii_uppercase();
+            let step =
+                Direction::from_lurd(c).ok_or(LurdError::UnknownMove { found: c, position })?;
             let times = count.take().map_or(1, |(value, _)| value);
             if steps.len() + times > MAX_MOVES {
                 return Err(LurdError::TooLong);
             }
-            steps.extend(std::iter::repeat_n(Step { direction, push }, times));
+            steps.extend(std::iter::repeat_n(step, times));
         }
         if let Some((_, position)) = count {
             return Err(LurdError::DanglingCount { position });

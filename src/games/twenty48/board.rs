@@ -90,7 +90,7 @@ pub struct SizeError;
 
 /// A move that would change nothing: it is refused and spawns nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("this move has no effect: try another direction")]
+#[error("This move has no effect.")]
 pub struct NoEffect;
 
 /// The result of a move that changed the board.
@@ -478,9 +478,10 @@ mod tests {
         for direction in Direction::ALL {
             assert_eq!(stuck.slide(direction), Err(NoEffect));
         }
-        let pair_across = Board::from_values(&[&[2, 4, 2], &[4, 2, 4], &[2, 4, 4]]).unwrap();
+        // One equal pair each, only across or only down, so each check stands alone.
+        let pair_across = Board::from_values(&[&[2, 4, 2], &[4, 2, 4], &[2, 8, 8]]).unwrap();
         assert!(pair_across.can_move());
-        let pair_down = Board::from_values(&[&[2, 4, 2], &[4, 2, 4], &[2, 4, 4]]).unwrap();
+        let pair_down = Board::from_values(&[&[2, 4, 2], &[4, 2, 4], &[4, 8, 2]]).unwrap();
         assert!(pair_down.can_move());
         let hole = Board::from_values(&[&[2, 4, 2], &[4, 0, 4], &[2, 4, 2]]).unwrap();
         assert!(hole.can_move());

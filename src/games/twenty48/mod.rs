@@ -51,7 +51,6 @@ use self::render::Style;
 use super::{Game, Memory, Reply, BYE, PROMPT};
 
 const ILLEGAL: &str = "Illegal operation!\n";
-const NO_EFFECT: &str = "This move has no effect.\n";
 const NOTHING_TO_UNDO: &str = "Nothing to undo.\n";
 const YOU_WIN: &str = "You win!\n";
 const GAME_OVER: &str = "Game over!\n";
@@ -356,8 +355,10 @@ impl Twenty48 {
         if self.is_over() {
             return Twenty48::say(STUCK);
         }
-        let Ok(slid) = self.board.slide(direction) else {
-            return Twenty48::say(NO_EFFECT);
+        let slid = match self.board.slide(direction) {
+            Ok(slid) => slid,
+            // SPEC's `This move has no effect.` is the error's own text.
+            Err(no_effect) => return Twenty48::say(&format!("{no_effect}\n")),
         };
         if self.history.len() == MAX_UNDO {
             self.history.pop_front();
