@@ -275,7 +275,7 @@ impl Levels {
 
 /// The catalog name of a level file: its lower-case stem, for files with one of the
 /// kind's extensions only.
-fn level_name(path: &Path, extensions: &[&str]) -> Option<String> {
+pub(crate) fn level_name(path: &Path, extensions: &[&str]) -> Option<String> {
     let extension = path.extension()?.to_str()?;
     if !extensions
         .iter()

@@ -13,7 +13,7 @@ use crate::games::starpusher::StarPusher;
 use crate::games::twenty48;
 use crate::games::wumpus::{self, Cave, Wumpus};
 use crate::games::Game;
-use crate::levels::Levels;
+use crate::levels::{self, LevelFile, Levels};
 use crate::saves::{self, SaveName};
 
 /// The lobby prompt (no line ending).
@@ -257,12 +257,8 @@ fn saved_names(dir: &Path) -> Vec<String> {
     entries
         .flatten()
         .filter_map(|entry| {
-            let path = entry.path();
-            if path.extension()? != "txt" {
-                return None;
-            }
-            let stem = path.file_stem()?.to_str()?;
-            Some(SaveName::parse(stem).ok()?.as_str().to_string())
+            let name = levels::level_name(&entry.path(), Cave::EXTENSIONS)?;
+            Some(SaveName::parse(&name).ok()?.into_string())
         })
         .collect()
 }

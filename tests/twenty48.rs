@@ -7,7 +7,7 @@ use arcade::games::twenty48::{self, board::Board, board::Direction};
 use arcade::games::{Game, Memory};
 use common::{crlf, Client, TestServer};
 
-const PROMPT: &str = "Enter command: ";
+use arcade::games::PROMPT;
 
 /// The board and the numbers of the status line, read back from a reply in the ascii
 /// style.

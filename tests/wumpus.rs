@@ -293,9 +293,8 @@ fn saved_worlds_load_by_name() {
     };
     assert_eq!(name, "later");
     // What the session does with it.
-    let saves = dir.path().join("wumpus");
-    std::fs::create_dir_all(&saves).unwrap();
-    std::fs::write(saves.join(format!("{name}.txt")), &state).unwrap();
+    let said = arcade::saves::save(dir.path(), GameKind::Wumpus, &name, &state);
+    assert_eq!(said, "Saved as later.\n");
     assert!(GameKind::Wumpus
         .level_names(&context)
         .contains(&"later".to_string()));
