@@ -294,6 +294,15 @@ impl fmt::Display for Step {
     }
 }
 
+/// What a counted walk did: the steps taken, in order, and what stopped it early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Walk {
+    /// Every step taken.
+    pub steps: Vec<Step>,
+    /// Why the walk stopped before its count, if it did.
+    pub blocked: Option<Blocked>,
+}
+
 /// The glyphs a game draws a board with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Glyphs {
@@ -389,18 +398,26 @@ impl World {
         Ok(Step { direction, push })
     }
 
-    /// Take up to `count` steps, stopping at the first blocked one. Returns the steps
-    /// taken. A count larger than the board simply runs until blocked, since a straight
-    /// walk on a finite grid always ends at a wall.
-    pub fn walk(&mut self, direction: Direction, count: u64) -> Vec<Step> {
+    /// Take up to `count` steps, stopping at the first blocked one: the steps taken,
+    /// and why the walk stopped short if it did. A count larger than the board simply
+    /// runs until blocked, since a straight walk on a finite grid always ends at a wall.
+    pub fn walk(&mut self, direction: Direction, count: u64) -> Walk {
         let mut steps = Vec::new();
         for _ in 0..count {
             match self.step(direction) {
                 Ok(step) => steps.push(step),
-                Err(_) => break,
+                Err(blocked) => {
+                    return Walk {
+                        steps,
+                        blocked: Some(blocked),
+                    }
+                }
             }
         }
-        steps
+        Walk {
+            steps,
+            blocked: None,
+        }
     }
 
     /// Undo a step previously returned by [`World::step`] on this world, putting a
@@ -543,9 +560,11 @@ mod tests {
     #[test]
     fn walk_stops_at_first_block_and_reports_steps() {
         let mut world = World::new(level("#######\n#@ $ .#\n#######"));
-        let steps = world.walk(Direction::Right, u64::MAX);
-        let lurd: String = steps.iter().map(ToString::to_string).collect();
+        let walk = world.walk(Direction::Right, u64::MAX);
+        let lurd: String = walk.steps.iter().map(ToString::to_string).collect();
         assert_eq!(lurd, "rRR");
+        assert_eq!(walk.blocked, Some(Blocked::Box));
+        assert_eq!(world.walk(Direction::Left, 2).blocked, None);
         assert!(world.is_solved());
     }
 

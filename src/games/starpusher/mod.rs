@@ -358,27 +358,18 @@ impl StarPusher {
     }
 
     fn walk(&mut self, direction: Direction, count: u64) -> Reply {
-        let mut taken = 0u64;
-        let mut blocked = None;
-        while taken < count {
-            match self.world.step(direction) {
-                Ok(step) => {
-                    self.record(step);
-                    taken += 1;
-                }
-                Err(reason) => {
-                    blocked = Some(reason);
-                    break;
-                }
-            }
-        }
+        let walk = self.world.walk(direction, count);
         let mut text = String::new();
-        if let (0, Some(reason)) = (taken, blocked) {
+        // Only a walk that could not take a single step says why.
+        if let (true, Some(reason)) = (walk.steps.is_empty(), walk.blocked) {
             let _ = writeln!(
                 text,
                 "You cannot move {}: {reason}.",
                 direction_name(direction)
             );
+        }
+        for step in walk.steps {
+            self.record(step);
         }
         self.after_move(text)
     }
