@@ -15,14 +15,15 @@ pub const DEFAULT_LEVEL: &str = "classic";
 
 /// The classic glyphs: a player on a target is drawn as `P`.
 pub const GLYPHS: Glyphs = Glyphs {
-    wall: '#',
-    floor: '.',
-    goal: '-',
-    box_on_floor: '+',
-    box_on_goal: 'O',
-    player: 'P',
-    player_on_goal: 'P',
+    wall: b'#',
+    floor: b'.',
+    goal: b'-',
+    box_on_floor: b'+',
+    box_on_goal: b'O',
+    player: b'P',
+    player_on_goal: b'P',
 };
+const _: () = assert!(GLYPHS.is_ascii(), "board glyphs must be ASCII");
 
 const WELCOME: &str = "Welcome to Sokoban!\n";
 const INVALID: &str = "Invalid command\n";

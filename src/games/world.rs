@@ -303,23 +303,61 @@ pub struct Walk {
     pub blocked: Option<Blocked>,
 }
 
-/// The glyphs a game draws a board with.
+/// The glyphs a game draws a board with: one ASCII byte per kind of square, so that a
+/// board is drawn by table lookup (every command of the Sokoban games draws one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Glyphs {
     /// A wall.
-    pub wall: char,
+    pub wall: u8,
     /// Floor.
-    pub floor: char,
+    pub floor: u8,
     /// An empty goal.
-    pub goal: char,
+    pub goal: u8,
     /// A box on floor.
-    pub box_on_floor: char,
+    pub box_on_floor: u8,
     /// A box on a goal.
-    pub box_on_goal: char,
+    pub box_on_goal: u8,
     /// The player on floor.
-    pub player: char,
+    pub player: u8,
     /// The player standing on a goal.
-    pub player_on_goal: char,
+    pub player_on_goal: u8,
+}
+
+impl Glyphs {
+    /// The glyph of a square without the player, indexed by [`Glyphs::square`].
+    const fn palette(&self) -> [u8; 6] {
+        // A box never stands on a wall; that slot only fills the table.
+        [
+            self.wall,
+            self.floor,
+            self.goal,
+            self.wall,
+            self.box_on_floor,
+            self.box_on_goal,
+        ]
+    }
+
+    /// Where a square's glyph is in [`Glyphs::palette`].
+    fn square(ground: Ground, has_box: bool) -> usize {
+        let ground = match ground {
+            Ground::Wall => 0,
+            Ground::Floor => 1,
+            Ground::Goal => 2,
+        };
+        ground + 3 * usize::from(has_box)
+    }
+
+    /// True when every glyph is ASCII, as a board's text needs; checked at compile
+    /// time for each game's table.
+    pub const fn is_ascii(&self) -> bool {
+        self.wall.is_ascii()
+            && self.floor.is_ascii()
+            && self.goal.is_ascii()
+            && self.box_on_floor.is_ascii()
+            && self.box_on_goal.is_ascii()
+            && self.player.is_ascii()
+            && self.player_on_goal.is_ascii()
+    }
 }
 
 /// One player's state in a level: where the player and the boxes are.
@@ -450,33 +488,37 @@ impl World {
     /// Append the board, one `\n`-terminated line per row, in the given glyphs.
     pub fn render_into(&self, glyphs: &Glyphs, out: &mut String) {
         let level = &self.level;
-        for row in 0..level.height {
-            for column in 0..level.width {
-                let index = row * level.width + column;
-                let on_goal = level.ground[index] == Ground::Goal;
-                let glyph = if index == self.player {
-                    if on_goal {
-                        glyphs.player_on_goal
-                    } else {
-                        glyphs.player
-                    }
-                } else if self.boxes[index] {
-                    if on_goal {
-                        glyphs.box_on_goal
-                    } else {
-                        glyphs.box_on_floor
-                    }
-                } else {
-                    match level.ground[index] {
-                        Ground::Wall => glyphs.wall,
-                        Ground::Floor => glyphs.floor,
-                        Ground::Goal => glyphs.goal,
-                    }
-                };
-                out.push(glyph);
+        let palette = glyphs.palette();
+        let mut text = std::mem::take(out).into_bytes();
+        text.reserve(level.height * (level.width + 1));
+        let mut player_at = None;
+        for (row, (ground, boxes)) in level
+            .ground
+            .chunks(level.width)
+            .zip(self.boxes.chunks(level.width))
+            .enumerate()
+        {
+            if self.player / level.width == row {
+                player_at = Some(text.len() + self.player % level.width);
             }
-            out.push('\n');
+            text.extend(
+                ground
+                    .iter()
+                    .zip(boxes)
+                    .map(|(&ground, &has_box)| palette[Glyphs::square(ground, has_box)]),
+            );
+            text.push(b'\n');
         }
+        if let Some(at) = player_at {
+            text[at] = if level.ground[self.player] == Ground::Goal {
+                glyphs.player_on_goal
+            } else {
+                glyphs.player
+            };
+        }
+        // Only ASCII glyphs were added, so this never replaces anything.
+        *out = String::from_utf8(text)
+            .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned());
     }
 }
 

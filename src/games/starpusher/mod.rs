@@ -33,14 +33,15 @@ use super::{Game, Memory, Reply, BYE, PROMPT};
 
 /// The standard glyphs, used both in files and on screen.
 pub const GLYPHS: Glyphs = Glyphs {
-    wall: '#',
-    floor: ' ',
-    goal: '.',
-    box_on_floor: '$',
-    box_on_goal: '*',
-    player: '@',
-    player_on_goal: '+',
+    wall: b'#',
+    floor: b' ',
+    goal: b'.',
+    box_on_floor: b'$',
+    box_on_goal: b'*',
+    player: b'@',
+    player_on_goal: b'+',
 };
+const _: () = assert!(GLYPHS.is_ascii(), "board glyphs must be ASCII");
 
 const COMPLETE: &str = "Collection complete!\n";
 const HELP: &str = "\
@@ -194,7 +195,7 @@ pub fn render(world: &World, out: &mut String) {
     let mut board = String::new();
     world.render_into(&GLYPHS, &mut board);
     for row in board.lines() {
-        out.push_str(row.trim_end_matches(GLYPHS.floor));
+        out.push_str(row.trim_end_matches(char::from(GLYPHS.floor)));
         out.push('\n');
     }
 }
