@@ -1,4 +1,5 @@
-//! Micro-benchmarks of the games' hot paths: what the server does for each command.
+//! Micro-benchmarks of the hot paths: what the server does for each command (the
+//! telnet codec on the way in and out, and each game's rules and rendering).
 //!
 //! Run with `cargo bench --bench games`. These are not part of `cargo test`; the
 //! numbers go into BENCHMARKS.md.
@@ -6,7 +7,9 @@
 use std::hint::black_box;
 use std::sync::Arc;
 
+use bytes::BytesMut;
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use tokio_util::codec::{Decoder, Encoder};
 
 use arcade::games::sokoban::{self, Sokoban};
 use arcade::games::twenty48::board::Board;
@@ -14,6 +17,7 @@ use arcade::games::twenty48::{self, Settings};
 use arcade::games::world::{Direction, World};
 use arcade::games::wumpus::{self, Wumpus};
 use arcade::games::{Game, Memory};
+use arcade::telnet::{Output, TelnetCodec};
 
 /// The classic level, as in SPEC section 3.
 const CLASSIC: &str = "#######\n#.....#\n#...+.#\n##..+.#\n#--.#P#\n#######\n";
@@ -111,5 +115,30 @@ fn wumpus(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, sokoban, twenty48, wumpus);
+fn telnet(c: &mut Criterion) {
+    let mut codec = TelnetCodec::new();
+    // A command as telnet sends it, decoded from a read buffer the way Framed does.
+    let mut input = BytesMut::with_capacity(256);
+    c.bench_function("telnet/decode a command line", |b| {
+        b.iter(|| {
+            input.extend_from_slice(black_box(b"w1\r\n"));
+            black_box(codec.decode(&mut input).expect("a line decodes"))
+        })
+    });
+
+    // A Sokoban reply (board and prompt) written with CR LF line ends.
+    let reply = format!("{CLASSIC}Enter command: ");
+    let mut output = BytesMut::with_capacity(256);
+    c.bench_function("telnet/encode a board reply", |b| {
+        b.iter(|| {
+            output.clear();
+            codec
+                .encode(Output::Text(black_box(&reply)), &mut output)
+                .expect("encoding cannot fail");
+            black_box(&output);
+        })
+    });
+}
+
+criterion_group!(benches, sokoban, twenty48, wumpus, telnet);
 criterion_main!(benches);

@@ -295,15 +295,18 @@ impl<'a> Encoder<Output<'a>> for TelnetCodec {
     fn encode(&mut self, item: Output<'a>, dst: &mut BytesMut) -> Result<(), std::io::Error> {
         match item {
             Output::Text(text) => {
-                let mut rest = text.as_bytes();
-                let newlines = rest.iter().filter(|&&b| b == LF).count();
-                dst.reserve(rest.len() + newlines);
-                while let Some(at) = rest.iter().position(|&b| b == LF) {
-                    dst.put_slice(&rest[..at]);
-                    dst.put_slice(b"\r\n");
-                    rest = &rest[at + 1..];
+                // Counted first so that one reservation covers the whole reply.
+                let text = text.as_bytes();
+                let newlines = text.iter().filter(|&&b| b == LF).count();
+                dst.reserve(text.len() + newlines);
+                let mut lines = text.split(|&b| b == LF);
+                if let Some(first) = lines.next() {
+                    dst.extend_from_slice(first);
                 }
-                dst.put_slice(rest);
+                for line in lines {
+                    dst.extend_from_slice(b"\r\n");
+                    dst.extend_from_slice(line);
+                }
             }
             Output::Raw(bytes) => {
                 dst.reserve(bytes.len());
