@@ -21,7 +21,9 @@
 //! and [`Output::Raw`] as it is.
 //!
 //! One codec lives in every session, so it is small: a few flags, two 32-byte option
-//! sets and a line buffer that starts empty and is released after a long line.
+//! sets and a line buffer that is only used when a line arrives in pieces (a whole
+//! line in one read goes straight from the read buffer) and is released after a long
+//! line.
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use tokio_util::codec::{Decoder, Encoder};
@@ -188,6 +190,17 @@ impl TelnetCodec {
                         .iter()
                         .position(|&b| matches!(b, IAC | CR | LF | NUL))
                         .unwrap_or(rest.len());
+                    // The usual case, a whole line in one read and nothing held from
+                    // an earlier one: taken straight from the read buffer, so most
+                    // sessions never allocate a line buffer of their own.
+                    if plain > 0 && plain <= MAX_LINE && self.line.is_empty() && !self.too_long {
+                        if let Some(&end @ (CR | LF)) = rest.get(plain) {
+                            *pos += plain + 1;
+                            self.after_cr = end == CR;
+                            let line = String::from_utf8_lossy(&rest[..plain]).into_owned();
+                            return Some(Input::Line(line));
+                        }
+                    }
                     if plain > 0 {
                         self.push_data(&rest[..plain]);
                         *pos += plain;
