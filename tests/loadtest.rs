@@ -39,6 +39,12 @@ async fn five_second_smoke_reports_no_failures() {
     assert_eq!(report.source_addresses, 4);
     let memory = report.server_memory.expect("memory was sampled");
     assert_eq!(memory.sessions_in_game, 20, "{report}");
+    // The "server" is this process, which did work in the window (both sides of every
+    // command): the reading exists and is charged to the commands.
+    let cpu = report.server_cpu.expect("CPU time was sampled");
+    assert!(cpu.seconds > 0.0, "{report}");
+    let per_command = cpu.seconds * 1e6 / report.commands as f64;
+    assert!((cpu.us_per_command - per_command).abs() < 1e-6, "{report}");
     server.shutdown().await;
 }
 

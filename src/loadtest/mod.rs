@@ -14,6 +14,10 @@
 //! - **Idle** (`--idle`): sessions start their game and then sit; with
 //!   `--server-pid` this measures the server's memory per in-game session.
 //!
+//! With `--server-pid` (a server on this machine) the report also gives the CPU time
+//! the server used in the measured window, per command: a cost that a noisy machine
+//! disturbs far less than it disturbs latency.
+//!
 //! The timeline: connects are spread over the ramp (`--ramp`, by default 1 ms per
 //! session; `--burst` connects all at once), then a warm-up (`--warmup`) whose
 //! commands are not counted, then the measured window (`--duration`). A progress
@@ -37,7 +41,7 @@ use connection::Waiting;
 use stats::Recorder;
 
 pub use script::Script;
-pub use stats::{Latency, Report, ServerMemory};
+pub use stats::{Latency, Report, ServerCpu, ServerMemory};
 
 /// Everything `arcade loadtest` can be told.
 #[derive(Debug, Clone, clap::Args)]
@@ -78,8 +82,9 @@ pub struct Options {
     /// Give up on a session whose reply (or banner) takes longer than this.
     #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
     pub timeout: Duration,
-    /// Read the server's resident memory from /proc/PID/status before the sessions
-    /// and when the measured window begins, and report it per session.
+    /// A server on this machine: report its resident memory per session (from
+    /// /proc/PID/status, before the sessions and when the measured window begins) and
+    /// the CPU time it used in the measured window (from /proc/PID/stat).
     #[arg(long)]
     pub server_pid: Option<u32>,
     /// Print the report as JSON.
@@ -123,11 +128,15 @@ pub enum Error {
     /// `--duration 0s`.
     #[error("--duration must be longer than zero")]
     NoDuration,
-    /// `--server-pid` names a process whose memory cannot be read.
-    #[error("cannot read the memory of process {pid} from /proc/{pid}/status: {reason}")]
-    Memory {
+    /// `--server-pid` names a process whose /proc files cannot be read.
+    #[error(
+        "cannot read /proc/{pid}/{file} (is --server-pid a process on this machine?): {reason}"
+    )]
+    Server {
         /// The process.
         pid: u32,
+        /// The file under /proc/PID.
+        file: &'static str,
         /// What went wrong.
         reason: String,
     },
@@ -290,7 +299,7 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
             Arc::clone(&recorder),
         ));
     }
-    let memory = watch(&plan, &recorder, options, rss_before).await;
+    let server = watch(&plan, &recorder, options, rss_before).await;
     // Sessions waiting for a reply at the end get their timeout to finish.
     let grace = plan.end + options.timeout + Duration::from_secs(1);
     while let Ok(Some(_)) = tokio::time::timeout_at(grace, tasks.join_next()).await {}
@@ -303,6 +312,10 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
     }
     let measured = recorder.measured();
     let seconds = options.duration.as_secs_f64();
+    let server_cpu = server.cpu.map(|seconds| ServerCpu {
+        seconds,
+        us_per_command: seconds * 1e6 / measured.len().max(1) as f64,
+    });
     Ok(Report {
         addr: options.addr.to_string(),
         game: options.game,
@@ -324,7 +337,8 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         commands_per_second: measured.len() as f64 / seconds,
         latency: Latency::of(&measured),
         connect: Latency::of(&recorder.connects()),
-        server_memory: memory,
+        server_memory: server.memory,
+        server_cpu,
     })
 }
 
@@ -332,17 +346,27 @@ fn saturate(count: usize) -> u32 {
     u32::try_from(count).unwrap_or(u32::MAX)
 }
 
-/// Until the end of the run: a progress line every second, and the server's memory
-/// when the measured window begins.
+/// What `--server-pid` found out about the server.
+#[derive(Default)]
+struct ServerSamples {
+    /// Memory when the measured window began.
+    memory: Option<ServerMemory>,
+    /// CPU seconds used in the measured window.
+    cpu: Option<f64>,
+}
+
+/// Until the end of the run: a progress line every second, and with `--server-pid`
+/// the server's memory when the measured window begins and its CPU time across it.
 async fn watch(
     plan: &Plan,
     recorder: &Recorder,
     options: &Options,
     rss_before: Option<u64>,
-) -> Option<ServerMemory> {
+) -> ServerSamples {
     let mut ticker =
         tokio::time::interval_at(plan.start + Duration::from_secs(1), Duration::from_secs(1));
-    let mut memory = None;
+    let mut samples = ServerSamples::default();
+    let mut cpu_at_start = None;
     let mut sampled = options.server_pid.is_none();
     loop {
         tokio::select! {
@@ -363,22 +387,27 @@ async fn watch(
             () = tokio::time::sleep_until(plan.measure_start), if !sampled => {
                 sampled = true;
                 if let (Some(pid), Some(before)) = (options.server_pid, rss_before) {
-                    memory = sample_memory(pid, before, recorder);
+                    samples.memory = sample_memory(pid, before, recorder);
+                    cpu_at_start = note_failure(read_cpu_seconds(pid));
                 }
             }
-            () = tokio::time::sleep_until(plan.end) => return memory,
+            () = tokio::time::sleep_until(plan.end) => {
+                if let (Some(pid), Some(start)) = (options.server_pid, cpu_at_start) {
+                    samples.cpu = note_failure(read_cpu_seconds(pid)).map(|end| end - start);
+                }
+                return samples;
+            }
         }
     }
 }
 
+/// A sample that could not be read is left out of the report, with a note why.
+fn note_failure<T>(sample: Result<T, Error>) -> Option<T> {
+    sample.map_err(|error| eprintln!("note: {error}")).ok()
+}
+
 fn sample_memory(pid: u32, before: u64, recorder: &Recorder) -> Option<ServerMemory> {
-    let after = match read_rss(pid) {
-        Ok(after) => after,
-        Err(error) => {
-            eprintln!("note: {error}");
-            return None;
-        }
-    };
+    let after = note_failure(read_rss(pid))?;
     let sessions_in_game = recorder.in_game.load(Ordering::Relaxed);
     let grown = after.saturating_sub(before) as f64 * 1024.0;
     Some(ServerMemory {
@@ -390,9 +419,43 @@ fn sample_memory(pid: u32, before: u64, recorder: &Recorder) -> Option<ServerMem
     })
 }
 
+/// The CPU time (user and system) process `pid` has used so far, in seconds, from
+/// `/proc/PID/stat`.
+fn read_cpu_seconds(pid: u32) -> Result<f64, Error> {
+    let error = |reason: String| Error::Server {
+        pid,
+        file: "stat",
+        reason,
+    };
+    let stat =
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| error(e.to_string()))?;
+    let ticks = parse_cpu_ticks(&stat).ok_or_else(|| error(String::from("no utime/stime")))?;
+    // SAFETY: sysconf only reads a configuration value.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if per_second <= 0 {
+        return Err(error(String::from("no clock tick rate")));
+    }
+    Ok(ticks as f64 / per_second as f64)
+}
+
+/// utime + stime from a `/proc/PID/stat` line, in clock ticks. The command name (the
+/// second field) may hold spaces and parentheses, so fields are counted after its
+/// closing parenthesis: utime and stime are fields 14 and 15 of the line.
+fn parse_cpu_ticks(stat: &str) -> Option<u64> {
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    let mut fields = after_name.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some(user + system)
+}
+
 /// The resident set size of process `pid`, in KiB, from `/proc/PID/status`.
 fn read_rss(pid: u32) -> Result<u64, Error> {
-    let error = |reason: String| Error::Memory { pid, reason };
+    let error = |reason: String| Error::Server {
+        pid,
+        file: "status",
+        reason,
+    };
     let status =
         std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| error(e.to_string()))?;
     parse_vm_rss(&status).ok_or_else(|| error(String::from("no VmRSS line")))
@@ -413,6 +476,26 @@ mod tests {
         let status = "Name:\tarcade\nVmPeak:\t  9000 kB\nVmRSS:\t    4242 kB\nThreads:\t3\n";
         assert_eq!(parse_vm_rss(status), Some(4242));
         assert_eq!(parse_vm_rss("Name:\tx\n"), None);
+    }
+
+    #[test]
+    fn cpu_ticks_are_utime_plus_stime() {
+        // A command name with a space and a parenthesis, as /proc allows.
+        let stat = "4242 (my (server)) S 1 4242 4242 0 -1 4194560 500 0 0 0 120 34 0 0 20 0 3 0";
+        assert_eq!(parse_cpu_ticks(stat), Some(154));
+        assert_eq!(parse_cpu_ticks("4242 (x) S 1"), None);
+    }
+
+    #[test]
+    fn own_cpu_time_is_readable() {
+        let before = read_cpu_seconds(std::process::id()).unwrap();
+        // Burn a little CPU so the reading can only go up.
+        let mut x = 0u64;
+        for i in 0..5_000_000u64 {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
+        }
+        let after = read_cpu_seconds(std::process::id()).unwrap();
+        assert!(after >= before && x != 1);
     }
 
     #[test]

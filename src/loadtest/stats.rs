@@ -213,6 +213,16 @@ pub struct ServerMemory {
     pub bytes_per_session: f64,
 }
 
+/// The CPU time the server used in the measured window.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ServerCpu {
+    /// User and system CPU seconds.
+    pub seconds: f64,
+    /// `seconds` per measured command, in microseconds (everything the server did in
+    /// the window, connects and timers included, charged to the commands).
+    pub us_per_command: f64,
+}
+
 /// A load test's result: what `--json` prints, and the summary's source.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
@@ -252,6 +262,8 @@ pub struct Report {
     pub connect: Latency,
     /// The server's memory, with `--server-pid`.
     pub server_memory: Option<ServerMemory>,
+    /// The server's CPU time in the measured window, with `--server-pid`.
+    pub server_cpu: Option<ServerCpu>,
 }
 
 /// Microseconds as milliseconds, for people.
@@ -324,6 +336,13 @@ impl fmt::Display for Report {
                 memory.rss_after_kib,
                 memory.sessions_in_game,
                 memory.bytes_per_session
+            )?;
+        }
+        if let Some(cpu) = &self.server_cpu {
+            writeln!(
+                f,
+                "server CPU: {:.2} s in the measured window, {:.1} µs per command",
+                cpu.seconds, cpu.us_per_command
             )?;
         }
         if self.failure_reasons.is_empty() {
