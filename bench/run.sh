@@ -3,13 +3,24 @@
 # answers every line with a fixed board and does nothing else), the same loads on
 # both in the same run, and a table of the ratios.
 #
-#   bench/run.sh                          # about 7 minutes on 2 cores
+#   bench/run.sh                          # about 8 minutes on 2 cores
 #   REPS=1 LATENCY_REPS=1 bench/run.sh    # one run of each: about 2 minutes
 #
 # Only 127.0.0.0/8 is touched. Each load runs several times per server (REPS, and
-# LATENCY_REPS for the two p99 loads, whose runs vary most), alternating arcade and
-# minimal, and the table shows the median. Results (JSON per run, the servers' logs)
-# stay in $OUT (printed at the end).
+# LATENCY_REPS for the two p99 loads, whose runs vary most) and the table shows the
+# median. Results (JSON per run, the servers' logs) stay in $OUT (printed at the end).
+#
+# How the runs are laid out, and why:
+# - The servers run on SERVER_CPUS and the load generator on LOAD_CPUS (by default
+#   CPU 0 and the rest), so that the generator never takes the server's core.
+#   PIN=0 turns this off.
+# - Rows 1, 4 and 5 run one server at a time, alternating which goes first.
+# - Rows 2 and 3 (latency) load both servers at once, each with its own generator:
+#   on a shared VM a stall of a few milliseconds now and then sets the p99, and a
+#   stall that hits one server's run but not the other's says nothing about either.
+#   Run side by side, both see the same stalls and the ratio shows what differs.
+# - Every loadtest gets --server-pid, so each run also reports the server's CPU time
+#   per command in its measured window.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +34,16 @@ OUT=${OUT:-$(mktemp -d -t arcade-bench.XXXXXX)}
 mkdir -p "$OUT"
 ARCADE=target/release/arcade
 MINIMAL=target/release/arcade-minimal
+
+SERVER_ON=()
+LOAD_ON=()
+cpus=$(nproc)
+if [ "${PIN:-1}" = 1 ] && [ "$cpus" -ge 2 ] && command -v taskset >/dev/null; then
+    SERVER_CPUS=${SERVER_CPUS:-0}
+    LOAD_CPUS=${LOAD_CPUS:-1-$((cpus - 1))}
+    SERVER_ON=(taskset -c "$SERVER_CPUS")
+    LOAD_ON=(taskset -c "$LOAD_CPUS")
+fi
 
 cargo build --release --bins --quiet
 
@@ -52,10 +73,10 @@ wait_for_port() {
 start_servers() {
     stop_servers
     mkdir -p "$OUT/data"
-    RUST_LOG=warn "$ARCADE" serve --bind 127.0.0.1 --port "$PORT_ARCADE" \
+    RUST_LOG=warn "${SERVER_ON[@]}" "$ARCADE" serve --bind 127.0.0.1 --port "$PORT_ARCADE" \
         --max-sessions 20000 --data-dir "$OUT/data" 2>>"$OUT/arcade.log" &
     arcade_pid=$!
-    "$MINIMAL" "$PORT_MINIMAL" 2>>"$OUT/minimal.log" &
+    "${SERVER_ON[@]}" "$MINIMAL" "$PORT_MINIMAL" 2>>"$OUT/minimal.log" &
     minimal_pid=$!
     wait_for_port "$PORT_ARCADE"
     wait_for_port "$PORT_MINIMAL"
@@ -68,14 +89,12 @@ run() {
     shift 3
     local port=$PORT_ARCADE pid=$arcade_pid
     if [ "$server" = minimal ]; then port=$PORT_MINIMAL; pid=$minimal_pid; fi
-    local extra=()
-    if [ "$row" = 5 ]; then extra=(--server-pid "$pid"); fi
     echo "row $row, $server, run $rep: loadtest $*" >&2
     local before after
     before=$(steal)
     # A failed session makes loadtest exit 1; its JSON still says why.
-    timeout 180 "$ARCADE" loadtest --addr "127.0.0.1:$port" --sources 16 --json --quiet \
-        "${extra[@]}" "$@" >"$OUT/row$row-$server-$rep.json" || true
+    timeout 180 "${LOAD_ON[@]}" "$ARCADE" loadtest --addr "127.0.0.1:$port" --sources 16 \
+        --json --quiet --server-pid "$pid" "$@" >"$OUT/row$row-$server-$rep.json" || true
     after=$(steal)
     echo $((after - before)) >"$OUT/row$row-$server-$rep.steal"
 }
@@ -86,8 +105,8 @@ steal() {
     awk '/^cpu / {print $9}' /proc/stat
 }
 
-# each ROW RUNS [loadtest options...]: RUNS runs per server, alternating which goes
-# first, each pair on fresh servers.
+# each ROW RUNS [loadtest options...]: RUNS runs per server, one server at a time,
+# alternating which goes first, each pair on fresh servers.
 each() {
     local row=$1 runs=$2
     shift 2
@@ -103,13 +122,31 @@ each() {
     done
 }
 
+# together ROW RUNS [loadtest options...]: RUNS runs, each loading both servers at
+# the same time (each with its own generator), on fresh servers.
+together() {
+    local row=$1 runs=$2
+    shift 2
+    echo "$runs" >"$OUT/row$row.runs"
+    for rep in $(seq "$runs"); do
+        start_servers
+        run "$row" arcade "$rep" "$@" &
+        local arcade_run=$!
+        run "$row" minimal "$rep" "$@" &
+        local minimal_run=$!
+        wait "$arcade_run" "$minimal_run"
+        sleep 1
+    done
+}
+
 started=$(date +%s)
 # 1. Closed loop, 100 sessions: throughput.
 each 1 "$REPS" --sessions 100 --rate 0 --ramp 500ms --warmup 1s --duration 4s
-# 2. Open loop, 10,000 sessions at 1 command/s: latency.
-each 2 "$LATENCY_REPS" --sessions 10000 --rate 1 --ramp 1500ms --warmup 1s --duration 5s
+# 2. Open loop, 10,000 sessions at 1 command/s: latency. The warm-up lets the kernel
+# and both servers settle after the ramp (the first seconds after it stall more).
+together 2 "$LATENCY_REPS" --sessions 10000 --rate 1 --ramp 1500ms --warmup 3s --duration 5s
 # 3. As many sessions as the open-file limit allows (loadtest caps --sessions).
-each 3 "$LATENCY_REPS" --sessions 1000000 --rate 1 --ramp 3s --warmup 1s --duration 5s
+together 3 "$LATENCY_REPS" --sessions 1000000 --rate 1 --ramp 3s --warmup 5s --duration 5s
 # 4. A burst of 5,000 connects.
 each 4 "$REPS" --sessions 5000 --burst --rate 1 --warmup 1s --duration 2s
 # 5. Memory per idle in-game session (fresh servers: each run's own before/after).
@@ -124,7 +161,12 @@ stop_servers
 elapsed=$(( $(date +%s) - started ))
 
 {
-    echo "machine: $(nproc) cores, $(free -h | awk '/^Mem:/ {print $2}') RAM, $(uname -sr), ulimit -n $(ulimit -n) (hard $(ulimit -Hn))"
+    echo "machine: $cpus cores, $(free -h | awk '/^Mem:/ {print $2}') RAM, $(uname -sr), ulimit -n $(ulimit -n) (hard $(ulimit -Hn))"
+    if [ ${#SERVER_ON[@]} -gt 0 ]; then
+        echo "servers on CPU $SERVER_CPUS, load generators on CPU $LOAD_CPUS"
+    else
+        echo "no CPU pinning"
+    fi
     echo "runs per load and server: $REPS ($LATENCY_REPS for rows 2 and 3), median shown; $elapsed s in all; JSON in $OUT"
     echo
     python3 bench/table.py "$OUT"

@@ -2,11 +2,14 @@
 """Print the benchmark table of bench/run.sh from its JSON files.
 
 Usage: table.py DIR. DIR holds rowN-SERVER-REP.json, one `arcade loadtest --json`
-report each, and rowN.runs, the number of runs of row N. Every number is the median over the repetitions; the ratio is
-arcade / minimal; a target is checked on the ratio (or, for memory, on arcade's
-own number).
+report each, and rowN.runs, the number of runs of row N. Every number is the median
+over the repetitions; the ratio is arcade / minimal; a target is checked on the ratio
+(or, for memory, on arcade's own number). The server CPU rows (from --server-pid)
+have no target: they show what each command costs the server, which a noisy machine
+disturbs less than latency.
 """
 
+import functools
 import json
 import os
 import statistics
@@ -21,6 +24,7 @@ def runs(directory, row):
         return 0
 
 
+@functools.cache
 def load(directory, row, server):
     reports = []
     reps = runs(directory, row)
@@ -31,7 +35,11 @@ def load(directory, row, server):
                 reports.append(json.load(file))
         except (OSError, ValueError) as error:
             print(f"(missing or broken: {path}: {error})", file=sys.stderr)
-    return reports
+    return tuple(reports)
+
+
+def cpu_us(report):
+    return (report.get("server_cpu") or {}).get("us_per_command")
 
 
 def median(reports, pick):
@@ -49,6 +57,8 @@ def show(value, unit):
         return "n/a"
     if unit == "ms":
         return f"{value:.2f} ms"
+    if unit == "us":
+        return f"{value:.1f} µs"
     if unit == "B":
         return f"{value:.0f} B"
     if unit == "/s":
@@ -62,13 +72,16 @@ def main():
         # (row, label, metric, unit, pick, target kind, target value)
         (1, "closed loop, 100 sessions", "commands/s", "/s",
          lambda r: r["commands_per_second"], "ratio>=", 0.9),
+        (1, "", "server CPU per command", "us", cpu_us, None, None),
         (2, "open loop, 10,000 sessions at 1/s", "p50", "ms",
          lambda r: ms(r["latency"]["p50_us"]), None, None),
         (2, "", "p99", "ms", lambda r: ms(r["latency"]["p99_us"]), "ratio<=", 1.2),
         (2, "", "p99.9", "ms", lambda r: ms(r["latency"]["p999_us"]), None, None),
+        (2, "", "server CPU per command", "us", cpu_us, None, None),
         (3, "open-file limit at 1/s", "sessions", "",
          lambda r: r["connected"], None, None),
         (3, "", "p99", "ms", lambda r: ms(r["latency"]["p99_us"]), "ratio<=", 1.2),
+        (3, "", "server CPU per command", "us", cpu_us, None, None),
         (4, "burst of 5,000 connects", "connect p99", "ms",
          lambda r: ms(r["connect"]["p99_us"]), None, None),
         (4, "", "failures", "", lambda r: r["failures"], "arcade==", 0),
@@ -99,15 +112,20 @@ def main():
         number = f"{row}" if label else ""
         print(f"| {number} | {label} | {metric} | {show(a, unit)} | {show(m, unit)} "
               f"| {ratio_text} | {goal} | {mark} |")
+        if not label:
+            continue
         for server, reports in (("arcade", arcade), ("minimal", minimal)):
-            for report in reports:
+            for rep, report in enumerate(reports, start=1):
                 for reason, count in report.get("failure_reasons", {}).items():
-                    failures.append(f"row {row} {server}: {count} x {reason}")
+                    failures.append(f"row {row} {server} run {rep}: {count} x {reason}")
     print("\nEvery run, in order (the medians above come from these):")
     spread = [
         (1, "commands/s", lambda r: f"{r['commands_per_second']:,.0f}"),
         (2, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
         (3, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
+        (1, "server CPU µs/command", lambda r: f"{cpu_us(r) or 0:.1f}"),
+        (2, "server CPU µs/command", lambda r: f"{cpu_us(r) or 0:.1f}"),
+        (3, "server CPU µs/command", lambda r: f"{cpu_us(r) or 0:.1f}"),
         (4, "connect p99 ms", lambda r: f"{r['connect']['p99_us'] / 1000:.0f}"),
         (5, "bytes/session",
          lambda r: f"{(r.get('server_memory') or {}).get('bytes_per_session', 0):.0f}"),
@@ -137,7 +155,7 @@ def main():
               "by its open-file limit.")
     if failures:
         print("\nFailures:")
-        for line in sorted(set(failures)):
+        for line in failures:
             print(f"- {line}")
     else:
         print("\nNo session failed in any run.")
