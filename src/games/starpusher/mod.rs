@@ -136,7 +136,17 @@ impl Command {
             Some((word, rest)) => (word, rest.trim()),
             None => (line, ""),
         };
-        let lower = word.to_ascii_lowercase();
+        // Lower-cased on the stack: no keyword is longer than the buffer, so a longer
+        // word is left as it is and matches none of them.
+        let mut buffer = [0u8; 8];
+        let lower: &[u8] = match buffer.get_mut(..word.len()) {
+            Some(slot) => {
+                slot.copy_from_slice(word.as_bytes());
+                slot.make_ascii_lowercase();
+                slot
+            }
+            None => word.as_bytes(),
+        };
         let unknown = || CommandError::Unknown(word.to_string());
         let no_argument = |command: Command| {
             if rest.is_empty() {
@@ -145,20 +155,20 @@ impl Command {
                 Err(unknown())
             }
         };
-        match lower.as_str() {
-            "" => Ok(Command::Look),
-            "u" | "undo" => no_argument(Command::Undo),
-            "redo" => no_argument(Command::Redo),
-            "r" | "reset" => no_argument(Command::Reset),
-            "n" | "next" => no_argument(Command::Next),
-            "p" | "prev" | "previous" => no_argument(Command::Prev),
-            "e" | "exit" | "quit" => no_argument(Command::Exit),
-            "help" | "h" | "?" => no_argument(Command::Help),
-            "level" => match parse_count(rest) {
+        match lower {
+            b"" => Ok(Command::Look),
+            b"u" | b"undo" => no_argument(Command::Undo),
+            b"redo" => no_argument(Command::Redo),
+            b"r" | b"reset" => no_argument(Command::Reset),
+            b"n" | b"next" => no_argument(Command::Next),
+            b"p" | b"prev" | b"previous" => no_argument(Command::Prev),
+            b"e" | b"exit" | b"quit" => no_argument(Command::Exit),
+            b"help" | b"h" | b"?" => no_argument(Command::Help),
+            b"level" => match parse_count(rest) {
                 Some(number) => Ok(Command::Level(number)),
                 None => Err(CommandError::LevelNumber),
             },
-            "lurd" => Ok(Command::Lurd(rest.parse()?)),
+            b"lurd" => Ok(Command::Lurd(rest.parse()?)),
             _ => {
                 if !rest.is_empty() {
                     return Err(unknown());
@@ -928,6 +938,20 @@ Author: Test
             pushes_seen = pushes_seen.max(game.pushes());
         }
         assert!(pushes_seen >= 2, "the script pushes: {pushes_seen}");
+    }
+
+    #[test]
+    fn keywords_at_and_past_the_longest_and_beyond_ascii() {
+        let parse = |line: &str| Command::parse(line);
+        assert_eq!(parse("PREVIOUS"), Ok(Command::Prev));
+        assert_eq!(parse("Level 2"), Ok(Command::Level(2)));
+        for word in ["Previously", "previous2", "ÜNDO", "undö", "rédo"] {
+            assert_eq!(
+                parse(word),
+                Err(CommandError::Unknown(word.to_string())),
+                "{word:?}"
+            );
+        }
     }
 
     #[test]
