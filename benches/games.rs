@@ -12,6 +12,7 @@ use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 use tokio_util::codec::{Decoder, Encoder};
 
 use arcade::games::sokoban::{self, Sokoban};
+use arcade::games::starpusher::{xsb, StarPusher};
 use arcade::games::twenty48::board::Board;
 use arcade::games::twenty48::{self, Settings};
 use arcade::games::world::{Direction, World};
@@ -63,6 +64,27 @@ fn sokoban(c: &mut Criterion) {
             text.clear();
             world.render_into(&sokoban::GLYPHS, &mut text);
             black_box(&text);
+        })
+    });
+}
+
+fn starpusher(c: &mut Criterion) {
+    // A room with space to walk up and down without touching the box.
+    let level = "#######\n#     #\n# @$ .#\n#     #\n#######\n";
+    let collection = Arc::new(xsb::parse_collection(level).collection);
+    let mut game = StarPusher::new("bench", collection, 1).expect("the level is playable");
+    let mut memory = Memory::default();
+    // A long history, as after replaying a long solution: 99,998 moves.
+    let moves = "ud".repeat(49_999);
+    let reply = game.handle(&format!("lurd {moves}"), &mut memory);
+    assert!(reply.text.contains("Moves: 99998"), "{}", reply.text);
+    // A whole command on top of it: undo, then redo, so the history stays as long.
+    let mut undo = true;
+    c.bench_function("starpusher/command after 100k moves (undo/redo)", |b| {
+        b.iter(|| {
+            let line = if undo { "u" } else { "redo" };
+            undo = !undo;
+            black_box(game.handle(black_box(line), &mut memory))
         })
     });
 }
@@ -140,5 +162,5 @@ fn telnet(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, sokoban, twenty48, wumpus, telnet);
+criterion_group!(benches, sokoban, starpusher, twenty48, wumpus, telnet);
 criterion_main!(benches);

@@ -487,34 +487,52 @@ impl World {
 
     /// Append the board, one `\n`-terminated line per row, in the given glyphs.
     pub fn render_into(&self, glyphs: &Glyphs, out: &mut String) {
+        self.draw(glyphs, false, out);
+    }
+
+    /// Append the board like [`World::render_into`], but with trailing floor trimmed
+    /// from each row as it is drawn: the standard notation's way of writing a level.
+    pub fn render_trimmed_into(&self, glyphs: &Glyphs, out: &mut String) {
+        self.draw(glyphs, true, out);
+    }
+
+    fn draw(&self, glyphs: &Glyphs, trim_floor: bool, out: &mut String) {
         let level = &self.level;
         let palette = glyphs.palette();
         let mut text = std::mem::take(out).into_bytes();
         text.reserve(level.height * (level.width + 1));
-        let mut player_at = None;
+        let (player_row, player_column) = self.player();
+        let player = if level.ground[self.player] == Ground::Goal {
+            glyphs.player_on_goal
+        } else {
+            glyphs.player
+        };
         for (row, (ground, boxes)) in level
             .ground
             .chunks(level.width)
             .zip(self.boxes.chunks(level.width))
             .enumerate()
         {
-            if self.player / level.width == row {
-                player_at = Some(text.len() + self.player % level.width);
-            }
+            let start = text.len();
             text.extend(
                 ground
                     .iter()
                     .zip(boxes)
                     .map(|(&ground, &has_box)| palette[Glyphs::square(ground, has_box)]),
             );
+            if row == player_row {
+                if let Some(square) = text.get_mut(start + player_column) {
+                    *square = player;
+                }
+            }
+            if trim_floor {
+                let kept = text[start..]
+                    .iter()
+                    .rposition(|&glyph| glyph != glyphs.floor)
+                    .map_or(start, |last| start + last + 1);
+                text.truncate(kept);
+            }
             text.push(b'\n');
-        }
-        if let Some(at) = player_at {
-            text[at] = if level.ground[self.player] == Ground::Goal {
-                glyphs.player_on_goal
-            } else {
-                glyphs.player
-            };
         }
         // Only ASCII glyphs were added, so this never replaces anything.
         *out = String::from_utf8(text)
@@ -649,5 +667,20 @@ mod tests {
     fn ragged_rows_are_padded_with_floor() {
         let world = World::new(level("#####\n#@$.\n###"));
         assert_eq!(render(&world), "#####\n#@$. \n###  \n");
+    }
+
+    #[test]
+    fn trimmed_rows_lose_trailing_floor_but_keep_the_player() {
+        let trimmed = |world: &World| {
+            let mut out = String::from("before\n");
+            world.render_trimmed_into(&GLYPHS, &mut out);
+            out
+        };
+        let mut world = World::new(level("#####\n#.$@ \n#    \n###"));
+        assert_eq!(trimmed(&world), "before\n#####\n#.$@\n#\n###\n");
+        world.step(Direction::Right).unwrap();
+        assert_eq!(trimmed(&world), "before\n#####\n#.$ @\n#\n###\n");
+        world.step(Direction::Down).unwrap();
+        assert_eq!(trimmed(&world), "before\n#####\n#.$\n#   @\n###\n");
     }
 }

@@ -136,7 +136,17 @@ impl Command {
             Some((word, rest)) => (word, rest.trim()),
             None => (line, ""),
         };
-        let lower = word.to_ascii_lowercase();
+        // Lower-cased on the stack: no keyword is longer than the buffer, so a longer
+        // word is left as it is and matches none of them.
+        let mut buffer = [0u8; 8];
+        let lower: &[u8] = match buffer.get_mut(..word.len()) {
+            Some(slot) => {
+                slot.copy_from_slice(word.as_bytes());
+                slot.make_ascii_lowercase();
+                slot
+            }
+            None => word.as_bytes(),
+        };
         let unknown = || CommandError::Unknown(word.to_string());
         let no_argument = |command: Command| {
             if rest.is_empty() {
@@ -145,20 +155,20 @@ impl Command {
                 Err(unknown())
             }
         };
-        match lower.as_str() {
-            "" => Ok(Command::Look),
-            "u" | "undo" => no_argument(Command::Undo),
-            "redo" => no_argument(Command::Redo),
-            "r" | "reset" => no_argument(Command::Reset),
-            "n" | "next" => no_argument(Command::Next),
-            "p" | "prev" | "previous" => no_argument(Command::Prev),
-            "e" | "exit" | "quit" => no_argument(Command::Exit),
-            "help" | "h" | "?" => no_argument(Command::Help),
-            "level" => match parse_count(rest) {
+        match lower {
+            b"" => Ok(Command::Look),
+            b"u" | b"undo" => no_argument(Command::Undo),
+            b"redo" => no_argument(Command::Redo),
+            b"r" | b"reset" => no_argument(Command::Reset),
+            b"n" | b"next" => no_argument(Command::Next),
+            b"p" | b"prev" | b"previous" => no_argument(Command::Prev),
+            b"e" | b"exit" | b"quit" => no_argument(Command::Exit),
+            b"help" | b"h" | b"?" => no_argument(Command::Help),
+            b"level" => match parse_count(rest) {
                 Some(number) => Ok(Command::Level(number)),
                 None => Err(CommandError::LevelNumber),
             },
-            "lurd" => Ok(Command::Lurd(rest.parse()?)),
+            b"lurd" => Ok(Command::Lurd(rest.parse()?)),
             _ => {
                 if !rest.is_empty() {
                     return Err(unknown());
@@ -192,12 +202,7 @@ fn direction_name(direction: Direction) -> &'static str {
 /// Append a board in the standard glyphs, trailing floor trimmed from each row: what
 /// the player sees, and a valid level again if copied into a file.
 pub fn render(world: &World, out: &mut String) {
-    let mut board = String::new();
-    world.render_into(&GLYPHS, &mut board);
-    for row in board.lines() {
-        out.push_str(row.trim_end_matches(char::from(GLYPHS.floor)));
-        out.push('\n');
-    }
+    world.render_trimmed_into(&GLYPHS, out);
 }
 
 /// One game: a collection, the level being played and its move history.
@@ -209,6 +214,9 @@ pub struct StarPusher {
     world: World,
     /// The moves played on this level, oldest first.
     history: Vec<Step>,
+    /// How many of `history` pushed a box, kept as moves are made and taken back so
+    /// the status line after every command costs nothing however long the history.
+    pushes: usize,
     /// Moves taken back, the most recent last; cleared by any new move.
     redo: Vec<Step>,
 }
@@ -244,6 +252,7 @@ impl StarPusher {
             index,
             world,
             history: Vec::new(),
+            pushes: 0,
             redo: Vec::new(),
         })
     }
@@ -265,7 +274,7 @@ impl StarPusher {
 
     /// Moves that pushed a box.
     pub fn pushes(&self) -> usize {
-        self.history.iter().filter(|step| step.push).count()
+        self.pushes
     }
 
     /// The moves made on this level, as a LURD string.
@@ -285,12 +294,27 @@ impl StarPusher {
         self.index = index;
         self.world = World::new(Arc::clone(&self.current().level));
         self.history.clear();
+        self.pushes = 0;
         self.redo.clear();
     }
 
+    /// A new move: onto the history, and the moves taken back can no longer be redone.
     fn record(&mut self, step: Step) {
-        self.history.push(step);
+        self.push_history(step);
         self.redo.clear();
+    }
+
+    /// Every move onto the history goes through here, to keep the push count.
+    fn push_history(&mut self, step: Step) {
+        self.pushes += usize::from(step.push);
+        self.history.push(step);
+    }
+
+    /// Every move off the history goes through here, to keep the push count.
+    fn pop_history(&mut self) -> Option<Step> {
+        let step = self.history.pop()?;
+        self.pushes -= usize::from(step.push);
+        Some(step)
     }
 
     fn render_board(&self, out: &mut String) {
@@ -376,7 +400,7 @@ impl StarPusher {
     }
 
     fn undo(&mut self) -> Reply {
-        match self.history.pop() {
+        match self.pop_history() {
             Some(step) => {
                 self.world.undo(step);
                 self.redo.push(step);
@@ -392,7 +416,7 @@ impl StarPusher {
         };
         match self.world.step(step.direction) {
             Ok(done) => {
-                self.history.push(done);
+                self.push_history(done);
                 self.after_move(String::new())
             }
             // Cannot happen: the world is exactly as it was before the undo. Say so
@@ -860,6 +884,73 @@ Author: Test
                 assert_eq!(again.levels.len(), 1, "{board}");
                 assert_eq!(again.levels[0].level, level.level, "{board}");
             }
+        }
+    }
+
+    /// The status line the game should show, counted afresh from its history.
+    fn recounted_status(game: &StarPusher) -> String {
+        let pushes = game.history.iter().filter(|step| step.push).count();
+        format!(
+            "Level {}/{}  Moves: {}  Pushes: {pushes}\n{PROMPT}",
+            game.level_number(),
+            game.count(),
+            game.history.len()
+        )
+    }
+
+    #[test]
+    fn the_push_count_follows_the_history_through_every_command() {
+        let mut game = game(TWO, 2);
+        // Level 2: pushes up then left, undone and redone, a new move that drops the
+        // redo list, a reset, a level change, a solved level 1 that leads back here.
+        let script = [
+            "lurd rrUruL",
+            "u",
+            "u",
+            "redo",
+            "redo",
+            "u",
+            "s",
+            "redo",
+            "u",
+            "r",
+            "redo",
+            "lurd rrUruL",
+            "prev",
+            "d",
+            "d2",
+            "lurd rrUruL",
+            "level 1",
+            "next",
+            "lurd rrU",
+            "undo",
+            "redo",
+            "",
+        ];
+        let mut pushes_seen = 0;
+        for line in script {
+            let reply = send(&mut game, line);
+            assert!(
+                reply.text.ends_with(&recounted_status(&game)),
+                "after {line:?}: {}",
+                reply.text
+            );
+            pushes_seen = pushes_seen.max(game.pushes());
+        }
+        assert!(pushes_seen >= 2, "the script pushes: {pushes_seen}");
+    }
+
+    #[test]
+    fn keywords_at_and_past_the_longest_and_beyond_ascii() {
+        let parse = |line: &str| Command::parse(line);
+        assert_eq!(parse("PREVIOUS"), Ok(Command::Prev));
+        assert_eq!(parse("Level 2"), Ok(Command::Level(2)));
+        for word in ["Previously", "previous2", "ÜNDO", "undö", "rédo"] {
+            assert_eq!(
+                parse(word),
+                Err(CommandError::Unknown(word.to_string())),
+                "{word:?}"
+            );
         }
     }
 

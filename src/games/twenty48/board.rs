@@ -236,18 +236,18 @@ impl Board {
         let mut board = *self;
         let mut gained = 0u128;
         for line in 0..size {
-            let indices: Vec<usize> = (0..size)
-                .map(|k| line_index(size, direction, line, k))
-                .collect();
-            let mut before = [None; MAX_SIZE];
-            for (slot, &index) in before.iter_mut().zip(&indices) {
-                *slot = self.cells[index];
+            // One line at a time on the stack: its cell indices, then its tiles, merged
+            // in place and written back.
+            let mut indices = [0; MAX_SIZE];
+            let mut tiles = [None; MAX_SIZE];
+            for (k, (index, tile)) in indices.iter_mut().zip(&mut tiles).take(size).enumerate() {
+                *index = line_index(size, direction, line, k);
+                *tile = self.cells[*index];
             }
-            let (after, line_gain) = merge_line(&before[..size]);
-            for (&index, tile) in indices.iter().zip(after) {
+            gained += merge_line(&mut tiles[..size]);
+            for (&index, &tile) in indices.iter().zip(&tiles).take(size) {
                 board.cells[index] = tile;
             }
-            gained += line_gain;
         }
         if board == *self {
             Err(NoEffect)
@@ -298,29 +298,43 @@ fn line_index(size: usize, direction: Direction, line: usize, k: usize) -> usize
     }
 }
 
-/// Slide one line toward its start (index 0 is the wall) and merge, returning the new
-/// line and the sum of the merged tiles.
+/// Slide one line toward its start (index 0 is the wall) and merge, in place, returning
+/// the sum of the merged tiles.
 ///
 /// The original game's rules: tiles close up toward the wall; scanning from the wall,
 /// each tile merges with the next one if they are equal, and a merged tile does not
 /// merge again in the same move. So the pair nearest the wall merges first:
 /// `2 2 2` gives `4 2`, `2 2 2 2` gives `4 4` (+8), `4 4 8 8` gives `8 16` (+24).
-pub fn merge_line(line: &[Option<Tile>]) -> (Vec<Option<Tile>>, u128) {
-    let mut out = Vec::with_capacity(line.len());
+pub fn merge_line(line: &mut [Option<Tile>]) -> u128 {
     let mut gained = 0u128;
-    let mut tiles = line.iter().flatten().copied().peekable();
-    while let Some(tile) = tiles.next() {
-        if tiles.peek() == Some(&tile) {
-            tiles.next();
-            let merged = tile.doubled();
-            gained += merged.value();
-            out.push(Some(merged));
-        } else {
-            out.push(Some(tile));
+    // The next cell to fill, and a tile read but not yet placed (it may still merge
+    // with the next one). Every cell filled or pending was read from this cell or one
+    // before it, so writing never overtakes reading.
+    let mut write = 0;
+    let mut pending: Option<Tile> = None;
+    for read in 0..line.len() {
+        let Some(tile) = line[read].take() else {
+            continue;
+        };
+        match pending.take() {
+            Some(held) if held == tile => {
+                let merged = tile.doubled();
+                gained += merged.value();
+                line[write] = Some(merged);
+                write += 1;
+            }
+            Some(held) => {
+                line[write] = Some(held);
+                write += 1;
+                pending = Some(tile);
+            }
+            None => pending = Some(tile),
         }
     }
-    out.resize(line.len(), None);
-    (out, gained)
+    if let Some(held) = pending {
+        line[write] = Some(held);
+    }
+    gained
 }
 
 /// A uniform draw from `0..n` (`n > 0`; `0` gives `0`), by rejection sampling on
@@ -366,7 +380,8 @@ mod tests {
 
     /// A left move of one row: the resulting row and the score gained.
     fn left(values: &[u128]) -> (Vec<u128>, u128) {
-        let (line, gained) = merge_line(&tiles(values));
+        let mut line = tiles(values);
+        let gained = merge_line(&mut line);
         (numbers(&line), gained)
     }
 

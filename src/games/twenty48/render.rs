@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::str::FromStr;
 
-use super::board::{Board, Tile};
+use super::board::Board;
 
 /// How the grid lines are drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -69,7 +69,9 @@ const ASCII: Glyphs = Glyphs {
 /// The narrowest a cell's number column gets.
 const MIN_WIDTH: usize = 4;
 
-/// Append the board, one `\n`-terminated line per rule and row, to `out`.
+/// Append the board, one `\n`-terminated line per rule and row, to `out`. Numbers are
+/// written straight into `out`, padded there: nothing is allocated but `out`'s growth,
+/// reserved once.
 pub fn render_into(board: &Board, style: Style, out: &mut String) {
     let glyphs = match style {
         Style::Box => &BOX,
@@ -79,14 +81,18 @@ pub fn render_into(board: &Board, style: Style, out: &mut String) {
         .max_tile()
         .map_or(0, |tile| digits(tile.value()))
         .max(MIN_WIDTH);
+    let size = board.size();
+    let line_glyph = glyphs.horizontal.len_utf8();
+    let rule_bytes = line_glyph * (size * (width + 2) + 1) + 1;
+    let row_bytes = size * (width + 1) + glyphs.vertical.len_utf8() * (size + 1) + 1;
+    out.reserve((size + 1) * rule_bytes + size * row_bytes);
     let rule = |out: &mut String, [left, junction, right]: [char; 3]| {
-        let segment: String = std::iter::repeat_n(glyphs.horizontal, width + 1).collect();
         out.push(left);
-        for column in 0..board.size() {
+        for column in 0..size {
             if column > 0 {
                 out.push(junction);
             }
-            out.push_str(&segment);
+            out.extend(std::iter::repeat_n(glyphs.horizontal, width + 1));
         }
         out.push(right);
         out.push('\n');
@@ -102,13 +108,14 @@ pub fn render_into(board: &Board, style: Style, out: &mut String) {
         );
         out.push(glyphs.vertical);
         for cell in row {
-            let value = cell.map(Tile::value).map(|v| v.to_string());
-            let _ = write!(
-                out,
-                "{:>width$} {}",
-                value.as_deref().unwrap_or(""),
-                glyphs.vertical
-            );
+            match cell {
+                Some(tile) => {
+                    let _ = write!(out, "{:>width$}", tile.value());
+                }
+                None => out.extend(std::iter::repeat_n(' ', width)),
+            }
+            out.push(' ');
+            out.push(glyphs.vertical);
         }
         out.push('\n');
     }
@@ -130,6 +137,7 @@ fn digits(value: u128) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::twenty48::board::Tile;
 
     #[test]
     fn box_style_matches_the_spec() {

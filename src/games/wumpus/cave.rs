@@ -356,21 +356,43 @@ impl Cave {
     /// the cave is unchanged and no percepts are due.
     pub fn act(&mut self, action: Action) -> Result<Vec<Percept>, NoEffect> {
         let mut percepts = Vec::new();
+        self.act_each(action, |percept| percepts.push(percept))?;
+        Ok(percepts)
+    }
+
+    /// [`Cave::act`] without collecting: hands each percept to `each` as it happens,
+    /// in SPEC order, so a game can write them straight into its reply. On an error
+    /// `each` has not been called.
+    ///
+    /// # Errors
+    /// As [`Cave::act`].
+    pub fn act_each(
+        &mut self,
+        action: Action,
+        mut each: impl FnMut(Percept),
+    ) -> Result<(), NoEffect> {
+        // The rules below emit percepts in `Ord` order, which is SPEC's.
+        let mut last = None;
+        let mut each = |percept: Percept| {
+            debug_assert!(last <= Some(percept), "{last:?} before {percept:?}");
+            last = Some(percept);
+            each(percept);
+        };
         match action {
             Action::MoveForward => {
                 match self.room_ahead() {
                     Some(next) => self.player.pos = next,
-                    None => percepts.push(Percept::Bump),
+                    None => each(Percept::Bump),
                 }
-                self.perceive_room(&mut percepts);
+                self.perceive_room(&mut each);
             }
             Action::TurnLeft => {
                 self.player.facing = self.player.facing.left();
-                self.perceive_room(&mut percepts);
+                self.perceive_room(&mut each);
             }
             Action::TurnRight => {
                 self.player.facing = self.player.facing.right();
-                self.perceive_room(&mut percepts);
+                self.perceive_room(&mut each);
             }
             Action::Shoot => {
                 if !self.player.has_arrow {
@@ -382,11 +404,11 @@ impl Cave {
                     Some(pos) => {
                         self.wumpus = None;
                         self.clear(pos);
-                        percepts.push(Percept::KilledWumpus);
+                        each(Percept::KilledWumpus);
                     }
-                    None => percepts.push(Percept::ArrowLost),
+                    None => each(Percept::ArrowLost),
                 }
-                self.perceive_room(&mut percepts);
+                self.perceive_room(&mut each);
             }
             Action::Grab => {
                 let here = self.player.pos;
@@ -396,24 +418,23 @@ impl Cave {
                 self.gold = None;
                 self.clear(here);
                 self.player.has_gold = true;
-                self.perceive_room(&mut percepts);
-                percepts.push(Percept::Grabbed);
+                self.perceive_room(&mut each);
+                each(Percept::Grabbed);
             }
             Action::Climb => {
                 if self.player.pos == self.exit {
-                    percepts.push(if self.player.has_gold {
+                    each(if self.player.has_gold {
                         Percept::OutWithGold
                     } else {
                         Percept::OutWithoutGold
                     });
                 } else {
-                    percepts.push(Percept::Bump);
-                    self.perceive_room(&mut percepts);
+                    each(Percept::Bump);
+                    self.perceive_room(&mut each);
                 }
             }
         }
-        debug_assert!(percepts.is_sorted(), "{percepts:?}");
-        Ok(percepts)
+        Ok(())
     }
 
     /// What the player perceives standing in the current room, ending with falling into
@@ -421,32 +442,38 @@ impl Cave {
     /// `Welcome to the Wumpus World!` and after every action that was carried out.
     pub fn room_percepts(&self) -> Vec<Percept> {
         let mut percepts = Vec::new();
-        self.perceive_room(&mut percepts);
+        self.perceive_room(&mut |percept| percepts.push(percept));
         percepts
     }
 
-    fn perceive_room(&self, percepts: &mut Vec<Percept>) {
+    /// [`Cave::room_percepts`] without collecting: each percept, in order, to `each`.
+    pub fn room_percepts_each(&self, mut each: impl FnMut(Percept)) {
+        self.perceive_room(&mut each);
+    }
+
+    fn perceive_room(&self, each: &mut impl FnMut(Percept)) {
         let here = self.player.pos;
-        let around: Vec<Pos> = std::iter::once(here)
-            .chain(
+        // This room and its neighbours inside the cave.
+        let around = || {
+            std::iter::once(here).chain(
                 Orientation::ALL
                     .iter()
-                    .filter_map(|&facing| self.dim.neighbour(here, facing)),
+                    .filter_map(move |&facing| self.dim.neighbour(here, facing)),
             )
-            .collect();
-        if around.iter().any(|&pos| Some(pos) == self.wumpus) {
-            percepts.push(Percept::Smell);
+        };
+        if around().any(|pos| Some(pos) == self.wumpus) {
+            each(Percept::Smell);
         }
-        for &pos in &around {
+        for pos in around() {
             if self.thing_at(pos) == Some(Thing::Pit) {
-                percepts.push(Percept::Breeze);
+                each(Percept::Breeze);
             }
         }
         match self.thing_at(here) {
-            Some(Thing::Gold) => percepts.push(Percept::Glitter),
-            Some(Thing::Exit) => percepts.push(Percept::Light),
-            Some(Thing::Pit) => percepts.push(Percept::FellIntoPit),
-            Some(Thing::Wumpus) => percepts.push(Percept::KilledByWumpus),
+            Some(Thing::Gold) => each(Percept::Glitter),
+            Some(Thing::Exit) => each(Percept::Light),
+            Some(Thing::Pit) => each(Percept::FellIntoPit),
+            Some(Thing::Wumpus) => each(Percept::KilledByWumpus),
             Some(Thing::Blocked) | None => {}
         }
     }

@@ -60,22 +60,55 @@ impl Command {
     /// [`CommandError`] for anything that is not a command; its `Display` is the line
     /// to answer with.
     pub fn parse(line: &str) -> Result<Command, CommandError> {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let lower: Vec<String> = words.iter().map(|w| w.to_ascii_lowercase()).collect();
-        let lower: Vec<&str> = lower.iter().map(String::as_str).collect();
-        let action = match lower.as_slice() {
-            ["move", "forward"] => Action::MoveForward,
-            ["turn", "left"] => Action::TurnLeft,
-            ["turn", "right"] => Action::TurnRight,
-            ["shoot"] => Action::Shoot,
-            ["grab"] => Action::Grab,
-            ["climb"] => Action::Climb,
-            ["quit"] => return Ok(Command::Quit),
-            ["save", _] => return Ok(Command::Save(SaveName::parse(words[1])?)),
-            ["save", ..] => return Err(CommandError::SaveUsage),
+        // At most three words are looked at, compared without lowering a copy.
+        let mut words = line.split_whitespace();
+        let Some(first) = words.next() else {
+            return Err(CommandError::NotACommand);
+        };
+        let second = words.next();
+        let more = words.next().is_some();
+        let is = |word: &str, expected: &str| word.eq_ignore_ascii_case(expected);
+        if is(first, "save") {
+            return match (second, more) {
+                (Some(name), false) => Ok(Command::Save(SaveName::parse(name)?)),
+                _ => Err(CommandError::SaveUsage),
+            };
+        }
+        if more {
+            return Err(CommandError::NotACommand);
+        }
+        let action = match second {
+            None if is(first, "shoot") => Action::Shoot,
+            None if is(first, "grab") => Action::Grab,
+            None if is(first, "climb") => Action::Climb,
+            None if is(first, "quit") => return Ok(Command::Quit),
+            Some(second) if is(first, "move") && is(second, "forward") => Action::MoveForward,
+            Some(second) if is(first, "turn") && is(second, "left") => Action::TurnLeft,
+            Some(second) if is(first, "turn") && is(second, "right") => Action::TurnRight,
             _ => return Err(CommandError::NotACommand),
         };
         Ok(Command::Act(action))
+    }
+}
+
+/// A reply being written: one line per percept as the cave reports it, and whether
+/// one of them ended the game.
+struct Percepts {
+    text: String,
+    ended: bool,
+}
+
+impl Percepts {
+    /// Percepts to follow `text`.
+    fn after(text: String) -> Percepts {
+        Percepts { text, ended: false }
+    }
+
+    /// The percept's line, as SPEC section 6 prints it.
+    fn write(&mut self, percept: Percept) {
+        self.text.push_str(percept.text());
+        self.text.push('\n');
+        self.ended |= percept.ends_game();
     }
 }
 
@@ -115,14 +148,11 @@ impl Wumpus {
         self.over
     }
 
-    /// Append the percepts, then either the prompt or, when one of them ended the
-    /// game, the final state.
-    fn report(&mut self, mut text: String, percepts: &[Percept]) -> Reply {
-        for percept in percepts {
-            text.push_str(percept.text());
-            text.push('\n');
-        }
-        if percepts.iter().any(|percept| percept.ends_game()) {
+    /// After the percepts (written by [`Percepts`]): either the prompt or, when one
+    /// of them ended the game, the final state.
+    fn report(&mut self, percepts: Percepts) -> Reply {
+        let Percepts { mut text, ended } = percepts;
+        if ended {
             self.end(text)
         } else {
             text.push_str(PROMPT);
@@ -141,8 +171,10 @@ impl Game for Wumpus {
     fn start(&mut self, _memory: &mut Memory) -> Reply {
         // A saved state may leave the player in a pit or with the wumpus: the game
         // then ends at once, after the percepts.
-        let percepts = self.cave.room_percepts();
-        self.report(String::from(WELCOME), &percepts)
+        let mut percepts = Percepts::after(String::from(WELCOME));
+        self.cave
+            .room_percepts_each(|percept| percepts.write(percept));
+        self.report(percepts)
     }
 
     fn handle(&mut self, line: &str, _memory: &mut Memory) -> Reply {
@@ -150,10 +182,13 @@ impl Game for Wumpus {
             return Reply::ended(String::new());
         }
         match Command::parse(line) {
-            Ok(Command::Act(action)) => match self.cave.act(action) {
-                Ok(percepts) => self.report(String::new(), &percepts),
-                Err(no_effect) => Reply::playing(format!("{no_effect}\n{PROMPT}")),
-            },
+            Ok(Command::Act(action)) => {
+                let mut percepts = Percepts::after(String::new());
+                match self.cave.act_each(action, |percept| percepts.write(percept)) {
+                    Ok(()) => self.report(percepts),
+                    Err(no_effect) => Reply::playing(format!("{no_effect}\n{PROMPT}")),
+                }
+            }
             Ok(Command::Quit) => self.end(String::new()),
             Ok(Command::Save(name)) if self.reserved.iter().any(|r| r == name.as_str()) => {
                 Reply::playing(format!(
