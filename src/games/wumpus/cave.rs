@@ -347,25 +347,22 @@ impl Cave {
         }
     }
 
-    /// Carry out `action` and return what the player perceives, in SPEC order. When the
-    /// last percept [ends the game](Percept::ends_game) the cave stays as it was at
-    /// that moment (the player in the pit, or at the exit) and should not be played on.
-    ///
-    /// # Errors
-    /// [`NoEffect`] when the action cannot be carried out (no arrow, no gold here);
-    /// the cave is unchanged and no percepts are due.
-    pub fn act(&mut self, action: Action) -> Result<Vec<Percept>, NoEffect> {
+    /// [`Cave::act_each`] with the percepts collected (tests compare whole lists).
+    #[cfg(test)]
+    pub(crate) fn act(&mut self, action: Action) -> Result<Vec<Percept>, NoEffect> {
         let mut percepts = Vec::new();
         self.act_each(action, |percept| percepts.push(percept))?;
         Ok(percepts)
     }
 
-    /// [`Cave::act`] without collecting: hands each percept to `each` as it happens,
-    /// in SPEC order, so a game can write them straight into its reply. On an error
-    /// `each` has not been called.
+    /// Carry out `action` and hand what the player perceives to `each`, in SPEC order,
+    /// as it happens, so that a game writes the percepts straight into its reply. When
+    /// the last percept [ends the game](Percept::ends_game) the cave stays as it was at
+    /// that moment (the player in the pit, or at the exit) and should not be played on.
     ///
     /// # Errors
-    /// As [`Cave::act`].
+    /// [`NoEffect`] when the action cannot be carried out (no arrow, no gold here);
+    /// the cave is unchanged and `each` has not been called.
     pub fn act_each(
         &mut self,
         action: Action,
@@ -437,16 +434,18 @@ impl Cave {
         Ok(())
     }
 
-    /// What the player perceives standing in the current room, ending with falling into
-    /// a pit or meeting the wumpus if the room holds one: the percepts printed after
-    /// `Welcome to the Wumpus World!` and after every action that was carried out.
-    pub fn room_percepts(&self) -> Vec<Percept> {
+    /// [`Cave::room_percepts_each`] collected (tests compare whole lists).
+    #[cfg(test)]
+    pub(crate) fn room_percepts(&self) -> Vec<Percept> {
         let mut percepts = Vec::new();
         self.perceive_room(&mut |percept| percepts.push(percept));
         percepts
     }
 
-    /// [`Cave::room_percepts`] without collecting: each percept, in order, to `each`.
+    /// What the player perceives standing in the current room, each in order to
+    /// `each`, ending with falling into a pit or meeting the wumpus if the room holds
+    /// one: the percepts printed after `Welcome to the Wumpus World!` and after every
+    /// action that was carried out.
     pub fn room_percepts_each(&self, mut each: impl FnMut(Percept)) {
         self.perceive_room(&mut each);
     }
