@@ -106,14 +106,23 @@ steal() {
     awk '/^cpu / {print $9}' /proc/stat
 }
 
-# each ROW RUNS [loadtest options...]: RUNS runs per server, one server at a time,
-# alternating which goes first, each pair on fresh servers.
-each() {
-    local row=$1 runs=$2
-    shift 2
+# repeat MODE ROW RUNS [loadtest options...]: RUNS runs, each on fresh servers. MODE
+# "apart" loads one server at a time, alternating which goes first; "together" loads
+# both at once, each with its own generator.
+repeat() {
+    local mode=$1 row=$2 runs=$3
+    shift 3
     echo "$runs" >"$OUT/row$row.runs"
     for rep in $(seq "$runs"); do
         start_servers
+        if [ "$mode" = together ]; then
+            run "$row" arcade "$rep" "$@" &
+            local arcade_run=$!
+            run "$row" minimal "$rep" "$@" &
+            wait "$arcade_run" $!
+            sleep 1
+            continue
+        fi
         if [ $((rep % 2)) = 1 ]; then order="arcade minimal"; else order="minimal arcade"; fi
         for server in $order; do
             run "$row" "$server" "$rep" "$@"
@@ -123,35 +132,18 @@ each() {
     done
 }
 
-# together ROW RUNS [loadtest options...]: RUNS runs, each loading both servers at
-# the same time (each with its own generator), on fresh servers.
-together() {
-    local row=$1 runs=$2
-    shift 2
-    echo "$runs" >"$OUT/row$row.runs"
-    for rep in $(seq "$runs"); do
-        start_servers
-        run "$row" arcade "$rep" "$@" &
-        local arcade_run=$!
-        run "$row" minimal "$rep" "$@" &
-        local minimal_run=$!
-        wait "$arcade_run" "$minimal_run"
-        sleep 1
-    done
-}
-
 started=$(date +%s)
 # 1. Closed loop, 100 sessions: throughput.
-each 1 "$REPS" --sessions 100 --rate 0 --ramp 500ms --warmup 1s --duration 4s
+repeat apart 1 "$REPS" --sessions 100 --rate 0 --ramp 500ms --warmup 1s --duration 4s
 # 2. Open loop, 10,000 sessions at 1 command/s: latency. The warm-up lets the kernel
 # and both servers settle after the ramp (the first seconds after it stall more).
-together 2 "$LATENCY_REPS" --sessions 10000 --rate 1 --ramp 1500ms --warmup 3s --duration 5s
+repeat together 2 "$LATENCY_REPS" --sessions 10000 --rate 1 --ramp 1500ms --warmup 3s --duration 5s
 # 3. As many sessions as the open-file limit allows (loadtest caps --sessions). One
 # server at a time: two generators of ~20,000 sessions each saturate one CPU, and then
 # the p99 measures the generators (hundreds of ms for both servers).
-each 3 "$LATENCY_REPS" --sessions 1000000 --rate 1 --ramp 3s --warmup 5s --duration 5s
+repeat apart 3 "$LATENCY_REPS" --sessions 1000000 --rate 1 --ramp 3s --warmup 5s --duration 5s
 # 4. A burst of 5,000 connects.
-each 4 "$REPS" --sessions 5000 --burst --rate 1 --warmup 1s --duration 2s
+repeat apart 4 "$REPS" --sessions 5000 --burst --rate 1 --warmup 1s --duration 2s
 # 5. Memory per idle in-game session (fresh servers: each run's own before/after).
 echo "$REPS" >"$OUT/row5.runs"
 for rep in $(seq "$REPS"); do

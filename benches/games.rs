@@ -27,21 +27,32 @@ const CLASSIC: &str = "#######\n#.....#\n#...+.#\n##..+.#\n#--.#P#\n#######\n";
 const WUMPUS_CLASSIC: &str =
     "dim 4 4\nplayer 0 0 1 0 1\nwumpus 3 2\ngold 3 3\npit 2 0\npit 1 2\nexit 0 0\n";
 
+/// Benchmarks `game` answering the two `lines` in turn: a pair that undo each other,
+/// so the game's state stays the same however often it runs.
+fn alternate(c: &mut Criterion, name: &str, game: &mut dyn Game, lines: [&str; 2]) {
+    let mut memory = Memory::default();
+    let mut next = 0;
+    c.bench_function(name, |b| {
+        b.iter(|| {
+            let line = lines[next];
+            next ^= 1;
+            black_box(game.handle(black_box(line), &mut memory))
+        })
+    });
+}
+
 fn sokoban(c: &mut Criterion) {
     let level = Arc::new(sokoban::parse_level(CLASSIC).expect("the classic level parses"));
 
     // A whole command as the session runs it: parse, walk, render board and prompt.
     // Up one and back down keeps the level unsolved however often it runs.
     let mut game = Sokoban::new(Arc::clone(&level));
-    let mut memory = Memory::default();
-    let mut up = true;
-    c.bench_function("sokoban/command (parse + move + render)", |b| {
-        b.iter(|| {
-            let line = if up { "w1" } else { "s1" };
-            up = !up;
-            black_box(game.handle(black_box(line), &mut memory))
-        })
-    });
+    alternate(
+        c,
+        "sokoban/command (parse + move + render)",
+        &mut game,
+        ["w1", "s1"],
+    );
 
     // A push and its undo: the rules alone. One step up puts the player right of a
     // box that can go left.
@@ -79,14 +90,12 @@ fn starpusher(c: &mut Criterion) {
     let reply = game.handle(&format!("lurd {moves}"), &mut memory);
     assert!(reply.text.contains("Moves: 99998"), "{}", reply.text);
     // A whole command on top of it: undo, then redo, so the history stays as long.
-    let mut undo = true;
-    c.bench_function("starpusher/command after 100k moves (undo/redo)", |b| {
-        b.iter(|| {
-            let line = if undo { "u" } else { "redo" };
-            undo = !undo;
-            black_box(game.handle(black_box(line), &mut memory))
-        })
-    });
+    alternate(
+        c,
+        "starpusher/command after 100k moves (undo/redo)",
+        &mut game,
+        ["u", "redo"],
+    );
 }
 
 fn twenty48(c: &mut Criterion) {

@@ -422,20 +422,15 @@ fn sample_memory(pid: u32, before: u64, recorder: &Recorder) -> Option<ServerMem
 /// The CPU time (user and system) process `pid` has used so far, in seconds, from
 /// `/proc/PID/stat`.
 fn read_cpu_seconds(pid: u32) -> Result<f64, Error> {
-    let error = |reason: String| Error::Server {
-        pid,
-        file: "stat",
-        reason,
-    };
-    let stat =
-        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_err(|e| error(e.to_string()))?;
-    let ticks = parse_cpu_ticks(&stat).ok_or_else(|| error(String::from("no utime/stime")))?;
-    // SAFETY: sysconf only reads a configuration value.
-    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if per_second <= 0 {
-        return Err(error(String::from("no clock tick rate")));
-    }
-    Ok(ticks as f64 / per_second as f64)
+    read_proc(pid, "stat", |stat| {
+        let ticks = parse_cpu_ticks(stat).ok_or("no utime/stime")?;
+        // SAFETY: sysconf only reads a configuration value.
+        let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        if per_second <= 0 {
+            return Err("no clock tick rate");
+        }
+        Ok(ticks as f64 / per_second as f64)
+    })
 }
 
 /// utime + stime from a `/proc/PID/stat` line, in clock ticks. The command name (the
@@ -451,14 +446,21 @@ fn parse_cpu_ticks(stat: &str) -> Option<u64> {
 
 /// The resident set size of process `pid`, in KiB, from `/proc/PID/status`.
 fn read_rss(pid: u32) -> Result<u64, Error> {
-    let error = |reason: String| Error::Server {
-        pid,
-        file: "status",
-        reason,
-    };
-    let status =
-        std::fs::read_to_string(format!("/proc/{pid}/status")).map_err(|e| error(e.to_string()))?;
-    parse_vm_rss(&status).ok_or_else(|| error(String::from("no VmRSS line")))
+    read_proc(pid, "status", |status| {
+        parse_vm_rss(status).ok_or("no VmRSS line")
+    })
+}
+
+/// Reads `/proc/PID/FILE` and takes what `parse` finds in it.
+fn read_proc<T>(
+    pid: u32,
+    file: &'static str,
+    parse: impl FnOnce(&str) -> Result<T, &'static str>,
+) -> Result<T, Error> {
+    let error = |reason: String| Error::Server { pid, file, reason };
+    let text =
+        std::fs::read_to_string(format!("/proc/{pid}/{file}")).map_err(|e| error(e.to_string()))?;
+    parse(&text).map_err(|reason| error(String::from(reason)))
 }
 
 /// The `VmRSS:   1234 kB` line of a `/proc/PID/status` text, in KiB.
