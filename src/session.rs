@@ -2,9 +2,18 @@
 //!
 //! The session owns the socket and the game owns the rules: a line from the codec goes
 //! to the lobby parser or to the running game, and whatever text comes back is written
-//! with one flush. The session also keeps the idle timer and listens for shutdown.
+//! with one `write_all`. The session also keeps the idle timer and listens for shutdown.
+//!
+//! It keeps no read or write buffer. With thousands of mostly idle players, anything a
+//! session owns is cold in the cache (and often in the TLB) when its next command
+//! comes, so each separately allocated piece costs misses on every command. A read goes
+//! into a buffer on the stack, which is hot, and the codec keeps the only thing that
+//! must outlive it (an unfinished line); a reply is encoded into a fresh `Vec`, which
+//! malloc's thread cache hands out hot. This also saves two buffers per idle session.
 
+use std::collections::VecDeque;
 use std::future::Future;
+use std::io::ErrorKind;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,10 +21,9 @@ use std::sync::Arc;
 use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
-use futures::{SinkExt, StreamExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 use tokio::sync::broadcast;
-use tokio_util::codec::Framed;
 use tracing::{debug, info};
 
 use crate::games::{self, Game, Memory, Status};
@@ -29,10 +37,10 @@ pub const SHUTTING_DOWN: &str = "\nServer shutting down.\n";
 /// Sent when an idle session is closed.
 pub const IDLE_CLOSED: &str = "\nClosed after too long without input. Goodbye.\n";
 
-/// The initial size of each connection's read and write buffers. Lines are at most
-/// 1 KiB and boards a few hundred bytes; tokio-util's default of 8 KiB each would be
-/// most of a session's memory with thousands of players connected.
-const BUFFER_CAPACITY: usize = 256;
+/// The most one read takes from the socket, into a buffer on the stack. A command is a
+/// few bytes; pasted input or a long line simply takes several reads, since the codec
+/// keeps what is unfinished.
+const READ_SIZE: usize = 2048;
 
 /// How long one reply may take to leave. A client that stops reading fills its socket
 /// buffers; after this long its session is closed rather than held open forever.
@@ -146,9 +154,26 @@ impl std::fmt::Display for CloseReason {
     }
 }
 
+/// What one read from the socket brought.
+enum Received {
+    /// The first item the read completed; any others wait in `Session::pending`.
+    Input(Input),
+    /// Nothing complete (or the socket was not readable after all): wait again.
+    Nothing,
+    /// The client closed its side and everything it sent has been handed over.
+    End,
+}
+
 /// One connected player.
 pub struct Session {
-    connection: Framed<TcpStream, TelnetCodec>,
+    stream: TcpStream,
+    codec: TelnetCodec,
+    /// Items after the first of one read (pipelined input, such as a pasted script),
+    /// in order; they are served before the socket is read again. Nearly always empty
+    /// and then without an allocation.
+    pending: VecDeque<Input>,
+    /// The client closed its side and the codec was finished: nothing more to read.
+    input_ended: bool,
     peer: SocketAddr,
     context: Arc<Context>,
     idle_timeout: Duration,
@@ -165,7 +190,10 @@ impl Session {
         idle_timeout: Duration,
     ) -> Session {
         Session {
-            connection: Framed::with_capacity(stream, TelnetCodec::new(), BUFFER_CAPACITY),
+            stream,
+            codec: TelnetCodec::new(),
+            pending: VecDeque::new(),
+            input_ended: false,
             peer,
             context,
             idle_timeout,
@@ -206,52 +234,63 @@ impl Session {
         let idle = tokio::time::sleep_until(last_input + quiet);
         tokio::pin!(shutdown, idle);
         loop {
-            // Input first: a line that is ready is served without polling the rest.
+            // Input first: items left from the last read, then a line that is ready,
+            // are served without polling the rest.
             // A client that floods lines still yields to shutdown, because tokio's
-            // cooperative budget makes its reads return Pending now and then.
-            let event = tokio::select! {
-                biased;
-                event = self.connection.next() => event,
-                () = &mut shutdown => {
-                    // The client may be gone already; shutting down goes on regardless.
-                    let _ = self.send(SHUTTING_DOWN).await;
-                    return Ok(CloseReason::Shutdown);
-                }
-                () = &mut idle => {
-                    let deadline = last_input + if warned { self.idle_timeout } else { quiet };
-                    if tokio::time::Instant::now() < deadline {
-                        // Input came since the timer was set: wait for the rest.
-                        idle.as_mut().reset(deadline);
+            // cooperative budget makes `poll_read_ready` return Pending now and then
+            // (`readable()` takes no budget, and its future would hold a waiter node
+            // in every session's future).
+            let received = if let Some(received) = self.queued() {
+                received
+            } else {
+                tokio::select! {
+                    biased;
+                    ready = std::future::poll_fn(|cx| self.stream.poll_read_ready(cx)) => {
+                        ready?;
+                        self.receive()?
+                    }
+                    () = &mut shutdown => {
+                        // The client may be gone already; shutting down goes on regardless.
+                        let _ = self.send(SHUTTING_DOWN).await;
+                        return Ok(CloseReason::Shutdown);
+                    }
+                    () = &mut idle => {
+                        let deadline = last_input + if warned { self.idle_timeout } else { quiet };
+                        if tokio::time::Instant::now() < deadline {
+                            // Input came since the timer was set: wait for the rest.
+                            idle.as_mut().reset(deadline);
+                            continue;
+                        }
+                        if warned {
+                            let _ = self.send(IDLE_CLOSED).await;
+                            return Ok(CloseReason::Idle);
+                        }
+                        warned = true;
+                        idle.as_mut().reset(last_input + self.idle_timeout);
+                        let text = format!(
+                            "\nNo input for a while: this session closes in {} seconds unless you type something.\n{}",
+                            warning.as_secs().max(1),
+                            self.prompt()
+                        );
+                        self.send(&text).await?;
                         continue;
                     }
-                    if warned {
-                        let _ = self.send(IDLE_CLOSED).await;
-                        return Ok(CloseReason::Idle);
-                    }
-                    warned = true;
-                    idle.as_mut().reset(last_input + self.idle_timeout);
-                    let text = format!(
-                        "\nNo input for a while: this session closes in {} seconds unless you type something.\n{}",
-                        warning.as_secs().max(1),
-                        self.prompt()
-                    );
-                    self.send(&text).await?;
-                    continue;
                 }
             };
-            let input = match event {
-                None => {
+            let input = match received {
+                Received::Input(input) => input,
+                Received::Nothing => continue,
+                Received::End => {
                     if let Some((_, game)) = &mut self.game {
                         let text = game.end_of_input();
                         self.send(&text).await?;
                     }
                     return Ok(CloseReason::ClientClosed);
                 }
-                Some(input) => input?,
             };
             match input {
                 Input::Negotiation(bytes) => {
-                    self.write(Output::Raw(&bytes)).await?;
+                    self.write(&bytes).await?;
                 }
                 Input::LineTooLong => {
                     warned = false;
@@ -280,15 +319,61 @@ impl Session {
         }
     }
 
-    async fn send(&mut self, text: &str) -> std::io::Result<()> {
-        self.write(Output::Text(text)).await
+    /// What is left of an earlier read, the end once the input has ended, or `None`
+    /// when the socket must be read.
+    fn queued(&mut self) -> Option<Received> {
+        if let Some(input) = self.pending.pop_front() {
+            if self.pending.is_empty() {
+                // Released, so that a paste does not leave an idle session holding
+                // its queue.
+                self.pending = VecDeque::new();
+            }
+            return Some(Received::Input(input));
+        }
+        self.input_ended.then_some(Received::End)
     }
 
-    /// Write `output` and flush it, giving up after [`WRITE_TIMEOUT`]. Nearly every
+    /// Read once into a buffer on the stack and decode all of it: the first item is
+    /// returned, the others queued in `pending`. Not `async`, so the buffer lives on
+    /// the thread's stack, never in the session's future; the codec keeps whatever is
+    /// unfinished, so nothing of the buffer outlives the call.
+    fn receive(&mut self) -> std::io::Result<Received> {
+        let mut buf = [0u8; READ_SIZE];
+        let read = match self.stream.try_read(&mut buf) {
+            Ok(read) => read,
+            Err(error) if error.kind() == ErrorKind::WouldBlock => return Ok(Received::Nothing),
+            Err(error) => return Err(error),
+        };
+        if read == 0 {
+            self.input_ended = true;
+            return Ok(self.codec.finish().map_or(Received::End, Received::Input));
+        }
+        let bytes = &buf[..read];
+        let mut pos = 0;
+        let Some(first) = self.codec.decode_slice(bytes, &mut pos) else {
+            return Ok(Received::Nothing);
+        };
+        while let Some(item) = self.codec.decode_slice(bytes, &mut pos) {
+            self.pending.push_back(item);
+        }
+        Ok(Received::Input(first))
+    }
+
+    /// Send `text`, its `\n` as `\r\n`, encoded into a fresh `Vec` (hot from malloc's
+    /// thread cache, where a buffer kept in the session would be cold).
+    async fn send(&mut self, text: &str) -> std::io::Result<()> {
+        let output = Output::Text(text);
+        let mut bytes = Vec::with_capacity(output.encoded_len());
+        output.encode_into(&mut bytes);
+        self.write(&bytes).await
+    }
+
+    /// Write `bytes` as they are, giving up after [`WRITE_TIMEOUT`]. Nearly every
     /// reply fits in the socket's buffer and is written by the first poll; the timer is
     /// only set up when it is not, so a command costs no timer.
-    async fn write(&mut self, output: Output<'_>) -> std::io::Result<()> {
-        let mut send = self.connection.send(output);
+    async fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let send = self.stream.write_all(bytes);
+        tokio::pin!(send);
         if let Poll::Ready(result) = futures::poll!(&mut send) {
             return result;
         }

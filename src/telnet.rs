@@ -20,10 +20,19 @@
 //! The encoder writes [`Output::Text`] with every `\n` turned into `\r\n` (telnet NVT)
 //! and [`Output::Raw`] as it is.
 //!
+//! The session uses the plain methods: [`TelnetCodec::decode_slice`] on bytes it read
+//! into a buffer on its stack, [`TelnetCodec::finish`] at the end of the input, and
+//! [`Output::encode_into`] into a fresh `Vec`. It keeps no read or write buffer of its
+//! own: with thousands of mostly idle sessions such buffers are cold whenever a command
+//! comes, so every command would pay cache and TLB misses on them, while the stack and
+//! a fresh allocation from malloc's thread cache are hot. The [`Decoder`] and
+//! [`Encoder`] impls are the same code for `BytesMut` (tests and benchmarks use them).
+//!
 //! One codec lives in every session, so it is small: a few flags, two 32-byte option
 //! sets and a line buffer that is only used when a line arrives in pieces (a whole
-//! line in one read goes straight from the read buffer) and is released after a long
-//! line.
+//! line in one read goes straight from the caller's bytes) and is released after a
+//! long line. It holds everything that must survive between reads, so the caller's
+//! bytes can be dropped once they are decoded.
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use tokio_util::codec::{Decoder, Encoder};
@@ -81,6 +90,36 @@ pub enum Output<'a> {
     Text(&'a str),
     /// Bytes written as they are (telnet negotiation answers).
     Raw(&'a [u8]),
+}
+
+impl Output<'_> {
+    /// How many bytes [`Output::encode_into`] writes, so that the caller can reserve
+    /// them in one go (a `Vec` or a `BytesMut` alike).
+    pub fn encoded_len(&self) -> usize {
+        match self {
+            Output::Text(text) => text.len() + text.bytes().filter(|&b| b == LF).count(),
+            Output::Raw(bytes) => bytes.len(),
+        }
+    }
+
+    /// Appends the bytes to send: text with every `\n` as `\r\n`, raw bytes as they
+    /// are. Reserving [`Output::encoded_len`] first is the caller's job; `BufMut` has
+    /// no way to reserve.
+    pub fn encode_into<B: BufMut>(&self, dst: &mut B) {
+        match self {
+            Output::Text(text) => {
+                let mut lines = text.as_bytes().split(|&b| b == LF);
+                if let Some(first) = lines.next() {
+                    dst.put_slice(first);
+                }
+                for line in lines {
+                    dst.put_slice(b"\r\n");
+                    dst.put_slice(line);
+                }
+            }
+            Output::Raw(bytes) => dst.put_slice(bytes),
+        }
+    }
 }
 
 /// Where the decoder is inside the telnet command syntax; only `Data` bytes reach lines.
@@ -177,7 +216,11 @@ impl TelnetCodec {
     /// Reads `buf` from `*pos` until an item is complete or `buf` is used up, leaving
     /// `*pos` after the last byte consumed. Refusals found one after another are
     /// coalesced into one [`Input::Negotiation`].
-    fn scan(&mut self, buf: &[u8], pos: &mut usize) -> Option<Input> {
+    ///
+    /// `None` means `*pos` reached the end: an unfinished line or telnet command is
+    /// kept inside the codec, so nothing of `buf` has to be kept for the next read.
+    /// Call again until `None` to get every item in `buf`.
+    pub fn decode_slice(&mut self, buf: &[u8], pos: &mut usize) -> Option<Input> {
         let mut answers: Vec<u8> = Vec::new();
         while *pos < buf.len() {
             if !answers.is_empty() && self.telnet == Telnet::Data && buf[*pos] != IAC {
@@ -270,6 +313,16 @@ impl TelnetCodec {
         }
         (!answers.is_empty()).then(|| Input::Negotiation(Bytes::from(answers)))
     }
+
+    /// Ends the input, once every read byte went through
+    /// [`TelnetCodec::decode_slice`]: a last line without terminator still counts (so
+    /// `printf quit | nc` works); an unfinished over-long line is reported; an
+    /// unfinished telnet command is dropped. A second call returns `None`.
+    pub fn finish(&mut self) -> Option<Input> {
+        self.telnet = Telnet::Data;
+        self.after_cr = false;
+        (self.too_long || !self.line.is_empty()).then(|| self.finish_line())
+    }
 }
 
 impl Decoder for TelnetCodec {
@@ -281,51 +334,27 @@ impl Decoder for TelnetCodec {
     /// [`MAX_LINE`], never in `src`.
     fn decode(&mut self, src: &mut BytesMut) -> Result<Option<Input>, std::io::Error> {
         let mut pos = 0;
-        let item = self.scan(src, &mut pos);
+        let item = self.decode_slice(src, &mut pos);
         src.advance(pos);
         Ok(item)
     }
 
-    /// At the end of the input, a last line without terminator still counts (so
-    /// `printf quit | nc` works); an unfinished over-long line is reported; an
-    /// unfinished telnet command is dropped.
+    /// The items left in `src`, then [`TelnetCodec::finish`].
     fn decode_eof(&mut self, src: &mut BytesMut) -> Result<Option<Input>, std::io::Error> {
         if let Some(item) = self.decode(src)? {
             return Ok(Some(item));
         }
-        self.telnet = Telnet::Data;
-        self.after_cr = false;
-        if self.too_long || !self.line.is_empty() {
-            return Ok(Some(self.finish_line()));
-        }
-        Ok(None)
+        Ok(self.finish())
     }
 }
 
 impl<'a> Encoder<Output<'a>> for TelnetCodec {
     type Error = std::io::Error;
 
+    /// [`Output::encode_into`], with one reservation for the whole item.
     fn encode(&mut self, item: Output<'a>, dst: &mut BytesMut) -> Result<(), std::io::Error> {
-        match item {
-            Output::Text(text) => {
-                // Counted first so that one reservation covers the whole reply.
-                let text = text.as_bytes();
-                let newlines = text.iter().filter(|&&b| b == LF).count();
-                dst.reserve(text.len() + newlines);
-                let mut lines = text.split(|&b| b == LF);
-                if let Some(first) = lines.next() {
-                    dst.extend_from_slice(first);
-                }
-                for line in lines {
-                    dst.extend_from_slice(b"\r\n");
-                    dst.extend_from_slice(line);
-                }
-            }
-            Output::Raw(bytes) => {
-                dst.reserve(bytes.len());
-                dst.put_slice(bytes);
-            }
-        }
+        dst.reserve(item.encoded_len());
+        item.encode_into(dst);
         Ok(())
     }
 }
@@ -695,6 +724,64 @@ mod tests {
         assert_eq!(dst.capacity(), 14);
     }
 
+    /// Decodes `chunks` the way the session does: every item of a chunk through
+    /// `decode_slice`, nothing kept between chunks, then `finish` until `None`.
+    fn decode_slices(chunks: &[&[u8]]) -> Vec<Input> {
+        let mut codec = TelnetCodec::new();
+        let mut items = Vec::new();
+        for chunk in chunks {
+            let mut pos = 0;
+            while let Some(item) = codec.decode_slice(chunk, &mut pos) {
+                items.push(item);
+            }
+            assert_eq!(pos, chunk.len(), "decode_slice left bytes unread");
+        }
+        items.extend(codec.finish());
+        assert_eq!(codec.finish(), None, "finish gave a second item");
+        items
+    }
+
+    #[test]
+    fn decode_slice_and_finish_keep_unfinished_input_in_the_codec() {
+        assert_eq!(
+            decode_slices(&[
+                b"a\r",
+                b"\nbc",
+                &[b'd', IAC],
+                &[DO, ECHO, b'\n', b'l', b'a', b's', b't']
+            ]),
+            vec![
+                line("a"),
+                negotiation(&[IAC, WONT, ECHO]),
+                line("bcd"),
+                line("last")
+            ]
+        );
+        assert_eq!(
+            decode_slices(&[&[b'x'; MAX_LINE], b"y"]),
+            vec![Input::LineTooLong]
+        );
+        assert_eq!(decode_slices(&[&[b'a', IAC, SB], &[1]]), vec![line("a")]);
+    }
+
+    #[test]
+    fn encode_into_a_vec_writes_encoded_len_bytes() {
+        for output in [
+            Output::Text("Welcome!\n#.P#\nEnter command: "),
+            Output::Text("\n"),
+            Output::Text(""),
+            Output::Raw(&[IAC, WONT, ECHO, LF]),
+        ] {
+            let mut bytes = Vec::new();
+            output.encode_into(&mut bytes);
+            assert_eq!(bytes.len(), output.encoded_len(), "{output:?}");
+            assert_eq!(bytes, encode(&[output]));
+        }
+        let mut bytes = Vec::new();
+        Output::Text("a\nb\n").encode_into(&mut bytes);
+        assert_eq!(bytes, b"a\r\nb\r\n");
+    }
+
     /// Cuts `input` at the given points (taken modulo its length, in order).
     fn split_at_points<'a>(input: &'a [u8], points: &[usize]) -> Vec<&'a [u8]> {
         let mut cuts: Vec<usize> = points.iter().map(|p| p % (input.len() + 1)).collect();
@@ -766,6 +853,15 @@ mod tests {
             let whole = lines_and_answers(decode_all(&input));
             let chunked = lines_and_answers(decode_chunks(&split_at_points(&input, &points)));
             prop_assert_eq!(chunked, whole);
+        }
+
+        #[test]
+        fn the_sessions_slices_decode_as_the_decoder_does(
+            input in telnet_bytes(),
+            points in proptest::collection::vec(any::<usize>(), 0..10),
+        ) {
+            let chunks = split_at_points(&input, &points);
+            prop_assert_eq!(decode_slices(&chunks), decode_chunks(&chunks));
         }
 
         #[test]

@@ -348,3 +348,25 @@ async fn two_hundred_sessions_win_at_once() {
         assert_eq!(player.await.expect("player task"), expected);
     }
 }
+
+#[tokio::test]
+async fn many_pipelined_lines_are_answered_in_order_until_quit() {
+    let server = TestServer::start().await;
+    let mut client = Client::connect(server.addr).await;
+    // Several reads' worth of lines in one write, then quit and a line never served.
+    let mut input = Vec::new();
+    let mut expected = String::new();
+    for n in 0..1000 {
+        input.extend_from_slice(format!("x{n}\r\n").as_bytes());
+        let word = format!("x{n}");
+        expected.push_str(&crlf(&format!(
+            "{}\n{}",
+            arcade::lobby::unknown_command(&word),
+            arcade::lobby::PROMPT
+        )));
+    }
+    input.extend_from_slice(b"quit\r\nhelp\r\n");
+    expected.push_str(&crlf(arcade::lobby::GOODBYE));
+    client.send_raw(&input).await;
+    assert_eq!(client.read_to_end().await, expected);
+}
