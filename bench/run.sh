@@ -3,7 +3,7 @@
 # answers every line with a fixed board and does nothing else), the same loads on
 # both in the same run, and a table of the ratios.
 #
-#   bench/run.sh                          # about 8 minutes on 2 cores
+#   bench/run.sh                          # about 6.5 minutes on 2 cores
 #   REPS=1 LATENCY_REPS=1 bench/run.sh    # one run of each: about 2 minutes
 #
 # Only 127.0.0.0/8 is touched. Each load runs several times per server (REPS, and
