@@ -136,17 +136,7 @@ impl Command {
             Some((word, rest)) => (word, rest.trim()),
             None => (line, ""),
         };
-        // Lower-cased on the stack: no keyword is longer than the buffer, so a longer
-        // word is left as it is and matches none of them.
-        let mut buffer = [0u8; 8];
-        let lower: &[u8] = match buffer.get_mut(..word.len()) {
-            Some(slot) => {
-                slot.copy_from_slice(word.as_bytes());
-                slot.make_ascii_lowercase();
-                slot
-            }
-            None => word.as_bytes(),
-        };
+        let lower = word.to_ascii_lowercase();
         let unknown = || CommandError::Unknown(word.to_string());
         let no_argument = |command: Command| {
             if rest.is_empty() {
@@ -155,20 +145,20 @@ impl Command {
                 Err(unknown())
             }
         };
-        match lower {
-            b"" => Ok(Command::Look),
-            b"u" | b"undo" => no_argument(Command::Undo),
-            b"redo" => no_argument(Command::Redo),
-            b"r" | b"reset" => no_argument(Command::Reset),
-            b"n" | b"next" => no_argument(Command::Next),
-            b"p" | b"prev" | b"previous" => no_argument(Command::Prev),
-            b"e" | b"exit" | b"quit" => no_argument(Command::Exit),
-            b"help" | b"h" | b"?" => no_argument(Command::Help),
-            b"level" => match parse_count(rest) {
+        match lower.as_str() {
+            "" => Ok(Command::Look),
+            "u" | "undo" => no_argument(Command::Undo),
+            "redo" => no_argument(Command::Redo),
+            "r" | "reset" => no_argument(Command::Reset),
+            "n" | "next" => no_argument(Command::Next),
+            "p" | "prev" | "previous" => no_argument(Command::Prev),
+            "e" | "exit" | "quit" => no_argument(Command::Exit),
+            "help" | "h" | "?" => no_argument(Command::Help),
+            "level" => match parse_count(rest) {
                 Some(number) => Ok(Command::Level(number)),
                 None => Err(CommandError::LevelNumber),
             },
-            b"lurd" => Ok(Command::Lurd(rest.parse()?)),
+            "lurd" => Ok(Command::Lurd(rest.parse()?)),
             _ => {
                 if !rest.is_empty() {
                     return Err(unknown());
