@@ -44,7 +44,8 @@ async fn five_second_smoke_reports_no_failures() {
     let cpu = report.server_cpu.expect("CPU time was sampled");
     assert!(cpu.seconds > 0.0, "{report}");
     let per_command = cpu.seconds * 1e6 / report.commands as f64;
-    assert!((cpu.us_per_command - per_command).abs() < 1e-6, "{report}");
+    let charged = cpu.us_per_command.expect("commands were measured");
+    assert!((charged - per_command).abs() < 1e-6, "{report}");
     server.shutdown().await;
 }
 
@@ -62,6 +63,7 @@ async fn sessions_turned_away_by_a_full_server_are_failures() {
         duration: Duration::from_millis(500),
         warmup: Duration::ZERO,
         burst: true,
+        server_pid: Some(std::process::id()),
         quiet: true,
         ..Options::default()
     };
@@ -75,6 +77,9 @@ async fn sessions_turned_away_by_a_full_server_are_failures() {
         "{report}"
     );
     assert_eq!(report.commands, 0);
+    // No command, so no cost per command (rather than all the CPU charged to one).
+    let cpu = report.server_cpu.expect("CPU time was sampled");
+    assert_eq!(cpu.us_per_command, None, "{report}");
     server.shutdown().await;
 }
 

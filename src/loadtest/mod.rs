@@ -314,7 +314,7 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
     let seconds = options.duration.as_secs_f64();
     let server_cpu = server.cpu.map(|seconds| ServerCpu {
         seconds,
-        us_per_command: seconds * 1e6 / measured.len().max(1) as f64,
+        us_per_command: (!measured.is_empty()).then(|| seconds * 1e6 / measured.len() as f64),
     });
     Ok(Report {
         addr: options.addr.to_string(),

@@ -219,8 +219,9 @@ pub struct ServerCpu {
     /// User and system CPU seconds.
     pub seconds: f64,
     /// `seconds` per measured command, in microseconds (everything the server did in
-    /// the window, connects and timers included, charged to the commands).
-    pub us_per_command: f64,
+    /// the window, connects and timers included, charged to the commands); none when
+    /// no command was measured (`--idle`).
+    pub us_per_command: Option<f64>,
 }
 
 /// A load test's result: what `--json` prints, and the summary's source.
@@ -339,11 +340,11 @@ impl fmt::Display for Report {
             )?;
         }
         if let Some(cpu) = &self.server_cpu {
-            writeln!(
-                f,
-                "server CPU: {:.2} s in the measured window, {:.1} µs per command",
-                cpu.seconds, cpu.us_per_command
-            )?;
+            write!(f, "server CPU: {:.2} s in the measured window", cpu.seconds)?;
+            match cpu.us_per_command {
+                Some(micros) => writeln!(f, ", {micros:.1} µs per command")?,
+                None => writeln!(f)?,
+            }
         }
         if self.failure_reasons.is_empty() {
             writeln!(f, "failures:   none")?;
