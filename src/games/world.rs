@@ -8,6 +8,8 @@
 use std::fmt;
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
 /// One of the four directions a player can walk or push in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Direction {
@@ -360,21 +362,69 @@ impl Glyphs {
     }
 }
 
+/// How many 64-square words of [`BoxSet`] are kept inside the world itself: 256
+/// squares, enough for the classic level, all but two of Microban's 155 levels and
+/// about half of Star Pusher's 201.
+const INLINE_BOX_WORDS: usize = 4;
+
+/// Which squares hold a box, one bit per square of the level.
+///
+/// Kept inside the [`World`] for boards of up to 256 squares, on the heap beyond
+/// (`SmallVec`). On a server with thousands of mostly idle players a world is cold in
+/// the cache at each command, and perf showed most of a move's time there going to
+/// two misses: the world, then the separately allocated board it pointed to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct BoxSet {
+    words: SmallVec<[u64; INLINE_BOX_WORDS]>,
+}
+
+impl BoxSet {
+    /// No boxes, on a level of `squares` squares.
+    fn new(squares: usize) -> BoxSet {
+        BoxSet {
+            words: smallvec::smallvec![0; squares.div_ceil(64)],
+        }
+    }
+
+    /// Whether a box stands on the square; `false` off the level.
+    fn contains(&self, index: usize) -> bool {
+        self.words
+            .get(index / 64)
+            .is_some_and(|word| word & Self::bit(index) != 0)
+    }
+
+    fn insert(&mut self, index: usize) {
+        if let Some(word) = self.words.get_mut(index / 64) {
+            *word |= Self::bit(index);
+        }
+    }
+
+    fn remove(&mut self, index: usize) {
+        if let Some(word) = self.words.get_mut(index / 64) {
+            *word &= !Self::bit(index);
+        }
+    }
+
+    fn bit(index: usize) -> u64 {
+        1 << (index % 64)
+    }
+}
+
 /// One player's state in a level: where the player and the boxes are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct World {
     level: Arc<Level>,
     player: usize,
-    boxes: Vec<bool>,
+    boxes: BoxSet,
     boxes_on_goals: usize,
 }
 
 impl World {
     /// A world at the level's start.
     pub fn new(level: Arc<Level>) -> World {
-        let mut boxes = vec![false; level.ground.len()];
+        let mut boxes = BoxSet::new(level.ground.len());
         for &index in &level.start_boxes {
-            boxes[index] = true;
+            boxes.insert(index);
         }
         let boxes_on_goals = level
             .start_boxes
@@ -410,7 +460,7 @@ impl World {
     /// Whether a box stands at (row, column).
     pub fn has_box(&self, row: usize, column: usize) -> bool {
         row < self.level.height && column < self.level.width && {
-            self.boxes[row * self.level.width + column]
+            self.boxes.contains(row * self.level.width + column)
         }
     }
 
@@ -424,11 +474,11 @@ impl World {
             .neighbour(self.player, direction)
             .filter(|&i| level.is_open(i))
             .ok_or(Blocked::Wall)?;
-        let push = self.boxes[target];
+        let push = self.boxes.contains(target);
         if push {
             let beyond = level
                 .neighbour(target, direction)
-                .filter(|&i| level.is_open(i) && !self.boxes[i])
+                .filter(|&i| level.is_open(i) && !self.boxes.contains(i))
                 .ok_or(Blocked::Box)?;
             self.move_box(target, beyond);
         }
@@ -475,8 +525,8 @@ impl World {
 
     fn move_box(&mut self, from: usize, to: usize) {
         let ground = &self.level.ground;
-        self.boxes[from] = false;
-        self.boxes[to] = true;
+        self.boxes.remove(from);
+        self.boxes.insert(to);
         if ground[from] == Ground::Goal {
             self.boxes_on_goals -= 1;
         }
@@ -507,19 +557,12 @@ impl World {
         } else {
             glyphs.player
         };
-        for (row, (ground, boxes)) in level
-            .ground
-            .chunks(level.width)
-            .zip(self.boxes.chunks(level.width))
-            .enumerate()
-        {
+        for (row, ground) in level.ground.chunks(level.width).enumerate() {
             let start = text.len();
-            text.extend(
-                ground
-                    .iter()
-                    .zip(boxes)
-                    .map(|(&ground, &has_box)| palette[Glyphs::square(ground, has_box)]),
-            );
+            let first = row * level.width;
+            text.extend(ground.iter().enumerate().map(|(column, &ground)| {
+                palette[Glyphs::square(ground, self.boxes.contains(first + column))]
+            }));
             if row == player_row {
                 if let Some(square) = text.get_mut(start + player_column) {
                     *square = player;
@@ -615,6 +658,39 @@ mod tests {
         world.undo(step);
         assert_eq!(world, start);
         assert_eq!(render(&world), "#####\n#@$.#\n#####\n");
+    }
+
+    #[test]
+    fn boards_larger_than_the_inline_box_set_push_and_draw_the_same() {
+        // 3 rows of 100 squares: more than the 256 kept inline, so the bits live on
+        // the heap. The pushes cross from one 64-square word to the next (square 127
+        // to 128, and 255 to 256).
+        let rows = [
+            "#".repeat(100),
+            format!("#@{}$.{}", " ".repeat(25), "#".repeat(71)),
+            format!("#{}$.{}", " ".repeat(54), "#".repeat(43)),
+        ];
+        let mut world = World::new(level(&rows.join("\n")));
+        let push = |direction| Step {
+            direction,
+            push: true,
+        };
+        assert_eq!(world.walk(Direction::Right, 25).blocked, None);
+        assert_eq!(world.step(Direction::Right), Ok(push(Direction::Right)));
+        assert!(world.has_box(1, 28) && !world.has_box(1, 27));
+        assert!(!world.is_solved(), "one of two goals is filled");
+        assert!(world.step(Direction::Down).is_ok());
+        assert_eq!(world.walk(Direction::Right, 27).blocked, None);
+        assert_eq!(world.step(Direction::Right), Ok(push(Direction::Right)));
+        assert!(world.has_box(2, 56) && !world.has_box(2, 55));
+        assert!(world.is_solved());
+        let drawn = render(&world);
+        let lines: Vec<&str> = drawn.lines().collect();
+        assert_eq!(lines[1], format!("#{}*{}", " ".repeat(27), "#".repeat(71)));
+        assert_eq!(lines[2], format!("#{}@*{}", " ".repeat(54), "#".repeat(43)));
+        world.undo(push(Direction::Right));
+        assert!(world.has_box(2, 55) && !world.has_box(2, 56));
+        assert!(!world.is_solved());
     }
 
     #[test]
