@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use crate::games::sokoban::{self, Sokoban};
 use crate::games::starpusher::StarPusher;
-use crate::games::twenty48;
+use crate::games::twenty48::{self, Twenty48};
 use crate::games::wumpus::{self, Cave, Wumpus};
-use crate::games::Game;
+use crate::games::{Game, Memory, Reply};
 use crate::levels::{self, LevelFile, Levels};
 use crate::saves::{self, SaveName};
 
@@ -123,7 +123,7 @@ impl GameKind {
     /// # Errors
     /// A one-line message (no line ending) when an argument names nothing that exists;
     /// it lists the choices.
-    pub fn start(self, args: &[&str], context: &Context) -> Result<Box<dyn Game>, String> {
+    pub fn start(self, args: &[&str], context: &Context) -> Result<RunningGame, String> {
         match self {
             GameKind::Sokoban => {
                 let name = match args {
@@ -136,20 +136,74 @@ impl GameKind {
                     .sokoban
                     .get(name)
                     .ok_or_else(|| unknown_level(name, self.level_names(context)))?;
-                Ok(Box::new(Sokoban::new(level)))
+                Ok(RunningGame::Sokoban(Sokoban::new(level)))
             }
-            GameKind::StarPusher => start_star_pusher(args, context),
+            GameKind::StarPusher => start_star_pusher(args, context).map(RunningGame::StarPusher),
             GameKind::Twenty48 => twenty48::from_args(args)
-                .map(|game| Box::new(game) as Box<dyn Game>)
+                .map(|game| RunningGame::Twenty48(Box::new(game)))
                 .map_err(|error| error.to_string()),
-            GameKind::Wumpus => Ok(Box::new(start_wumpus(args, context)?)),
+            GameKind::Wumpus => start_wumpus(args, context).map(RunningGame::Wumpus),
         }
+    }
+}
+
+/// A game in progress, of whichever kind: what a session holds while its player plays.
+///
+/// An enum rather than a `Box<dyn Game>`, so that the game lives inside its session's
+/// task. With thousands of mostly idle players every command finds its session cold in
+/// the cache, and a separately allocated game cost one more miss per command (perf
+/// put most of a Sokoban move's time on such a server there). 2048 stays boxed: its
+/// random generator alone takes about 300 bytes, which every session, in the lobby or
+/// in any game, would otherwise carry.
+pub enum RunningGame {
+    /// Classic Sokoban.
+    Sokoban(Sokoban),
+    /// A level of a Star Pusher collection.
+    StarPusher(StarPusher),
+    /// 2048.
+    Twenty48(Box<Twenty48>),
+    /// The wumpus cave.
+    Wumpus(Wumpus),
+}
+
+impl RunningGame {
+    /// Which game this is.
+    pub fn kind(&self) -> GameKind {
+        match self {
+            RunningGame::Sokoban(_) => GameKind::Sokoban,
+            RunningGame::StarPusher(_) => GameKind::StarPusher,
+            RunningGame::Twenty48(_) => GameKind::Twenty48,
+            RunningGame::Wumpus(_) => GameKind::Wumpus,
+        }
+    }
+
+    fn game(&mut self) -> &mut dyn Game {
+        match self {
+            RunningGame::Sokoban(game) => game,
+            RunningGame::StarPusher(game) => game,
+            RunningGame::Twenty48(game) => game.as_mut(),
+            RunningGame::Wumpus(game) => game,
+        }
+    }
+}
+
+impl Game for RunningGame {
+    fn start(&mut self, memory: &mut Memory) -> Reply {
+        self.game().start(memory)
+    }
+
+    fn handle(&mut self, line: &str, memory: &mut Memory) -> Reply {
+        self.game().handle(line, memory)
+    }
+
+    fn end_of_input(&mut self) -> String {
+        self.game().end_of_input()
     }
 }
 
 /// `starpusher [COLLECTION] [LEVEL-NUMBER]`. A lone number that names no collection is
 /// a level of the first collection (`starpusher 5`).
-fn start_star_pusher(args: &[&str], context: &Context) -> Result<Box<dyn Game>, String> {
+fn start_star_pusher(args: &[&str], context: &Context) -> Result<StarPusher, String> {
     let catalog = &context.levels.starpusher;
     let first = || {
         catalog.first().ok_or_else(|| {
@@ -183,9 +237,7 @@ fn start_star_pusher(args: &[&str], context: &Context) -> Result<Box<dyn Game>, 
     let level = number
         .parse::<usize>()
         .map_err(|_| format!("No level {number} in {name}: choose a number from 1 to {count}."))?;
-    StarPusher::new(&name, collection, level)
-        .map(|game| Box::new(game) as Box<dyn Game>)
-        .map_err(|error| error.to_string())
+    StarPusher::new(&name, collection, level).map_err(|error| error.to_string())
 }
 
 /// The collections with their sizes, as `levels starpusher` lists them.

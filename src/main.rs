@@ -16,10 +16,9 @@ use tracing_subscriber::EnvFilter;
 use arcade::games::sokoban;
 use arcade::games::world::Level;
 use arcade::games::wumpus::{Cave, Wumpus};
-use arcade::games::Game;
 use arcade::levels::{self, LevelFile, Levels};
 use arcade::loadtest;
-use arcade::lobby::{Context, GameKind};
+use arcade::lobby::{Context, GameKind, RunningGame};
 use arcade::server::{self, Options};
 
 /// A game server for telnet and nc: Sokoban, Star Pusher, 2048 and the wumpus cave.
@@ -161,7 +160,7 @@ fn play(args: PlayArgs) -> ExitCode {
             )
         }),
         _ => start_from_file_or_name(kind, &args.args, &context)
-            .map(|mut game| arcade::play::run(kind, game.as_mut(), stdin, stdout, &args.data_dir)),
+            .map(|mut game| arcade::play::run(kind, &mut game, stdin, stdout, &args.data_dir)),
     };
     match result {
         Err(message) => {
@@ -204,10 +203,12 @@ fn start_from_file_or_name(
     kind: GameKind,
     args: &[String],
     context: &Context,
-) -> Result<Box<dyn Game>, String> {
+) -> Result<RunningGame, String> {
     if kind == GameKind::Sokoban {
         if let Some(level) = file_argument::<Level>(args) {
-            return Ok(Box::new(sokoban::Sokoban::new(Arc::new(level?))));
+            return Ok(RunningGame::Sokoban(sokoban::Sokoban::new(Arc::new(
+                level?,
+            ))));
         }
     }
     let words: Vec<&str> = args.iter().map(String::as_str).collect();

@@ -27,7 +27,7 @@ use tokio::sync::broadcast;
 use tracing::{debug, info};
 
 use crate::games::{self, Game, Memory, Status};
-use crate::lobby::{self, Command, Context, GameKind};
+use crate::lobby::{self, Command, Context, GameKind, RunningGame};
 use crate::saves;
 use crate::telnet::{Input, Output, TelnetCodec, LINE_TOO_LONG};
 
@@ -180,7 +180,7 @@ pub struct Session {
     context: Arc<Context>,
     idle_timeout: Duration,
     memory: Memory,
-    game: Option<(GameKind, Box<dyn Game>)>,
+    game: Option<RunningGame>,
 }
 
 impl Session {
@@ -283,7 +283,7 @@ impl Session {
                 Received::Input(input) => input,
                 Received::Nothing => continue,
                 Received::End => {
-                    if let Some((_, game)) = &mut self.game {
+                    if let Some(game) = &mut self.game {
                         let text = game.end_of_input();
                         self.send(&text).await?;
                     }
@@ -394,8 +394,8 @@ impl Session {
     /// comes back as an [`Outcome`]; keeping this synchronous keeps the per-command
     /// state of the session's future small.
     fn handle_line(&mut self, line: &str) -> Outcome {
-        if let Some((kind, game)) = &mut self.game {
-            let kind = *kind;
+        if let Some(game) = &mut self.game {
+            let kind = game.kind();
             let reply = game.handle(line, &mut self.memory);
             return self.after_reply(kind, reply);
         }
@@ -405,7 +405,7 @@ impl Session {
                 Ok(mut game) => {
                     debug!(peer = %self.peer, game = kind.name(), "game started");
                     let reply = game.start(&mut self.memory);
-                    self.game = Some((kind, game));
+                    self.game = Some(game);
                     return self.after_reply(kind, reply);
                 }
                 Err(message) => format!("{message}\n{}", lobby::PROMPT),

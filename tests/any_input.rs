@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use arcade::games::{Memory, Status, PROMPT};
+use arcade::games::{Game, Memory, Status, PROMPT};
 use arcade::levels::Levels;
 use arcade::lobby::{Context, GameKind};
 use common::{Client, TestServer};

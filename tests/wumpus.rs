@@ -13,7 +13,7 @@ use common::{crlf, Client, TestServer};
 use arcade::games::wumpus::{parse_cave, Cave};
 use arcade::games::{Game, Memory, Reply, Status, PROMPT};
 use arcade::levels::Levels;
-use arcade::lobby::{Context, GameKind};
+use arcade::lobby::{Context, GameKind, RunningGame};
 
 fn context(data_dir: &Path) -> Context {
     let (levels, problems) = Levels::built_in();
@@ -25,7 +25,7 @@ fn context(data_dir: &Path) -> Context {
 }
 
 /// A started game and the text of its start.
-fn start(world: &str, context: &Context) -> (Box<dyn Game>, Reply) {
+fn start(world: &str, context: &Context) -> (RunningGame, Reply) {
     let mut game = GameKind::Wumpus
         .start(&[world], context)
         .unwrap_or_else(|error| panic!("{world}: {error}"));
@@ -68,7 +68,7 @@ fn classic_is_the_seed_example_and_the_default() {
         "Welcome to the Wumpus World!\nYou see light above.\nEnter command: "
     );
     assert_eq!(
-        send(game.as_mut(), "quit").text,
+        send(&mut game, "quit").text,
         "dim 4 4\nplayer 0 0 1 0 1\nwumpus 3 2\ngold 3 3\npit 2 0\npit 1 2\nexit 0 0\n"
     );
 }
@@ -77,7 +77,7 @@ fn classic_is_the_seed_example_and_the_default() {
 fn classic_walk_to_the_gold_and_out() {
     let dir = tempfile::tempdir().unwrap();
     let (mut game, _) = start("classic", &context(dir.path()));
-    let game = game.as_mut();
+    let game = &mut game;
     // South down the west side, east along the bottom row.
     assert_eq!(
         repeat(game, "move forward", 3)[1],
@@ -147,7 +147,7 @@ fn maze_walk_round_the_blocked_rooms() {
     assert!(reply
         .text
         .ends_with("You see light above.\nEnter command: "));
-    let game = game.as_mut();
+    let game = &mut game;
     let bump = prompt("You bumped into a wall.\n");
     let breeze = prompt("You feel a breeze.\n");
     // East to (1,0); (2,0) is blocked.
@@ -214,7 +214,7 @@ fn maze_walk_round_the_blocked_rooms() {
 fn maze_walking_into_the_wumpus_ends_the_game() {
     let dir = tempfile::tempdir().unwrap();
     let (mut game, _) = start("maze", &context(dir.path()));
-    let game = game.as_mut();
+    let game = &mut game;
     repeat(game, "move forward", 1);
     repeat(game, "turn right", 1);
     repeat(game, "move forward", 3);
@@ -234,7 +234,7 @@ fn big_walk_across_a_hundred_by_hundred_cave() {
     let dir = tempfile::tempdir().unwrap();
     let context = context(dir.path());
     let (mut game, _) = start("big", &context);
-    let game = game.as_mut();
+    let game = &mut game;
     // East along row 0: the wumpus waits at (50,0).
     let east = repeat(game, "move forward", 49);
     assert_eq!(east[47], prompt(""));
@@ -287,8 +287,8 @@ fn saved_worlds_load_by_name() {
     let dir = tempfile::tempdir().unwrap();
     let context = context(dir.path());
     let (mut game, _) = start("classic", &context);
-    repeat(game.as_mut(), "move forward", 1);
-    let Status::Save { name, state } = send(game.as_mut(), "save Later").status else {
+    repeat(&mut game, "move forward", 1);
+    let Status::Save { name, state } = send(&mut game, "save Later").status else {
         panic!("save did not ask the session to save");
     };
     assert_eq!(name, "later");
@@ -303,10 +303,10 @@ fn saved_worlds_load_by_name() {
         reply.text, "Welcome to the Wumpus World!\nEnter command: ",
         "the player is at (0,1)"
     );
-    assert_eq!(send(game.as_mut(), "quit").text, state);
+    assert_eq!(send(&mut game, "quit").text, state);
     // A built-in name cannot be taken.
     let (mut game, _) = start("classic", &context);
-    let reply = send(game.as_mut(), "save classic");
+    let reply = send(&mut game, "save classic");
     assert_eq!(reply.status, Status::Playing);
 }
 

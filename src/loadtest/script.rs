@@ -73,7 +73,7 @@ impl Script {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::{Memory, Status, PROMPT};
+    use crate::games::{Game, Memory, Status, PROMPT};
     use crate::levels::Levels;
     use crate::lobby::{Command, Context};
 
