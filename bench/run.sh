@@ -7,8 +7,10 @@
 #   REPS=1 LATENCY_REPS=1 bench/run.sh    # one run of each: about 2 minutes
 #
 # Only 127.0.0.0/8 is touched. Each load runs several times per server (REPS, and
-# LATENCY_REPS for the two p99 loads, whose runs vary most) and the table shows the
-# median. Results (JSON per run, the servers' logs) stay in $OUT (printed at the end).
+# LATENCY_REPS for the two p99 loads, whose runs vary most). The table shows the
+# latencies of rows 2 and 3 over all of a server's runs together (their histograms
+# summed) and every other number as the median of the runs. Results (JSON per run,
+# the servers' logs) stay in $OUT (printed at the end).
 #
 # How the runs are laid out, and why:
 # - The servers run on SERVER_CPUS and the load generator on LOAD_CPUS (by default

@@ -36,6 +36,13 @@ async fn five_second_smoke_reports_no_failures() {
     assert!(report.commands >= 100, "{report}");
     assert!(report.commands <= 400 + 20, "{report}");
     assert_eq!(report.connect.count, 20);
+    // The buckets scripts merge runs with hold every measured command once.
+    let bucketed: u64 = report
+        .latency_histogram
+        .iter()
+        .map(|[_, count]| count)
+        .sum();
+    assert_eq!(bucketed, report.commands, "{report}");
     assert_eq!(report.source_addresses, 4);
     let memory = report.server_memory.expect("memory was sampled");
     assert_eq!(memory.sessions_in_game, 20, "{report}");

@@ -339,6 +339,7 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         connect: Latency::of(&recorder.connects()),
         server_memory: server.memory,
         server_cpu,
+        latency_histogram: stats::buckets(&measured),
     })
 }
 

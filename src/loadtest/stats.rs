@@ -265,6 +265,20 @@ pub struct Report {
     pub server_memory: Option<ServerMemory>,
     /// The server's CPU time in the measured window, with `--server-pid`.
     pub server_cpu: Option<ServerCpu>,
+    /// Every measured latency, as `[microseconds, count]` pairs in increasing order:
+    /// one pair per histogram bucket that holds any (3 significant digits; the value
+    /// is the bucket's highest). Percentiles of several runs cannot be combined, but
+    /// these can: `bench/table.py` adds up the runs of a load and takes its
+    /// percentiles from the sum, the way [`Latency`] takes them from one run.
+    pub latency_histogram: Vec<[u64; 2]>,
+}
+
+/// The `[microseconds, count]` pairs of [`Report::latency_histogram`].
+pub(crate) fn buckets(histogram: &Histogram<u64>) -> Vec<[u64; 2]> {
+    histogram
+        .iter_recorded()
+        .map(|bucket| [bucket.value_iterated_to(), bucket.count_at_value()])
+        .collect()
 }
 
 /// Microseconds as milliseconds, for people.
@@ -416,6 +430,41 @@ mod tests {
         assert_eq!(reasons["server full"], 2);
         assert_eq!(reasons["timed out waiting for a reply"], 1);
         assert_eq!(recorder.failed.load(Ordering::Relaxed), 3);
+    }
+
+    /// The percentile rule of `bench/table.py` over merged buckets, here over one run's.
+    fn quantile_of_buckets(buckets: &[[u64; 2]], quantile: f64) -> u64 {
+        let total: u64 = buckets.iter().map(|[_, count]| count).sum();
+        let wanted = ((quantile * total as f64).ceil() as u64).max(1);
+        let mut seen = 0;
+        for [value, count] in buckets {
+            seen += count;
+            if seen >= wanted {
+                return *value;
+            }
+        }
+        0
+    }
+
+    #[test]
+    fn buckets_give_the_same_percentiles_as_the_histogram() {
+        let mut histogram = new_histogram();
+        // Spread over several orders of magnitude, with repeats, as latencies are.
+        for i in 1..=20_000u64 {
+            histogram.record(i * i % 97_003 + 50).unwrap();
+        }
+        let buckets = buckets(&histogram);
+        assert!(
+            buckets.windows(2).all(|pair| pair[0][0] < pair[1][0]),
+            "increasing"
+        );
+        let total: u64 = buckets.iter().map(|[_, count]| count).sum();
+        assert_eq!(total, histogram.len());
+        let latency = Latency::of(&histogram);
+        assert_eq!(quantile_of_buckets(&buckets, 0.50), latency.p50_us);
+        assert_eq!(quantile_of_buckets(&buckets, 0.99), latency.p99_us);
+        assert_eq!(quantile_of_buckets(&buckets, 0.999), latency.p999_us);
+        assert_eq!(quantile_of_buckets(&buckets, 1.0), latency.max_us);
     }
 
     #[test]
