@@ -164,7 +164,7 @@ elapsed=$(( $(date +%s) - started ))
     else
         echo "no CPU pinning"
     fi
-    echo "runs per load and server: $REPS ($LATENCY_REPS for rows 2 and 3), median shown; $elapsed s in all; JSON in $OUT"
+    echo "runs per load and server: $REPS ($LATENCY_REPS for rows 2 and 3); latencies of rows 2 and 3 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
     echo
     python3 bench/table.py "$OUT"
 } | tee "$OUT/table.md"
