@@ -160,7 +160,8 @@ impl std::fmt::Display for CloseReason {
 enum Received {
     /// The first item the read completed; any others wait in `Session::pending`.
     Input(Input),
-    /// Nothing complete yet (part of a line, or only telnet commands): wait again.
+    /// Nothing complete yet (part of a line, or telnet commands that need no answer):
+    /// wait again.
     Nothing,
     /// The client closed its side and everything it sent has been handed over.
     End,
