@@ -214,6 +214,12 @@ impl Board {
 
     /// Whether any move would change the board: false means game over.
     pub fn can_move(&self) -> bool {
+        // An empty cell means some tile can move, if there is a tile at all: a tile
+        // shares a line with the empty cell, or its row holds the empty cell's column.
+        // A board without tiles never occurs in a game, but no move changes it either.
+        if self.tiles().next().is_none() {
+            return false;
+        }
         let size = self.size();
         (0..size).any(|row| {
             (0..size).any(|column| match self.get(row, column) {
@@ -500,6 +506,8 @@ mod tests {
         assert!(pair_down.can_move());
         let hole = Board::from_values(&[&[2, 4, 2], &[4, 0, 4], &[2, 4, 2]]).unwrap();
         assert!(hole.can_move());
+        // Nothing to move: found by the property test below on a generated board.
+        assert!(!Board::empty(3).unwrap().can_move());
     }
 
     #[test]
