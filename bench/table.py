@@ -158,7 +158,7 @@ def main():
             for rep, report in enumerate(reports, start=1):
                 for reason, count in report.get("failure_reasons", {}).items():
                     failures.append(f"row {row} {server} run {rep}: {count} x {reason}")
-    print("\nEvery run, in order (the medians above come from these):")
+    print("\nEvery run, in order (the medians and pooled latencies above come from these):")
     spread = [
         (1, "commands/s", lambda r: f"{r['commands_per_second']:,.0f}"),
         (2, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
