@@ -129,3 +129,86 @@ async fn every_game_script_plays_through_the_lobby() {
     }
     server.shutdown().await;
 }
+
+/// A server that answers every line with a one-line board and the game prompt, and
+/// notes when each connection is closed by the client.
+async fn recording_server() -> (
+    std::net::SocketAddr,
+    std::sync::Arc<std::sync::Mutex<Vec<tokio::time::Instant>>>,
+) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port for the test server");
+    let addr = listener.local_addr().expect("the test server's address");
+    let closed = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let noted = std::sync::Arc::clone(&closed);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let noted = std::sync::Arc::clone(&noted);
+            tokio::spawn(async move {
+                let banner = format!("Welcome\r\n{}", arcade::lobby::PROMPT);
+                let reply = format!("#@#\r\n{}", arcade::games::PROMPT);
+                if stream.write_all(banner.as_bytes()).await.is_err() {
+                    return;
+                }
+                let mut buffer = [0u8; 256];
+                loop {
+                    match stream.read(&mut buffer).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(read) => {
+                            let lines = buffer[..read].iter().filter(|&&b| b == b'\n').count();
+                            for _ in 0..lines {
+                                if stream.write_all(reply.as_bytes()).await.is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                    }
+                }
+                noted
+                    .lock()
+                    .expect("no test task panics holding the lock")
+                    .push(tokio::time::Instant::now());
+            });
+        }
+    });
+    (addr, closed)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_loop_sessions_stay_connected_to_the_end_of_the_window() {
+    let (addr, closed) = recording_server().await;
+    let ramp = Duration::from_millis(100);
+    let warmup = Duration::from_millis(100);
+    let duration = Duration::from_millis(1500);
+    let options = Options {
+        addr,
+        sessions: 8,
+        // Each session's last command is due within the last half second of the
+        // window; closing right after it would land inside the window.
+        rate: 2.0,
+        duration,
+        warmup,
+        ramp: Some(ramp),
+        quiet: true,
+        ..Options::default()
+    };
+    let started = tokio::time::Instant::now();
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    assert_eq!(report.failures, 0, "{report}");
+    assert!(report.commands >= 8, "{report}");
+    let window_end = started + ramp + warmup + duration;
+    // The client closes each connection only once `run` is past the window's end; the
+    // server notices a moment later, so wait for all eight.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    while closed.lock().expect("the lock is not poisoned").len() < 8
+        && tokio::time::Instant::now() < deadline
+    {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let closed = closed.lock().expect("the lock is not poisoned");
+    assert_eq!(closed.len(), 8, "every session closed its connection");
+    let early = closed.iter().filter(|&&at| at < window_end).count();
+    assert_eq!(early, 0, "sessions closed inside the measured window");
+}

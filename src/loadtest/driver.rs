@@ -97,6 +97,11 @@ async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Fail
                 recorder.command(index, last_reply - start, plan.is_measured(due));
                 due += interval;
             }
+            // Stay connected to the end. A session that closed after its last
+            // command would do so within the last interval of the measured window,
+            // and then the window would time every session's teardown, on both sides,
+            // along with the commands.
+            tokio::time::sleep_until(plan.end).await;
         }
     }
     Ok(())
