@@ -20,8 +20,10 @@
 //!
 //! The timeline: connects are spread over the ramp (`--ramp`, by default 1 ms per
 //! session; `--burst` connects all at once), then a warm-up (`--warmup`) whose
-//! commands are not counted, then the measured window (`--duration`). A progress
-//! line goes to stderr every second; the [`Report`] is the summary.
+//! commands are not counted, then the measured window (`--duration`). Sessions stay
+//! connected until the window ends: a disconnect inside it would be timed along with
+//! the commands. A progress line goes to stderr every second; the [`Report`] is the
+//! summary.
 
 mod connection;
 mod driver;
