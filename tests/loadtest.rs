@@ -4,10 +4,14 @@
 
 mod common;
 
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use arcade::loadtest::{self, Options, Script};
 use common::TestServer;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::time::Instant;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn five_second_smoke_reports_no_failures() {
@@ -132,20 +136,16 @@ async fn every_game_script_plays_through_the_lobby() {
 
 /// A server that answers every line with a one-line board and the game prompt, and
 /// notes when each connection is closed by the client.
-async fn recording_server() -> (
-    std::net::SocketAddr,
-    std::sync::Arc<std::sync::Mutex<Vec<tokio::time::Instant>>>,
-) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+async fn recording_server() -> (SocketAddr, Arc<Mutex<Vec<Instant>>>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a port for the test server");
     let addr = listener.local_addr().expect("the test server's address");
-    let closed = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let noted = std::sync::Arc::clone(&closed);
+    let closed = Arc::new(Mutex::new(Vec::new()));
+    let noted = Arc::clone(&closed);
     tokio::spawn(async move {
         while let Ok((mut stream, _)) = listener.accept().await {
-            let noted = std::sync::Arc::clone(&noted);
+            let noted = Arc::clone(&noted);
             tokio::spawn(async move {
                 let banner = format!("Welcome\r\n{}", arcade::lobby::PROMPT);
                 let reply = format!("#@#\r\n{}", arcade::games::PROMPT);
@@ -169,7 +169,7 @@ async fn recording_server() -> (
                 noted
                     .lock()
                     .expect("no test task panics holding the lock")
-                    .push(tokio::time::Instant::now());
+                    .push(Instant::now());
             });
         }
     });
@@ -194,17 +194,15 @@ async fn open_loop_sessions_stay_connected_to_the_end_of_the_window() {
         quiet: true,
         ..Options::default()
     };
-    let started = tokio::time::Instant::now();
+    let started = Instant::now();
     let report = loadtest::run(&options).await.expect("the load test runs");
     assert_eq!(report.failures, 0, "{report}");
     assert!(report.commands >= 8, "{report}");
     let window_end = started + ramp + warmup + duration;
     // The client closes each connection only once `run` is past the window's end; the
     // server notices a moment later, so wait for all eight.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-    while closed.lock().expect("the lock is not poisoned").len() < 8
-        && tokio::time::Instant::now() < deadline
-    {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while closed.lock().expect("the lock is not poisoned").len() < 8 && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let closed = closed.lock().expect("the lock is not poisoned");
