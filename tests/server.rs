@@ -252,16 +252,23 @@ async fn a_full_server_says_so_and_closes() {
     assert!(admitted, "a freed slot is given to the next client");
 }
 
-#[tokio::test]
-async fn an_idle_session_is_warned_then_closed() {
+/// A server with this idle timeout and a client in a Sokoban game on it. The server
+/// is returned so that it lives as long as the test needs it.
+async fn in_game_with_idle_timeout(idle_timeout: Duration) -> (TestServer, Client) {
     let options = Options {
-        idle_timeout: Duration::from_millis(600),
+        idle_timeout,
         ..Options::default()
     };
     let server = TestServer::start_with(options).await;
     let mut client = Client::connect(server.addr).await;
     client.send("sokoban").await;
     client.read_until("Enter command: ").await;
+    (server, client)
+}
+
+#[tokio::test]
+async fn an_idle_session_is_warned_then_closed() {
+    let (_server, mut client) = in_game_with_idle_timeout(Duration::from_millis(600)).await;
     let warning = client.read_until("Enter command: ").await;
     assert!(warning.contains("closes in"), "{warning:?}");
     // Input resets the timer.
@@ -278,14 +285,7 @@ async fn an_idle_session_is_warned_then_closed() {
 #[tokio::test]
 async fn input_before_the_warning_postpones_it() {
     // 1 s idle timeout: the warning comes after 500 ms without input.
-    let options = Options {
-        idle_timeout: Duration::from_secs(1),
-        ..Options::default()
-    };
-    let server = TestServer::start_with(options).await;
-    let mut client = Client::connect(server.addr).await;
-    client.send("sokoban").await;
-    client.read_until("Enter command: ").await;
+    let (_server, mut client) = in_game_with_idle_timeout(Duration::from_secs(1)).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     client.send("s0").await;
     client.read_until("Enter command: ").await;
