@@ -12,14 +12,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::FutureExt;
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{mpsc, Semaphore};
 use tracing::{error, info, warn};
 
 use crate::levels::Levels;
 use crate::lobby::Context;
-use crate::session::{Session, ShutdownSignal};
+use crate::session::{Lease, Session, ShutdownSignal};
 
 /// Sent to a client that connects while the server is full.
 pub const SERVER_FULL: &str = "Server full, try again later.\r\n";
@@ -241,20 +240,18 @@ impl Listener {
             if let Err(error) = stream.set_nodelay(true) {
                 warn!(%peer, %error, "could not set TCP_NODELAY");
             }
-            let session = Session::new(
+            let lease = Lease {
+                permit,
+                done: self.done_tx.clone(),
+            };
+            tokio::spawn(Session::new(
                 stream,
                 peer,
                 Arc::clone(&self.shared.context),
                 self.shared.idle_timeout,
-            );
-            let shutdown = self.notify_shutdown.subscribe();
-            let done = self.done_tx.clone();
-            // `map` rather than an async block that owns the session: the block would
-            // keep a second copy of the session's future in every task.
-            tokio::spawn(session.run(shutdown).map(move |()| {
-                drop(permit);
-                drop(done);
-            }));
+                self.notify_shutdown.subscribe(),
+                lease,
+            ));
         }
     }
 }

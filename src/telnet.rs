@@ -44,10 +44,6 @@ pub const MAX_LINE: usize = 1024;
 /// adds it with the rest of its reply).
 pub const LINE_TOO_LONG: &str = "Line too long (limit 1024 bytes).";
 
-/// A line buffer with more capacity than this is released after its line is taken, so
-/// one long line does not pin memory in an idle session.
-const KEEP_CAPACITY: usize = 256;
-
 /// Interpret As Command: starts every telnet command.
 const IAC: u8 = 255;
 /// Refuses to perform an option (our answer to `DO`).
@@ -155,18 +151,31 @@ impl OptionSet {
 /// The telnet line codec of one connection: decodes [`Input`], encodes [`Output`].
 #[derive(Debug, Default)]
 pub struct TelnetCodec {
-    /// The current line's data bytes so far (never more than [`MAX_LINE`]).
-    line: Vec<u8>,
+    /// The current line's data bytes so far (never more than [`MAX_LINE`]), when it
+    /// came in pieces; `None` between lines. Boxed and released with its line: most
+    /// lines arrive whole in one read and never need it, an idle session holds no
+    /// buffer, and the codec stays small enough for the session to keep what a
+    /// command touches together (see `session.rs`).
+    #[allow(clippy::box_collection)] // 8 bytes in the session instead of 24
+    line: Option<Box<Vec<u8>>>,
     /// Position in the telnet command syntax.
     telnet: Telnet,
     /// The last data byte was a CR that ended a line: one LF or NUL is swallowed.
     after_cr: bool,
     /// The current line passed [`MAX_LINE`]; its bytes are dropped until its end.
     too_long: bool,
-    /// Options whose `DO` we already answered with `WONT`.
-    refused_do: OptionSet,
-    /// Options whose `WILL` we already answered with `DONT`.
-    refused_will: OptionSet,
+    /// The options already refused. Boxed and made on the first refusal: only telnet
+    /// clients negotiate, and it keeps the fields a command touches in a few bytes.
+    refused: Option<Box<Refused>>,
+}
+
+/// The options a connection's client was already refused, each at most once.
+#[derive(Debug, Default)]
+struct Refused {
+    /// Options whose `DO` we answered with `WONT`.
+    doing: OptionSet,
+    /// Options whose `WILL` we answered with `DONT`.
+    willing: OptionSet,
 }
 
 impl TelnetCodec {
@@ -181,11 +190,15 @@ impl TelnetCodec {
         if self.too_long {
             return;
         }
-        if self.line.len() + data.len() > MAX_LINE {
+        if data.is_empty() {
+            return;
+        }
+        let line = self.line.get_or_insert_with(Box::default);
+        if line.len() + data.len() > MAX_LINE {
             self.too_long = true;
-            self.line = Vec::new();
+            self.line = None;
         } else {
-            self.line.extend_from_slice(data);
+            line.extend_from_slice(data);
         }
     }
 
@@ -194,12 +207,11 @@ impl TelnetCodec {
         if std::mem::take(&mut self.too_long) {
             return Input::LineTooLong;
         }
-        let line = String::from_utf8_lossy(&self.line).into_owned();
-        if self.line.capacity() > KEEP_CAPACITY {
-            self.line = Vec::new();
-        } else {
-            self.line.clear();
-        }
+        let line = self
+            .line
+            .take()
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .unwrap_or_default();
         Input::Line(line)
     }
 
@@ -207,10 +219,15 @@ impl TelnetCodec {
     /// per option with `WONT`, each `WILL` with `DONT`; `WONT`/`DONT` need no answer.
     fn refusal(&mut self, command: u8, option: u8) -> Option<[u8; 3]> {
         match command {
-            DO if self.refused_do.insert(option) => Some([IAC, WONT, option]),
-            WILL if self.refused_will.insert(option) => Some([IAC, DONT, option]),
+            DO if self.refused().doing.insert(option) => Some([IAC, WONT, option]),
+            WILL if self.refused().willing.insert(option) => Some([IAC, DONT, option]),
             _ => None,
         }
+    }
+
+    /// The options refused so far, made on first use.
+    fn refused(&mut self) -> &mut Refused {
+        self.refused.get_or_insert_with(Box::default)
     }
 
     /// Reads `buf` from `*pos` until an item is complete or `buf` is used up, leaving
@@ -236,7 +253,7 @@ impl TelnetCodec {
                     // The usual case, a whole line in one read and nothing held from
                     // an earlier one: taken straight from the read buffer, so most
                     // sessions never allocate a line buffer of their own.
-                    if plain > 0 && plain <= MAX_LINE && self.line.is_empty() && !self.too_long {
+                    if plain > 0 && plain <= MAX_LINE && self.line.is_none() && !self.too_long {
                         if let Some(&end @ (CR | LF)) = rest.get(plain) {
                             *pos += plain + 1;
                             self.after_cr = end == CR;
@@ -321,7 +338,7 @@ impl TelnetCodec {
     pub fn finish(&mut self) -> Option<Input> {
         self.telnet = Telnet::Data;
         self.after_cr = false;
-        (self.too_long || !self.line.is_empty()).then(|| self.finish_line())
+        (self.too_long || self.line.is_some()).then(|| self.finish_line())
     }
 }
 
@@ -642,7 +659,10 @@ mod tests {
             src.extend_from_slice(&[b'z'; 10_000]);
             assert_eq!(codec.decode(&mut src).unwrap(), None);
             assert!(src.is_empty());
-            assert!(codec.line.capacity() <= MAX_LINE);
+            assert!(codec
+                .line
+                .as_ref()
+                .is_none_or(|line| line.capacity() <= MAX_LINE));
         }
         src.extend_from_slice(b"\nok\n");
         assert_eq!(codec.decode(&mut src).unwrap(), Some(Input::LineTooLong));
@@ -650,20 +670,24 @@ mod tests {
     }
 
     #[test]
-    fn line_buffer_is_released_after_a_long_line() {
+    fn line_buffer_is_released_after_its_line() {
         let mut codec = TelnetCodec::new();
+        // A long line in two pieces, so that it needs the buffer.
         let mut src = BytesMut::from(&[b'q'; 1000][..]);
+        assert_eq!(codec.decode(&mut src).unwrap(), None);
+        assert!(codec.line.is_some());
         src.extend_from_slice(b"\n");
         assert!(matches!(
             codec.decode(&mut src).unwrap(),
             Some(Input::Line(_))
         ));
-        assert!(codec.line.capacity() <= KEEP_CAPACITY);
+        assert!(codec.line.is_none());
     }
 
     #[test]
     fn codec_is_small() {
-        assert!(std::mem::size_of::<TelnetCodec>() <= 128);
+        // The session keeps it among the fields every command touches.
+        assert!(std::mem::size_of::<TelnetCodec>() <= 24);
     }
 
     #[test]

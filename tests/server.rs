@@ -370,3 +370,32 @@ async fn many_pipelined_lines_are_answered_in_order_until_quit() {
     client.send_raw(&input).await;
     assert_eq!(client.read_to_end().await, expected);
 }
+
+#[tokio::test]
+async fn a_client_that_reads_late_gets_every_reply_in_order() {
+    let server = TestServer::start().await;
+    let mut client = Client::connect(server.addr).await;
+    // About 6 MB of replies, more than both sockets' buffers hold while the client
+    // does not read: the server has to stop, wait for room, and go on where it was.
+    // The input (60 kB) fits in the server's receive buffer, so sending it all first
+    // cannot block.
+    const LINES: usize = 10_000;
+    let mut input = "help\r\n".repeat(LINES);
+    input.push_str("quit\r\n");
+    client.send_raw(input.as_bytes()).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let reply = crlf(&format!(
+        "{}{}",
+        arcade::lobby::help(),
+        arcade::lobby::PROMPT
+    ));
+    let mut expected = reply.repeat(LINES);
+    expected.push_str(&crlf(arcade::lobby::GOODBYE));
+    let received = client.read_to_end().await;
+    assert!(
+        received == expected,
+        "{} bytes received, {} expected",
+        received.len(),
+        expected.len()
+    );
+}
