@@ -189,6 +189,13 @@ enum Step {
     Closing(Ending),
 }
 
+impl Step {
+    /// Where a session goes once a reply is out: on reading, or to its end.
+    fn after_write(then: Option<Ending>) -> Step {
+        then.map_or(Step::Reading, Step::Closing)
+    }
+}
+
 /// What the server lends a session for as long as it runs; dropped with it.
 pub struct Lease {
     /// Its place under `--max-sessions`.
@@ -330,7 +337,7 @@ impl Session {
                 },
                 Step::Writing { then } => match ready!(self.poll_outgoing(cx)) {
                     Ok(()) => {
-                        self.step = then.map_or(Step::Reading, Step::Closing);
+                        self.step = Step::after_write(then);
                         Ok(())
                     }
                     Err(error) => self.write_failed(error, then),
@@ -543,7 +550,7 @@ impl Session {
         let mut written = 0;
         match write_some(&mut self.stream, cx, &bytes, &mut written) {
             Poll::Ready(Ok(())) => {
-                self.step = then.map_or(Step::Reading, Step::Closing);
+                self.step = Step::after_write(then);
                 Ok(())
             }
             Poll::Ready(Err(error)) => self.write_failed(error, then),

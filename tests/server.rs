@@ -375,7 +375,7 @@ async fn many_pipelined_lines_are_answered_in_order_until_quit() {
 async fn a_client_that_reads_late_gets_every_reply_in_order() {
     let server = TestServer::start().await;
     let mut client = Client::connect(server.addr).await;
-    // About 6 MB of replies, more than both sockets' buffers hold while the client
+    // About 5 MB of replies, more than both sockets' buffers hold while the client
     // does not read: the server has to stop, wait for room, and go on where it was.
     // The input (60 kB) fits in the server's receive buffer, so sending it all first
     // cannot block.
