@@ -26,12 +26,13 @@
 //! own: with thousands of mostly idle sessions such buffers are cold whenever a command
 //! comes, so every command would pay cache and TLB misses on them, while the stack and
 //! a fresh allocation from malloc's thread cache are hot. The [`Decoder`] and
-//! [`Encoder`] impls are the same code for `BytesMut` (tests and benchmarks use them).
+//! [`Encoder`] impls are the same code for `BytesMut` (tests use them).
 //!
-//! One codec lives in every session, so it is small: a few flags, two 32-byte option
-//! sets and a line buffer that is only used when a line arrives in pieces (a whole
-//! line in one read goes straight from the caller's bytes) and is released after a
-//! long line. It holds everything that must survive between reads, so the caller's
+//! One codec lives in every session, among the fields every command touches, so it
+//! is 24 bytes: a few flags, and two boxes made only when needed: the line so far when
+//! a line arrives in pieces (a whole line in one read goes straight from the caller's
+//! bytes), released with its line, and the options refused, once a telnet client
+//! negotiates. It holds everything that must survive between reads, so the caller's
 //! bytes can be dropped once they are decoded.
 
 use bytes::{Buf, BufMut, Bytes, BytesMut};
