@@ -212,7 +212,7 @@ pub struct Lease {
 /// generated state of each nested `.await` sits at the end of its own part), and perf
 /// showed one miss in each of half a dozen functions. Here the fields every command
 /// uses come first, in this order (`repr(C)`), followed by the game; everything else
-/// is in [`Cold`]. The idle timer and the shutdown listener are boxed and polled only
+/// is in `Cold`. The idle timer and the shutdown listener are boxed and polled only
 /// when they can have fired, so a command does not touch them.
 ///
 /// With a Sokoban game, what a command touches is the first 192 bytes of the session

@@ -4,7 +4,7 @@
 //! and smelling the wumpus, with one arrow to shoot it, and climbs out at the exit.
 //!
 //! - [`cave`] holds the rules: the [`Cave`], actions and percepts;
-//! - [`format`] reads and prints the world file;
+//! - [`format`](mod@format) reads and prints the world file;
 //! - this file turns lines into [`Command`]s and percepts into replies.
 //!
 //! Like every game it does no I/O: the session writes `save NAME` to the data
