@@ -256,8 +256,6 @@ struct Cold {
     context: Arc<Context>,
     memory: Memory,
     idle_timeout: Duration,
-    /// How long before closing an idle session it is warned.
-    warning: Duration,
     /// `Sleep` is `!Unpin`; boxed, so that the session is `Unpin` and the timer stays
     /// out of the lines a command touches.
     idle: Pin<Box<Sleep>>,
@@ -291,9 +289,8 @@ impl Session {
         shutdown: Shutdown,
         lease: Lease,
     ) -> Session {
-        let warning = (idle_timeout / 2).min(MAX_IDLE_WARNING);
         let now = Instant::now();
-        let idle_due = now + (idle_timeout - warning);
+        let idle_due = now + (idle_timeout - idle_warning(idle_timeout));
         Session {
             step: Step::Greeting,
             warned: false,
@@ -311,7 +308,6 @@ impl Session {
                 context,
                 memory: Memory::default(),
                 idle_timeout,
-                warning,
                 idle: Box::pin(tokio::time::sleep_until(idle_due)),
                 shutdown: Box::pin(shutdown.recv()),
                 opened: std::time::Instant::now(),
@@ -478,7 +474,7 @@ impl Session {
     /// since, else warn, or close after the warning.
     fn poll_idle(&mut self, cx: &mut task::Context<'_>) -> Poll<std::io::Result<()>> {
         let idle_timeout = self.cold.idle_timeout;
-        let warning = self.cold.warning;
+        let warning = idle_warning(idle_timeout);
         loop {
             if self.cold.idle.as_mut().poll(cx).is_pending() {
                 self.idle_due = self.cold.idle.deadline();
@@ -700,6 +696,12 @@ impl Future for Session {
         info!(peer = %session.cold.peer, ?duration, %reason, "connection closed");
         Poll::Ready(())
     }
+}
+
+/// How long before closing an idle session it is warned: half the idle timeout, at
+/// most [`MAX_IDLE_WARNING`].
+fn idle_warning(idle_timeout: Duration) -> Duration {
+    (idle_timeout / 2).min(MAX_IDLE_WARNING)
 }
 
 /// Write `bytes` from `*written` on, as far as the socket takes them.
