@@ -13,9 +13,10 @@ use std::sync::Arc;
 
 use include_dir::{include_dir, Dir};
 
-use crate::games::starpusher::xsb::Collection;
+use crate::games::sokoban;
+use crate::games::starpusher::xsb::{self, Collection};
 use crate::games::world::Level;
-use crate::games::wumpus::Cave;
+use crate::games::wumpus::{self, Cave};
 
 static BUILT_IN: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/levels");
 
@@ -109,6 +110,59 @@ pub trait LevelFile: Sized + Send + Sync + 'static {
     }
 }
 
+impl LevelFile for Level {
+    const DIR: &'static str = "sokoban";
+
+    fn parse(file: &str, text: &str) -> Result<Self, Vec<Problem>> {
+        sokoban::parse_level(text).map_err(|error| vec![Problem::new(file, error.line(), error)])
+    }
+}
+
+impl LevelFile for Collection {
+    const DIR: &'static str = "starpusher";
+    /// Collections from the wild are usually `.xsb` (or `.sok`); taking them as they are
+    /// saves renaming every downloaded file.
+    const EXTENSIONS: &'static [&'static str] = &["txt", "xsb", "sok"];
+
+    fn parse(file: &str, text: &str) -> Result<Self, Vec<Problem>> {
+        let parsed = Self::parse_partial(file, text);
+        match parsed.value {
+            Some(collection) if parsed.problems.is_empty() => Ok(collection),
+            _ => Err(parsed.problems),
+        }
+    }
+
+    fn parse_partial(file: &str, text: &str) -> Parsed<Self> {
+        let reading = xsb::parse_collection(text);
+        let mut problems: Vec<Problem> = reading
+            .skipped
+            .iter()
+            .map(|bad| Problem::in_level(file, bad.number, bad.line, &bad.error))
+            .collect();
+        let value = if reading.collection.levels.is_empty() {
+            if problems.is_empty() {
+                problems.push(Problem::new(
+                    file,
+                    1,
+                    "no levels found: a collection needs boards of # rows separated by blank lines",
+                ));
+            }
+            None
+        } else {
+            Some(reading.collection)
+        };
+        Parsed { value, problems }
+    }
+}
+
+impl LevelFile for Cave {
+    const DIR: &'static str = "wumpus";
+
+    fn parse(file: &str, text: &str) -> Result<Self, Vec<Problem>> {
+        wumpus::parse_cave(text).map_err(|error| vec![Problem::new(file, error.line, error.reason)])
+    }
+}
+
 /// The loaded files of one kind, by lower-case name.
 #[derive(Debug)]
 pub struct Catalog<T> {
@@ -179,7 +233,8 @@ pub fn read_file<T: LevelFile>(path: &Path) -> Parsed<T> {
     }
 }
 
-/// Every level the server can load.
+/// Every level the server can load: one catalog per kind of level file (a game that
+/// loads no files has none).
 #[derive(Debug, Default)]
 pub struct Levels {
     /// `sokoban` levels, one per file.
@@ -365,5 +420,51 @@ mod tests {
     fn collection_problems_name_the_level() {
         let problem = Problem::in_level("x.txt", 3, 17, "no player");
         assert_eq!(problem.to_string(), "Level 3 (line 17) in x.txt: no player");
+    }
+
+    #[test]
+    fn collection_problems_use_the_spec_format_and_bad_files_load_nothing() {
+        let text = "#####\n#@$.#\n#####\n\n#####\n# $.#\n#####\n";
+        let parsed = Collection::parse_partial("x.txt", text);
+        assert_eq!(parsed.value.map(|c| c.levels.len()), Some(1));
+        let messages: Vec<String> = parsed.problems.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            messages,
+            ["Level 2 (line 5) in x.txt: no player: mark the start with the player glyph"]
+        );
+        assert!(Collection::parse("x.txt", text).is_err());
+
+        let parsed = Collection::parse_partial("bad.txt", "#####\n# $.#\n#####\n");
+        assert!(parsed.value.is_none());
+        assert_eq!(parsed.problems.len(), 1);
+
+        let parsed = Collection::parse_partial("empty.txt", "; nothing here\nTitle: x\n");
+        assert!(parsed.value.is_none());
+        assert_eq!(
+            parsed.problems[0].to_string(),
+            "empty.txt: line 1: no levels found: a collection needs boards of # rows separated by blank lines"
+        );
+    }
+
+    #[test]
+    fn public_collections_load_whole() {
+        for (name, count) in [("starPusherLevels.txt", 201), ("microban_155.xsb", 155)] {
+            let Some(text) = crate::games::testing::shared_levels(name) else {
+                return;
+            };
+            let parsed = Collection::parse_partial(name, &text);
+            assert_eq!(parsed.problems, Vec::new(), "{name}");
+            let collection = parsed.value.unwrap();
+            assert_eq!(collection.levels.len(), count, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_bad_world_is_a_problem_for_the_catalog() {
+        let problems = Cave::parse("built-in:wumpus/x.txt", "dim 4 4\nfoo\n").unwrap_err();
+        assert_eq!(
+            problems[0].to_string(),
+            "built-in:wumpus/x.txt: line 2: unknown keyword \"foo\": use one of dim, player, wumpus, gold, pit, exit, blocked"
+        );
     }
 }

@@ -5,21 +5,31 @@
 //! of a few modules that each own one thing.
 //!
 //! - [`server`] accepts and limits connections and shuts down cleanly;
+//! - [`shutdown`] is the signal every session listens for;
 //! - [`telnet`] is the line codec (telnet commands out, `\r\n` in);
-//! - [`session`] runs one connection: the lobby, then a game;
-//! - [`lobby`] parses lobby commands and starts games by name;
-//! - [`games`] holds one pure state machine per game;
+//! - [`session`] carries one connection's bytes and messages: lines in, replies and
+//!   messages out;
+//! - [`registry`] knows every session and reaches each one's [`inbox`];
+//! - [`console`] decides what a line does: the lobby's commands or the game's;
+//! - [`lobby`] parses lobby commands and writes their texts;
+//! - [`table`] is the table of games: how each one starts, its levels, its scripts;
+//! - [`games`] holds one pure state machine per game and depends on nothing else here;
 //! - [`levels`] loads the built-in and user-supplied level files;
 //! - [`saves`] writes saved games atomically;
 //! - [`play`] runs one game on stdin/stdout;
 //! - [`loadtest`] drives thousands of sessions against a server and measures them.
 
+pub mod console;
 pub mod games;
+pub mod inbox;
 pub mod levels;
 pub mod loadtest;
 pub mod lobby;
 pub mod play;
+pub mod registry;
 pub mod saves;
 pub mod server;
 pub mod session;
+pub mod shutdown;
+pub mod table;
 pub mod telnet;

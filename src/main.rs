@@ -8,18 +8,15 @@ use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
-use arcade::games::sokoban;
-use arcade::games::world::Level;
-use arcade::games::wumpus::{Cave, Wumpus};
-use arcade::levels::{self, LevelFile, Levels};
+use arcade::console::Console;
+use arcade::levels::Levels;
 use arcade::loadtest;
-use arcade::lobby::{Context, GameKind, RunningGame};
 use arcade::server::{self, Options};
+use arcade::table::{Context, GameKind, GAMES};
 
 /// A game server for telnet and nc: Sokoban, Star Pusher, 2048 and the wumpus cave.
 #[derive(Debug, Parser)]
@@ -48,12 +45,15 @@ enum Command {
 
 #[derive(Debug, clap::Args)]
 struct PlayArgs {
-    /// The game: sokoban, 2048, wumpus.
+    /// The game.
+    #[arg(ignore_case = true, value_parser = clap::builder::PossibleValuesParser::new(GAMES.iter().map(|kind| kind.name)))]
     game: String,
-    /// The game's arguments, as after `play GAME` in the lobby; for sokoban a level
-    /// name or a level file, for wumpus a world name or a world file.
+    /// The game's arguments, as after `play GAME` in the lobby; for a game that loads
+    /// files (sokoban, starpusher, wumpus), a level file first instead of a name,
+    /// then that game's other arguments (starpusher: a level number).
     args: Vec<String>,
-    /// wumpus: write the world's final state to OUT when the game or the input ends.
+    /// Write the game's final state to OUT when the game or the input ends (for games
+    /// whose state is a file: wumpus).
     #[arg(long, value_name = "OUT")]
     save: Option<PathBuf>,
     /// A directory laid out like levels/ that adds to the built-in levels.
@@ -139,80 +139,51 @@ fn play(args: PlayArgs) -> ExitCode {
     for problem in &problems {
         eprintln!("skipped: {problem}");
     }
-    let context = Arc::new(Context {
+    let context = Context {
         levels,
         data_dir: args.data_dir.clone(),
-    });
-    if args.save.is_some() && kind != GameKind::Wumpus {
-        eprintln!("arcade: --save OUT is for the wumpus game only");
-        return ExitCode::FAILURE;
-    }
-    let stdin = io::stdin().lock();
-    let stdout = io::stdout().lock();
-    let result = match kind {
-        GameKind::Wumpus => wumpus_from_file_or_name(&args.args, &context).map(|mut game| {
-            arcade::play::run_wumpus(
-                &mut game,
-                stdin,
-                stdout,
-                &args.data_dir,
-                args.save.as_deref(),
-            )
-        }),
-        _ => start_from_file_or_name(kind, &args.args, &context)
-            .map(|mut game| arcade::play::run(kind, &mut game, stdin, stdout, &args.data_dir)),
     };
-    match result {
+    let words: Vec<&str> = args.args.iter().map(String::as_str).collect();
+    // A first argument that names a file is a level file, for every game that loads
+    // files; anything else is what `play GAME` takes in the lobby.
+    let game = match (kind.from_file, words.split_first()) {
+        (Some(from_file), Some((first, rest))) if Path::new(first).is_file() => {
+            from_file(Path::new(first), rest, &context)
+        }
+        _ => (kind.start)(&words, &context),
+    };
+    let game = match game {
+        Ok(game) => game,
         Err(message) => {
             eprintln!("{message}");
-            ExitCode::FAILURE
+            return ExitCode::FAILURE;
         }
-        Ok(Ok(())) => ExitCode::SUCCESS,
-        Ok(Err(error)) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-        Ok(Err(error)) => {
+    };
+    if args.save.is_some() && game.state().is_none() {
+        eprintln!(
+            "arcade: --save OUT needs a game whose state is a file (wumpus); {} has none",
+            kind.name
+        );
+        return ExitCode::FAILURE;
+    }
+    let (console, first) = Console::single(kind, game);
+    let stdin = io::stdin().lock();
+    let stdout = io::stdout().lock();
+    match arcade::play::run(
+        console,
+        first,
+        &context,
+        stdin,
+        stdout,
+        args.save.as_deref(),
+    ) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) if error.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(error) => {
             eprintln!("arcade: {error}");
             ExitCode::FAILURE
         }
     }
-}
-
-/// A wumpus game in a world file given on the command line, or by name as in the lobby.
-fn wumpus_from_file_or_name(args: &[String], context: &Context) -> Result<Wumpus, String> {
-    if let Some(cave) = file_argument::<Cave>(args) {
-        return Ok(arcade::lobby::wumpus_game(cave?, context));
-    }
-    let words: Vec<&str> = args.iter().map(String::as_str).collect();
-    arcade::lobby::start_wumpus(&words, context)
-}
-
-/// The level of kind `T` in the file named by a lone argument, if it names a file;
-/// problems come back as the lines `check-levels` would print.
-fn file_argument<T: LevelFile>(args: &[String]) -> Option<Result<T, String>> {
-    let [file] = args else { return None };
-    let path = Path::new(file);
-    if !path.is_file() {
-        return None;
-    }
-    let parsed = levels::read_file::<T>(path);
-    let problems: Vec<String> = parsed.problems.iter().map(ToString::to_string).collect();
-    Some(parsed.value.ok_or_else(|| problems.join("\n")))
-}
-
-/// A game from a level file given on the command line, or by name as in the lobby.
-fn start_from_file_or_name(
-    kind: GameKind,
-    args: &[String],
-    context: &Context,
-) -> Result<RunningGame, String> {
-    if kind == GameKind::Sokoban {
-        if let Some(level) = file_argument::<Level>(args) {
-            return Ok(RunningGame::Sokoban(sokoban::Sokoban::new(Arc::new(
-                level?,
-            ))));
-        }
-    }
-    let words: Vec<&str> = args.iter().map(String::as_str).collect();
-    kind.start(&words, context)
 }
 
 fn check_levels(dir: &Path) -> ExitCode {

@@ -1,71 +1,62 @@
 //! `arcade play`: one game on standard input and output, like the seeds' console
 //! programs, for people without a network. Lines end in `\n`; saves go to the data
-//! directory as they do on the server.
+//! directory as they do on the server. The rules of what a line does are the
+//! console's ([`crate::console`]), the same as on the server.
 
 use std::io::{self, BufRead, Write};
 use std::path::Path;
 
-use crate::games::wumpus::Wumpus;
-use crate::games::{Game, Memory, Status};
-use crate::lobby::GameKind;
+use crate::console::{Console, Outcome};
 use crate::saves;
+use crate::table::Context;
 
-/// Play `game` reading lines from `input` and writing replies to `output`, until the
-/// game ends or the input does.
+/// Play the console's one game, starting from `first` (what the game said when it
+/// started), reading lines from `input` and writing replies to `output`, until the
+/// game ends or the input does. With `save_to`, the game's final state
+/// ([`crate::games::Game::state`]) is then written there, atomically, whichever ended.
 ///
 /// # Errors
-/// Reading or writing failed.
+/// Reading or writing failed, or `save_to` cannot be written.
 pub fn run(
-    kind: GameKind,
-    game: &mut dyn Game,
+    mut console: Console,
+    first: Outcome,
+    context: &Context,
     mut input: impl BufRead,
     mut output: impl Write,
-    data_dir: &Path,
+    save_to: Option<&Path>,
 ) -> io::Result<()> {
-    let mut memory = Memory::default();
-    let mut reply = game.start(&mut memory);
+    let mut outcome = first;
     let mut line = Vec::new();
     loop {
-        let mut text = reply.text;
-        match reply.status {
-            Status::Playing => {}
-            Status::Ended => {
+        match outcome {
+            Outcome::Send(text) => {
                 output.write_all(text.as_bytes())?;
-                return output.flush();
+                output.flush()?;
             }
-            Status::Save { name, state } => {
-                text.push_str(&saves::save(data_dir, kind, &name, &state));
-                text.push_str(crate::games::PROMPT);
+            Outcome::Close(text) => {
+                output.write_all(text.as_bytes())?;
+                break;
+            }
+            Outcome::Wait(job) => {
+                // Blocking is fine here: this console is the only thing running.
+                outcome = console.finish(job.run(context));
+                continue;
             }
         }
-        output.write_all(text.as_bytes())?;
-        output.flush()?;
         line.clear();
         if input.read_until(b'\n', &mut line)? == 0 {
-            output.write_all(game.end_of_input().as_bytes())?;
-            return output.flush();
+            output.write_all(console.end_of_input().as_bytes())?;
+            break;
         }
         let text = String::from_utf8_lossy(&line);
-        reply = game.handle(text.trim(), &mut memory);
+        outcome = console.handle_line(text.trim());
     }
-}
-
-/// `arcade play wumpus FILE [--save OUT]`: play `game` as [`run`] does, then write the
-/// world's final state to `out` (atomically), whether the game ended or the input did.
-/// The state is also printed at the end, as in every wumpus game.
-///
-/// # Errors
-/// Reading or writing failed, or `out` cannot be written.
-pub fn run_wumpus(
-    game: &mut Wumpus,
-    input: impl BufRead,
-    output: impl Write,
-    data_dir: &Path,
-    out: Option<&Path>,
-) -> io::Result<()> {
-    run(GameKind::Wumpus, game, input, output, data_dir)?;
-    if let Some(out) = out {
-        saves::write_atomically(out, &game.cave().to_string())?;
+    output.flush()?;
+    if let Some(path) = save_to {
+        let state = console.game_state().ok_or_else(|| {
+            io::Error::new(io::ErrorKind::Unsupported, "this game has no state to save")
+        })?;
+        saves::write_atomically(path, &state)?;
     }
     Ok(())
 }
@@ -73,27 +64,33 @@ pub fn run_wumpus(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::wumpus::parse_cave;
+    use crate::levels::Levels;
+    use crate::table::GameKind;
 
     const CLASSIC: &str =
         "dim 4 4\nplayer 0 0 1 0 1\nwumpus 3 2\ngold 3 3\npit 2 0\npit 1 2\nexit 0 0\n";
+
+    /// Play the built-in `classic` world on `input`, with the data directory `dir`.
+    fn play_wumpus(input: &[u8], dir: &Path, save_to: Option<&Path>) -> io::Result<String> {
+        let context = Context {
+            levels: Levels::built_in().0,
+            data_dir: dir.to_path_buf(),
+        };
+        let kind = GameKind::from_name("wumpus").unwrap();
+        let game = (kind.start)(&[], &context).unwrap();
+        let (console, first) = Console::single(kind, game);
+        let mut output = Vec::new();
+        run(console, first, &context, input, &mut output, save_to)?;
+        Ok(String::from_utf8(output).unwrap())
+    }
 
     /// Play the classic world on `input`; the output and the state written to OUT.
     fn wumpus(input: &str) -> (String, String) {
         let dir = tempfile::tempdir().unwrap();
         let out = dir.path().join("out.txt");
-        let mut game = Wumpus::new(parse_cave(CLASSIC).unwrap());
-        let mut output = Vec::new();
-        run_wumpus(
-            &mut game,
-            input.as_bytes(),
-            &mut output,
-            dir.path(),
-            Some(&out),
-        )
-        .unwrap();
+        let output = play_wumpus(input.as_bytes(), dir.path(), Some(&out)).unwrap();
         let written = std::fs::read_to_string(&out).unwrap();
-        (String::from_utf8(output).unwrap(), written)
+        (output, written)
     }
 
     #[test]
@@ -124,11 +121,7 @@ mod tests {
     #[test]
     fn wumpus_save_goes_to_the_data_directory() {
         let dir = tempfile::tempdir().unwrap();
-        let mut game = Wumpus::new(parse_cave(CLASSIC).unwrap());
-        let mut output = Vec::new();
-        let input: &[u8] = b"turn left\nsave Here\n";
-        run_wumpus(&mut game, input, &mut output, dir.path(), None).unwrap();
-        let output = String::from_utf8(output).unwrap();
+        let output = play_wumpus(b"turn left\nsave Here\n", dir.path(), None).unwrap();
         assert!(
             output.contains("Saved as here.\nEnter command: "),
             "{output}"
@@ -140,16 +133,9 @@ mod tests {
     #[test]
     fn wumpus_an_unwritable_out_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
-        let mut game = Wumpus::new(parse_cave(CLASSIC).unwrap());
         let out = dir.path().join("missing-parent-is-a-file");
         std::fs::write(&out, "x").unwrap();
-        let result = run_wumpus(
-            &mut game,
-            &b"quit\n"[..],
-            Vec::new(),
-            dir.path(),
-            Some(&out.join("out.txt")),
-        );
+        let result = play_wumpus(b"quit\n", dir.path(), Some(&out.join("out.txt")));
         assert!(result.is_err());
     }
 }

@@ -1,145 +1,121 @@
 //! Saved games on disk: `<data-dir>/<game>/<NAME>.txt`, the same layout as `levels/`,
 //! so a data directory can also be given to `--levels`.
 //!
-//! Writes are atomic (temporary file, flush, sync, rename) so that a crash or a full
-//! disk never leaves half a file where a save used to be.
+//! Writes are atomic and durable: a temporary file in the same directory, written and
+//! synced, renamed over the old save (`tempfile`'s `persist`), then the directory
+//! itself synced so that the rename survives a power cut. A crash or a full disk never
+//! leaves half a file where a save used to be. Everything here blocks: callers on the
+//! runtime run it with `spawn_blocking`.
 
 use std::fs;
 use std::io::{self, Write as _};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::lobby::GameKind;
+use crate::games::SaveName;
 
-/// The most characters a save name may have.
-pub const MAX_NAME: usize = 32;
+/// What a temporary save file's name starts with: a leftover of a crash during a
+/// save is recognised by it.
+pub const TEMPORARY_PREFIX: &str = ".arcade-save-";
 
-/// Whether `name` is a valid save name (see [`SaveName`]): 1 to 32 of ASCII letters, digits, `-`, `_`.
-/// Nothing else gets near a path, so a name can never leave the data directory.
-pub fn is_valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= MAX_NAME
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+/// Where a save of the game `game` called `name` lives under `data_dir`.
+pub fn path(data_dir: &Path, game: &str, name: &SaveName) -> PathBuf {
+    data_dir.join(game).join(format!("{name}.txt"))
 }
 
-/// A name `save NAME` accepts and `play GAME NAME` looks up: 1 to 32 ASCII letters,
-/// digits, `-` or `_`, kept in lower case so that it matches the level catalog's
-/// case-insensitive names on any file system. Nothing else can come near a path, so a
-/// save never leaves the data directory.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SaveName(String);
-
-/// A name that is not a valid [`SaveName`].
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("Cannot save as {0:?}: use 1 to {MAX_NAME} letters, digits, '-' or '_'.")]
-pub struct BadSaveName(pub String);
-
-impl SaveName {
-    /// Check `name` against the save alphabet.
-    ///
-    /// # Errors
-    /// [`BadSaveName`] for an empty name, one longer than 32, or any other character.
-    pub fn parse(name: &str) -> Result<SaveName, BadSaveName> {
-        if is_valid_name(name) {
-            Ok(SaveName(name.to_ascii_lowercase()))
-        } else {
-            Err(BadSaveName(name.to_string()))
-        }
-    }
-
-    /// The name, in lower case.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// The name, in lower case, as an owned string.
-    pub fn into_string(self) -> String {
-        self.0
-    }
-}
-
-/// Where a save of `kind` called `name` lives under `data_dir`.
-pub fn path(data_dir: &Path, kind: GameKind, name: &str) -> PathBuf {
-    data_dir.join(kind.name()).join(format!("{name}.txt"))
-}
-
-/// Write `contents` to `path` atomically, creating its directory if needed.
+/// Write `contents` to `path` atomically and durably, creating its directory if
+/// needed.
 ///
 /// # Errors
 /// The directory cannot be created or written, or the disk is full.
 pub fn write_atomically(path: &Path, contents: &str) -> io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
     fs::create_dir_all(dir)?;
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "a save needs a file name"))?;
-    // Unique per process and per call: two sessions saving the same name at once must
-    // not write into one temporary file, or one could rename the other's half-written
-    // file into place.
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut temporary_name = std::ffi::OsString::from(".");
-    temporary_name.push(file_name);
-    temporary_name.push(format!(
-        ".{}.{}.tmp",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let temporary = dir.join(temporary_name);
-    let result = (|| {
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temporary)?;
-        file.write_all(contents.as_bytes())?;
-        file.flush()?;
-        file.sync_all()?;
-        fs::rename(&temporary, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temporary);
-    }
-    result
+    // A fresh, uniquely named file per call: two sessions saving the same name at once
+    // never write into one temporary file.
+    let mut file = tempfile::Builder::new()
+        .prefix(TEMPORARY_PREFIX)
+        .suffix(".tmp")
+        .tempfile_in(dir)?;
+    file.write_all(contents.as_bytes())?;
+    file.as_file().sync_all()?;
+    // On failure the temporary file is removed when the error drops it.
+    file.persist(path).map_err(|error| error.error)?;
+    sync_dir(dir)
+}
+
+/// Make a rename in `dir` durable.
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> io::Result<()> {
+    fs::File::open(dir)?.sync_all()
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_dir: &Path) -> io::Result<()> {
+    Ok(())
 }
 
 /// Save a game and say how it went, as the line to show the player.
-pub fn save(data_dir: &Path, kind: GameKind, name: &str, contents: &str) -> String {
-    let name = match SaveName::parse(name) {
-        Ok(name) => name,
-        Err(error) => return format!("{error}\n"),
-    };
-    let name = name.as_str();
-    match write_atomically(&path(data_dir, kind, name), contents) {
+pub fn save(data_dir: &Path, game: &str, name: &SaveName, contents: &str) -> String {
+    match write_atomically(&path(data_dir, game, name), contents) {
         Ok(()) => format!("Saved as {name}.\n"),
         Err(error) => {
-            tracing::warn!(%error, name, "save failed");
+            tracing::warn!(%error, %name, "save failed");
             format!("Could not save {name}: {error}.\n")
         }
     }
+}
+
+/// The text of the save `name` of `game`; `None` when there is no such save.
+///
+/// # Errors
+/// The file exists but cannot be read.
+pub fn read(data_dir: &Path, game: &str, name: &SaveName) -> io::Result<Option<String>> {
+    match fs::read_to_string(path(data_dir, game, name)) {
+        Ok(text) => Ok(Some(text)),
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
+/// The names of the saves of `game`, sorted: the `.txt` files of its folder whose
+/// names are valid save names.
+pub fn names(data_dir: &Path, game: &str) -> Vec<SaveName> {
+    let Ok(entries) = fs::read_dir(data_dir.join(game)) else {
+        return Vec::new();
+    };
+    let mut names: Vec<SaveName> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let path = entry.path();
+            if !path.extension()?.eq_ignore_ascii_case("txt") {
+                return None;
+            }
+            SaveName::parse(path.file_stem()?.to_str()?).ok()
+        })
+        .collect();
+    names.sort();
+    names
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn names() {
-        assert!(is_valid_name("cave-1_B"));
-        assert!(is_valid_name(&"x".repeat(32)));
-        for bad in ["", "../etc", "a b", "a.txt", "é", &"x".repeat(33)] {
-            assert!(!is_valid_name(bad), "{bad:?}");
-        }
+    fn name(text: &str) -> SaveName {
+        SaveName::parse(text).unwrap()
     }
 
     #[test]
     fn writes_atomically_and_replaces() {
         let dir = tempfile::tempdir().unwrap();
-        let message = save(dir.path(), GameKind::Sokoban, "one", "first\n");
+        let message = save(dir.path(), "sokoban", &name("one"), "first\n");
         assert_eq!(message, "Saved as one.\n");
-        let file = path(dir.path(), GameKind::Sokoban, "one");
+        let file = path(dir.path(), "sokoban", &name("one"));
         assert_eq!(fs::read_to_string(&file).unwrap(), "first\n");
-        save(dir.path(), GameKind::Sokoban, "one", "second\n");
+        save(dir.path(), "sokoban", &name("one"), "second\n");
         assert_eq!(fs::read_to_string(&file).unwrap(), "second\n");
         let leftovers: Vec<_> = fs::read_dir(file.parent().unwrap())
             .unwrap()
@@ -147,7 +123,22 @@ mod tests {
             .filter(|entry| entry.file_name().to_string_lossy().ends_with(".tmp"))
             .collect();
         assert!(leftovers.is_empty());
-        assert!(save(dir.path(), GameKind::Sokoban, "../x", "").starts_with("Cannot save"));
+    }
+
+    #[test]
+    fn reads_and_lists_saves() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(read(dir.path(), "wumpus", &name("none")).unwrap(), None);
+        assert_eq!(names(dir.path(), "wumpus"), Vec::new());
+        save(dir.path(), "wumpus", &name("b"), "two\n");
+        save(dir.path(), "wumpus", &name("A"), "one\n");
+        fs::write(dir.path().join("wumpus/not a name.txt"), "x").unwrap();
+        fs::write(dir.path().join("wumpus/notes.md"), "x").unwrap();
+        assert_eq!(
+            read(dir.path(), "wumpus", &name("a")).unwrap().as_deref(),
+            Some("one\n")
+        );
+        assert_eq!(names(dir.path(), "wumpus"), vec![name("a"), name("b")]);
     }
 
     #[test]
@@ -176,7 +167,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let blocker = dir.path().join("file");
         fs::write(&blocker, "not a directory").unwrap();
-        let message = save(&blocker, GameKind::Sokoban, "x", "state");
+        let message = save(&blocker, "sokoban", &name("x"), "state");
         assert!(message.starts_with("Could not save x:"), "{message}");
     }
 }

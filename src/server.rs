@@ -17,8 +17,10 @@ use tokio::sync::{mpsc, Semaphore};
 use tracing::{error, info, warn};
 
 use crate::levels::Levels;
-use crate::lobby::Context;
-use crate::session::{Lease, Session, ShutdownSignal};
+use crate::registry::Registry;
+use crate::session::{Lease, Session};
+use crate::shutdown::ShutdownSignal;
+use crate::table::Context;
 
 /// Sent to a client that connects while the server is full.
 pub const SERVER_FULL: &str = "Server full, try again later.\r\n";
@@ -104,50 +106,34 @@ pub fn bind(address: SocketAddr) -> std::io::Result<TcpListener> {
 /// Raise the soft open-file limit as far as the hard limit allows and return how many
 /// sessions fit in it.
 pub fn session_capacity() -> usize {
-    let limit = raise_open_file_limit();
+    // Where the limit cannot be read or raised, assume the common default.
+    let limit = rlimit::increase_nofile_limit(u64::MAX).unwrap_or(1024);
     let capacity = limit.saturating_sub(RESERVED_FDS).max(1);
     usize::try_from(capacity).unwrap_or(usize::MAX)
 }
 
-#[cfg(unix)]
-fn raise_open_file_limit() -> u64 {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit and setrlimit only read and write the struct we pass.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
-            return 1024;
-        }
-        if limit.rlim_cur < limit.rlim_max {
-            let raised = libc::rlimit {
-                rlim_cur: limit.rlim_max,
-                rlim_max: limit.rlim_max,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                limit = raised;
-            }
-        }
-    }
-    limit.rlim_cur
-}
-
-#[cfg(not(unix))]
-fn raise_open_file_limit() -> u64 {
-    1024
-}
-
-/// What the sessions of one server share: levels, the data directory, limits.
+/// What the sessions of one server share: levels, the data directory, limits, the
+/// registry.
 #[derive(Debug)]
 struct Shared {
     context: Arc<Context>,
     idle_timeout: Duration,
+    registry: Registry,
 }
 
 /// Run the server on `listener` until `shutdown` completes, then tell every session
 /// `Server shutting down.`, close them and return.
 pub async fn run(listener: TcpListener, options: Options, shutdown: impl Future) {
+    run_with(listener, options, Registry::new(), shutdown).await;
+}
+
+/// [`run`], with sessions registered in `registry`, so that the caller can reach them.
+pub async fn run_with(
+    listener: TcpListener,
+    options: Options,
+    registry: Registry,
+    shutdown: impl Future,
+) {
     let (levels, problems) = Levels::load(options.levels.as_deref());
     for problem in &problems {
         warn!(%problem, "level skipped");
@@ -169,6 +155,7 @@ pub async fn run(listener: TcpListener, options: Options, shutdown: impl Future)
             data_dir: options.data_dir.clone(),
         }),
         idle_timeout: options.idle_timeout,
+        registry,
     });
     let notify_shutdown = ShutdownSignal::new();
     let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
@@ -244,14 +231,20 @@ impl Listener {
                 permit,
                 done: self.done_tx.clone(),
             };
-            tokio::spawn(Session::new(
+            // Registered here, before the task runs, so that the registry never misses
+            // a session the listener has accepted.
+            let (registration, inbox) = self.shared.registry.register(peer);
+            let session = Session::new(
                 stream,
                 peer,
                 Arc::clone(&self.shared.context),
                 self.shared.idle_timeout,
                 self.notify_shutdown.subscribe(),
+                registration,
+                inbox,
                 lease,
-            ));
+            );
+            tokio::spawn(session.run());
         }
     }
 }

@@ -1,42 +1,42 @@
-//! One connection, from banner to goodbye: the lobby, then a game, then the lobby again.
+//! One connection, from banner to goodbye: bytes in, lines to the console, replies and
+//! messages out.
 //!
-//! The session owns the socket and the game owns the rules: a line from the codec goes
-//! to the lobby parser or to the running game, and whatever text comes back is written
-//! at once. The session also keeps the idle timer and listens for shutdown.
+//! The session is transport only. It reads the socket through the telnet codec, hands
+//! each line to the player's [`Console`] (which decides what it does), writes what
+//! comes back, and writes what arrives in its [`Inbox`] from elsewhere in the server.
+//! It also keeps the idle timer and listens for shutdown, in one `select!`.
 //!
-//! [`Session`] is the connection's task itself, a future written by hand, because of
-//! what a command costs with thousands of mostly idle players: everything a session
-//! owns is cold in the cache (and often in the TLB) when its next command comes, and
-//! each separate cache line the command touches is a miss. So:
-//! - the fields every command touches come first, together, and the rest is kept
-//!   apart ([`Session`] says how they are laid out);
-//! - the idle timer and the shutdown listener are boxed and polled only when they can
-//!   have fired;
-//! - there is no read or write buffer: a read goes into a buffer on the stack, which is
-//!   hot, and the codec keeps the only thing that must outlive it (an unfinished line);
-//!   a reply is encoded into a fresh `Vec`, which malloc's thread cache hands out hot,
-//!   and is kept only when the socket cannot take it at once.
+//! What a command costs matters with thousands of mostly idle players, so three things
+//! are kept from the hand-written future of earlier rounds (BENCHMARKS.md compares the
+//! two shapes):
+//! - a read goes into a buffer on the stack, which is hot, and the codec keeps the
+//!   only thing that must outlive it (an unfinished line);
+//! - the idle timer is not reset by every line: a line only notes its time, and the
+//!   timer, polled only once its due time has passed, moves itself to the real
+//!   deadline when it fires;
+//! - shutdown is polled only once its flag is up ([`crate::shutdown`]).
 
 use std::collections::VecDeque;
-use std::future::Future;
+use std::future::{poll_fn, Future};
 use std::mem::MaybeUninit;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::task::{self, ready, Poll, Waker};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::sync::{broadcast, mpsc, OwnedSemaphorePermit};
-use tokio::task::JoinHandle;
+use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use tokio::time::{Instant, Sleep};
-use tracing::{debug, info};
+use tracing::info;
 
-use crate::games::{self, Game, Memory, Status};
-use crate::lobby::{self, Command, Context, GameKind, RunningGame};
-use crate::saves;
+use crate::console::{Console, Outcome};
+use crate::inbox::{Delivery, Inbox, Message};
+use crate::lobby;
+use crate::registry::Registration;
+use crate::shutdown::Shutdown;
+use crate::table::Context;
 use crate::telnet::{Input, Output, TelnetCodec, LINE_TOO_LONG};
 
 /// Sent to every session when the server stops.
@@ -44,6 +44,13 @@ pub const SHUTTING_DOWN: &str = "\nServer shutting down.\n";
 
 /// Sent when an idle session is closed.
 pub const IDLE_CLOSED: &str = "\nClosed after too long without input. Goodbye.\n";
+
+/// Sent when messages for a player pile up because the client stopped reading.
+pub const FELL_BEHIND: &str =
+    "\nToo many messages are waiting for you: closing. Reconnect to catch up.\n";
+
+/// Sent when a job of the console (a game start, a save) failed unexpectedly.
+const JOB_FAILED: &str = "Sorry, the server could not do that. Try again.\n";
 
 /// The most one read takes from the socket, into a buffer on the stack (left
 /// uninitialised, so its size costs nothing per read). A command is a few bytes; pasted
@@ -55,148 +62,15 @@ const READ_SIZE: usize = 1024;
 /// buffers; after this long its session is closed rather than held open forever.
 const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How long the last message of a session that the server closes may take: the
+/// client may be gone, and closing goes on regardless.
+const LAST_WRITE_TIMEOUT: Duration = Duration::from_secs(1);
+
 /// The longest the idle warning comes before the close.
 const MAX_IDLE_WARNING: Duration = Duration::from_secs(60);
 
-/// The server's side of shutdown: one signal that every session listens for.
-///
-/// Besides the broadcast channel that wakes the sessions, it keeps a flag raised just
-/// before they are woken. A session checks that flag (one shared, read-only cache
-/// line) when something wakes it, and polls the channel only once the flag is up:
-/// polling a broadcast receiver takes two locks that every session shares, which would
-/// otherwise be paid on every command.
-#[derive(Debug)]
-pub struct ShutdownSignal {
-    sender: broadcast::Sender<()>,
-    started: Arc<AtomicBool>,
-}
-
-impl Default for ShutdownSignal {
-    fn default() -> Self {
-        ShutdownSignal::new()
-    }
-}
-
-impl ShutdownSignal {
-    /// A signal no session listens to yet.
-    pub fn new() -> ShutdownSignal {
-        let (sender, _) = broadcast::channel(1);
-        ShutdownSignal {
-            sender,
-            started: Arc::new(AtomicBool::new(false)),
-        }
-    }
-
-    /// A listener for one session.
-    pub fn subscribe(&self) -> Shutdown {
-        Shutdown {
-            notify: self.sender.subscribe(),
-            started: Arc::clone(&self.started),
-        }
-    }
-
-    /// Tell every session to shut down.
-    pub fn fire(self) {
-        drop(self);
-    }
-}
-
-impl Drop for ShutdownSignal {
-    /// Dropping the signal, however it happens (a cancelled or aborted server task
-    /// included), raises the flag before the channel closes, so sessions always see it.
-    fn drop(&mut self) {
-        self.started.store(true, Ordering::Release);
-    }
-}
-
-/// Listens for the server's shutdown signal (mini-redis' shape).
-#[derive(Debug)]
-pub struct Shutdown {
-    notify: broadcast::Receiver<()>,
-    /// The signal's flag, raised before the channel closes: [`Session`] looks at it
-    /// on every wake-up and polls [`Shutdown::recv`] only once it is up.
-    started: Arc<AtomicBool>,
-}
-
-impl Shutdown {
-    /// Wait until shutdown is signalled (the signal fired or was dropped).
-    pub async fn recv(mut self) {
-        // Nothing is ever sent: the channel closes when the signal goes.
-        let _ = self.notify.recv().await;
-    }
-}
-
-/// Why a session ended, for the log line.
-#[derive(Debug)]
-enum CloseReason {
-    Ended(Ending),
-    Error(std::io::Error),
-}
-
-/// The ways a session ends on purpose, each after one last message (or none).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ending {
-    Quit,
-    ClientClosed,
-    Idle,
-    Shutdown,
-}
-
-impl Ending {
-    /// Whether the last message may be lost: when the server closes the session, the
-    /// client may be gone already, and closing goes on regardless.
-    fn ignores_write_errors(self) -> bool {
-        matches!(self, Ending::Idle | Ending::Shutdown)
-    }
-}
-
-impl std::fmt::Display for CloseReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            CloseReason::Ended(Ending::Quit) => f.write_str("quit"),
-            CloseReason::Ended(Ending::ClientClosed) => f.write_str("client closed"),
-            CloseReason::Ended(Ending::Idle) => f.write_str("idle timeout"),
-            CloseReason::Ended(Ending::Shutdown) => f.write_str("server shutdown"),
-            CloseReason::Error(error) => write!(f, "error: {error}"),
-        }
-    }
-}
-
-/// What one read from the socket brought.
-enum Received {
-    /// The first item the read completed; any others wait in `Session::pending`.
-    Input(Input),
-    /// Nothing complete yet (part of a line, or telnet commands that need no answer):
-    /// wait again.
-    Nothing,
-    /// The client closed its side and everything it sent has been handed over.
-    End,
-}
-
-/// Where the session is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Step {
-    /// Not polled yet: the banner is next.
-    Greeting,
-    /// Waiting for input (or shutdown, or the idle timer).
-    Reading,
-    /// A reply the socket could not take at once is in `Cold::outgoing`; then read
-    /// again, or end.
-    Writing { then: Option<Ending> },
-    /// A save runs on a blocking thread (`Cold::saving`).
-    Saving,
-    /// The last message is out: end.
-    Closing(Ending),
-}
-
-impl Step {
-    /// Where a session goes once a reply is out: on reading, or to its end.
-    fn after_write(then: Option<Ending>) -> Step {
-        then.map_or(Step::Reading, Step::Closing)
-    }
-}
-
 /// What the server lends a session for as long as it runs; dropped with it.
+#[derive(Debug)]
 pub struct Lease {
     /// Its place under `--max-sessions`.
     pub permit: OwnedSemaphorePermit,
@@ -204,497 +78,440 @@ pub struct Lease {
     pub done: mpsc::Sender<()>,
 }
 
-/// One connected player, and the task that serves it: a future written by hand.
-///
-/// Why by hand: with thousands of mostly idle players, a command finds its session
-/// cold in the cache, and every separate cache line the command touches costs a miss.
-/// An `async fn` spreads what a command touches over its whole future (the
-/// generated state of each nested `.await` sits at the end of its own part), and perf
-/// showed one miss in each of half a dozen functions. Here the fields every command
-/// uses come first, in this order (`repr(C)`), followed by the game; everything else
-/// is in `Cold`. The idle timer and the shutdown listener are boxed and polled only
-/// when they can have fired, so a command does not touch them.
-///
-/// With a Sokoban game, what a command touches is the first 192 bytes of the session
-/// (a test checks it). tokio 1.54 puts a task's future 64 bytes into the task's 128-byte aligned
-/// block of memory, so these are the rest of its first two 128-byte blocks (cache
-/// lines come in such pairs): the task's header and the session together.
-#[repr(C)]
+/// Why a session ended, for the log line.
+#[derive(Debug)]
+enum Ending {
+    Quit,
+    ClientClosed,
+    Idle,
+    Shutdown,
+    Closed,
+    FellBehind,
+    Error(std::io::Error),
+}
+
+impl std::fmt::Display for Ending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Ending::Quit => f.write_str("quit"),
+            Ending::ClientClosed => f.write_str("client closed"),
+            Ending::Idle => f.write_str("idle timeout"),
+            Ending::Shutdown => f.write_str("server shutdown"),
+            Ending::Closed => f.write_str("closed by the server"),
+            Ending::FellBehind => f.write_str("fell behind its messages"),
+            Ending::Error(error) => write!(f, "error: {error}"),
+        }
+    }
+}
+
+/// What woke the session.
+enum Event {
+    Input(Input),
+    /// The client closed its side and everything it sent has been handed over.
+    End,
+    Delivery(Delivery),
+    Idle(IdleEvent),
+    Shutdown,
+}
+
+/// One connected player.
 pub struct Session {
-    // Touched by every command, the fields read first at the front: the task keeps
-    // the session right after its header.
-    step: Step,
-    /// The idle warning was sent since the last input.
-    warned: bool,
-    /// The client closed its side and the codec was finished: nothing more to read.
-    input_ended: bool,
     stream: TcpStream,
     codec: TelnetCodec,
     /// Items after the first of one read (pipelined input, such as a pasted script),
-    /// in order; they are served before the socket is read again. Nearly always
-    /// `None`.
-    #[allow(clippy::box_collection)] // 8 bytes among the hot fields instead of 32
-    pending: Option<Box<VecDeque<Input>>>,
-    /// Raised just before shutdown is broadcast: the listener is polled only then.
-    shutdown_started: Arc<AtomicBool>,
-    /// When the idle timer (`Cold::idle`) is due: it is polled only after this.
-    idle_due: Instant,
-    /// The waker the idle timer and the shutdown listener last saw; polled with
-    /// another, they are polled again so that they hold the new one.
-    waker: Option<Waker>,
-    game: Option<RunningGame>,
-    cold: Cold,
-}
-
-/// The parts of a session that a command does not touch.
-struct Cold {
-    /// When the last line came. Written by every line but read only when the idle
-    /// timer fires: a store to a cold line does not hold the command up the way a
-    /// load does.
-    last_input: Instant,
+    /// served in order before the socket is read again.
+    pending: VecDeque<Input>,
+    /// The client closed its side: nothing more to read.
+    input_ended: bool,
+    console: Console,
+    inbox: Inbox,
+    shutdown: Shutdown,
+    idle: IdleTimer,
     peer: SocketAddr,
     context: Arc<Context>,
-    memory: Memory,
-    idle_timeout: Duration,
-    /// `Sleep` is `!Unpin`; boxed, so that the session is `Unpin` and the timer stays
-    /// out of the lines a command touches.
-    idle: Pin<Box<Sleep>>,
-    shutdown: Pin<Box<dyn Future<Output = ()> + Send>>,
-    /// For the log line at the end.
-    opened: std::time::Instant,
-    outgoing: Outgoing,
-    /// The save running on a blocking thread, and the game's reply to send before its
-    /// outcome.
-    saving: Option<(JoinHandle<String>, String)>,
-    /// Only held: released when the session ends.
+    /// Held: the session leaves the registry when it ends.
+    _registration: Registration,
+    /// Held: released when the session ends.
     _lease: Lease,
 }
 
-/// A reply the socket could not take at once.
-#[derive(Default)]
-struct Outgoing {
-    bytes: Vec<u8>,
-    written: usize,
-    /// Made when the socket first says it is full.
-    deadline: Option<Pin<Box<Sleep>>>,
-}
-
 impl Session {
-    /// A session on an accepted stream; `lease` is held until it ends.
+    /// A session on an accepted stream, registered as `registration` with `inbox`;
+    /// `lease` is held until it ends.
+    #[allow(clippy::too_many_arguments)] // each is one thing the server lends
     pub fn new(
         stream: TcpStream,
         peer: SocketAddr,
         context: Arc<Context>,
         idle_timeout: Duration,
         shutdown: Shutdown,
+        registration: Registration,
+        inbox: Inbox,
         lease: Lease,
     ) -> Session {
-        let now = Instant::now();
-        let idle_due = now + (idle_timeout - idle_warning(idle_timeout));
         Session {
-            step: Step::Greeting,
-            warned: false,
-            input_ended: false,
             stream,
             codec: TelnetCodec::new(),
-            pending: None,
-            shutdown_started: Arc::clone(&shutdown.started),
-            idle_due,
-            waker: None,
-            game: None,
-            cold: Cold {
-                last_input: now,
-                peer,
-                context,
-                memory: Memory::default(),
-                idle_timeout,
-                idle: Box::pin(tokio::time::sleep_until(idle_due)),
-                shutdown: Box::pin(shutdown.recv()),
-                opened: std::time::Instant::now(),
-                outgoing: Outgoing::default(),
-                saving: None,
-                _lease: lease,
-            },
+            pending: VecDeque::new(),
+            input_ended: false,
+            console: Console::lobby(),
+            inbox,
+            shutdown,
+            idle: IdleTimer::new(idle_timeout),
+            peer,
+            context,
+            _registration: registration,
+            _lease: lease,
         }
     }
 
-    /// Serve until the session ends; errors end only this session.
-    fn drive(&mut self, cx: &mut task::Context<'_>) -> Poll<CloseReason> {
+    /// Serve the connection until it ends; errors end only this session.
+    pub async fn run(mut self) {
+        let opened = std::time::Instant::now();
+        info!(peer = %self.peer, "connection opened");
+        let ending = match self.serve().await {
+            Ok(ending) => ending,
+            Err(error) => Ending::Error(error),
+        };
+        let duration = opened.elapsed();
+        info!(peer = %self.peer, ?duration, reason = %ending, "connection closed");
+    }
+
+    async fn serve(&mut self) -> std::io::Result<Ending> {
+        self.send(&lobby::banner()).await?;
         loop {
-            let result = match self.step {
-                Step::Greeting => {
-                    info!(peer = %self.cold.peer, "connection opened");
-                    self.send(cx, &lobby::banner(), None)
+            let outcome = match self.next_event().await? {
+                Event::Input(Input::Line(line)) => {
+                    self.idle.input_came();
+                    self.console.handle_line(line.trim())
                 }
-                Step::Reading => match self.next_input(cx) {
-                    Poll::Ready(Ok(received)) => self.on_received(cx, received),
-                    Poll::Ready(Err(error)) => Err(error),
-                    Poll::Pending => ready!(self.poll_interruptions(cx)),
-                },
-                Step::Writing { then } => match ready!(self.poll_outgoing(cx)) {
-                    Ok(()) => {
-                        self.step = Step::after_write(then);
-                        Ok(())
+                Event::Input(Input::LineTooLong) => {
+                    self.idle.input_came();
+                    Outcome::Send(format!("{LINE_TOO_LONG}\n{}", self.console.prompt()))
+                }
+                Event::Input(Input::Negotiation(bytes)) => {
+                    self.write(&bytes).await?;
+                    continue;
+                }
+                Event::End => {
+                    let text = self.console.end_of_input();
+                    if !text.is_empty() {
+                        self.send(&text).await?;
                     }
-                    Err(error) => self.write_failed(error, then),
-                },
-                Step::Saving => match ready!(self.poll_save(cx)) {
-                    Some(text) => self.send(cx, &text, None),
-                    // No save was running (cannot happen): back to the game.
-                    None => {
-                        self.step = Step::Reading;
-                        Ok(())
+                    return Ok(Ending::ClientClosed);
+                }
+                Event::Delivery(Delivery::Message { message, skipped }) => {
+                    match self.message(message, skipped) {
+                        Ok(text) => Outcome::Send(text),
+                        Err(text) => return Ok(self.last_words(&text, Ending::Closed).await),
                     }
-                },
-                Step::Closing(ending) => return Poll::Ready(CloseReason::Ended(ending)),
+                }
+                Event::Delivery(Delivery::Overflow) => {
+                    return Ok(self.last_words(FELL_BEHIND, Ending::FellBehind).await);
+                }
+                Event::Idle(IdleEvent::Warn(warning)) => Outcome::Send(format!(
+                    "\nNo input for a while: this session closes in {} seconds unless you type something.\n{}",
+                    warning.as_secs().max(1),
+                    self.console.prompt()
+                )),
+                Event::Idle(IdleEvent::Close) => {
+                    return Ok(self.last_words(IDLE_CLOSED, Ending::Idle).await);
+                }
+                Event::Shutdown => {
+                    return Ok(self.last_words(SHUTTING_DOWN, Ending::Shutdown).await);
+                }
             };
-            if let Err(error) = result {
-                return Poll::Ready(CloseReason::Error(error));
+            if self.act(outcome).await? {
+                return Ok(Ending::Quit);
             }
         }
     }
 
-    /// The next input: what is left of an earlier read, the end once the input has
-    /// ended, or a read of the socket.
-    fn next_input(&mut self, cx: &mut task::Context<'_>) -> Poll<std::io::Result<Received>> {
-        if let Some(pending) = &mut self.pending {
-            if let Some(input) = pending.pop_front() {
-                if pending.is_empty() {
+    /// The next thing to act on: what is left of an earlier read, the end once the
+    /// input has ended, else whichever comes first of shutdown, a message, the idle
+    /// timer and the socket.
+    async fn next_event(&mut self) -> std::io::Result<Event> {
+        loop {
+            if let Some(input) = self.pending.pop_front() {
+                if self.pending.is_empty() && self.pending.capacity() > 0 {
                     // Released, so that a paste does not leave an idle session holding
                     // its queue.
-                    self.pending = None;
+                    self.pending = VecDeque::new();
                 }
-                return Poll::Ready(Ok(Received::Input(input)));
+                return Ok(Event::Input(input));
+            }
+            if self.input_ended {
+                return Ok(Event::End);
+            }
+            // A client that floods lines still yields to shutdown and messages,
+            // because tokio's cooperative budget makes the read return Pending now
+            // and then.
+            let event = tokio::select! {
+                biased;
+                () = &mut self.shutdown => Some(Event::Shutdown),
+                delivery = self.inbox.recv() => Some(Event::Delivery(delivery)),
+                idle = &mut self.idle => Some(Event::Idle(idle)),
+                read = read_some(&mut self.stream, &mut self.codec, &mut self.pending) => {
+                    match read? {
+                        Read::Input(input) => Some(Event::Input(input)),
+                        Read::Nothing => None,
+                        Read::End(last) => {
+                            self.input_ended = true;
+                            last.map(Event::Input)
+                        }
+                    }
+                }
+            };
+            if let Some(event) = event {
+                return Ok(event);
             }
         }
-        if self.input_ended {
-            return Poll::Ready(Ok(Received::End));
-        }
-        // A client that floods lines still yields to shutdown, because tokio's
-        // cooperative budget makes `poll_read` return Pending now and then.
-        self.poll_receive(cx)
     }
 
-    /// Read once into a buffer on the stack and decode all of it: the first item is
-    /// returned, the others queued in `pending`. The buffer lives on the thread's
-    /// stack for the call, never in the session; the codec keeps whatever is
-    /// unfinished, so nothing of the buffer outlives it.
-    ///
-    /// Through `AsyncRead::poll_read`, not `try_read`: after a read that did not fill
-    /// the buffer, tokio knows the socket is drained (epoll is edge-triggered) and
-    /// waits for the next event, where `try_read` would make one more `recv` per
-    /// command only to be told `EAGAIN` (a third of the syscalls of a command).
-    fn poll_receive(&mut self, cx: &mut task::Context<'_>) -> Poll<std::io::Result<Received>> {
+    /// The text that shows a message: on a line of its own, then the prompt again.
+    /// `Err` carries the last text of a message that closes the session.
+    fn message(&self, message: Message, skipped: u64) -> Result<String, String> {
+        let mut text = String::new();
+        if skipped > 0 {
+            text.push_str(&format!("\n({skipped} screens skipped: you fell behind.)"));
+        }
+        match message {
+            Message::Line(line) => {
+                text.push('\n');
+                text.push_str(&line);
+                text.push('\n');
+                text.push_str(self.console.prompt());
+                Ok(text)
+            }
+            Message::Frame(frame) => {
+                if !text.is_empty() {
+                    text.push('\n');
+                }
+                text.push_str(&frame);
+                Ok(text)
+            }
+            Message::Close(last) => {
+                text.push('\n');
+                text.push_str(&last);
+                text.push('\n');
+                Err(text)
+            }
+        }
+    }
+
+    /// Carry out what a line led to; true when the session is to close.
+    async fn act(&mut self, mut outcome: Outcome) -> std::io::Result<bool> {
+        loop {
+            match outcome {
+                Outcome::Send(text) => {
+                    self.send(&text).await?;
+                    return Ok(false);
+                }
+                Outcome::Close(text) => {
+                    self.send(&text).await?;
+                    return Ok(true);
+                }
+                Outcome::Wait(job) => {
+                    // Work that may touch the disk runs on a blocking thread; the
+                    // session waits for it (messages wait in the inbox meanwhile).
+                    let context = Arc::clone(&self.context);
+                    outcome = match tokio::task::spawn_blocking(move || job.run(&context)).await {
+                        Ok(done) => self.console.finish(done),
+                        Err(error) => {
+                            tracing::error!(peer = %self.peer, %error, "a console job failed");
+                            Outcome::Send(format!("{JOB_FAILED}{}", self.console.prompt()))
+                        }
+                    };
+                }
+            }
+        }
+    }
+
+    /// The server closes the session: a last message, which may be lost (the client
+    /// may be gone, or not reading), then `ending`.
+    async fn last_words(&mut self, text: &str, ending: Ending) -> Ending {
+        let bytes = encode(text);
+        let _ = tokio::time::timeout(LAST_WRITE_TIMEOUT, self.stream.write_all(&bytes)).await;
+        ending
+    }
+
+    /// Send `text`, its `\n` as `\r\n`.
+    async fn send(&mut self, text: &str) -> std::io::Result<()> {
+        self.write(&encode(text)).await
+    }
+
+    /// Write `bytes` as they are. Nearly every reply fits in the socket's buffer and
+    /// leaves at once; the rest is written as the client reads, for at most
+    /// [`WRITE_TIMEOUT`], or until shutdown.
+    async fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let written = match self.stream.try_write(bytes) {
+            Ok(written) => written,
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => 0,
+            Err(error) => return Err(error),
+        };
+        let rest = &bytes[written..];
+        if rest.is_empty() {
+            return Ok(());
+        }
+        tokio::select! {
+            result = tokio::time::timeout(WRITE_TIMEOUT, self.stream.write_all(rest)) => {
+                result.unwrap_or_else(|_| {
+                    Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the client stopped reading",
+                    ))
+                })
+            }
+            // A client that does not read must not hold up shutdown; it would not
+            // read the goodbye either.
+            () = &mut self.shutdown => Err(std::io::Error::other(
+                "server shutting down while the client was not reading",
+            )),
+        }
+    }
+}
+
+/// `text` as it goes on the wire.
+fn encode(text: &str) -> Vec<u8> {
+    let output = Output::Text(text);
+    let mut bytes = Vec::with_capacity(output.encoded_len());
+    output.encode_into(&mut bytes);
+    bytes
+}
+
+/// What one read from the socket brought.
+enum Read {
+    /// The first item the read completed; any others wait in `pending`.
+    Input(Input),
+    /// Nothing complete yet (part of a line, or telnet commands that need no answer).
+    Nothing,
+    /// The client closed its side; the codec's last unfinished line, if any.
+    End(Option<Input>),
+}
+
+/// Read once into a buffer on the stack and decode all of it: the first item is
+/// returned, the others queued in `pending`. The buffer lives on the thread's stack
+/// for the poll, never in the session; the codec keeps whatever is unfinished.
+///
+/// Through `AsyncRead::poll_read`, not `try_read`: after a read that did not fill the
+/// buffer, tokio knows the socket is drained (epoll is edge-triggered) and waits for
+/// the next event, where `try_read` would make one more `recv` per command only to be
+/// told `EAGAIN`.
+async fn read_some(
+    stream: &mut TcpStream,
+    codec: &mut TelnetCodec,
+    pending: &mut VecDeque<Input>,
+) -> std::io::Result<Read> {
+    poll_fn(|cx| {
         let mut buf = [MaybeUninit::<u8>::uninit(); READ_SIZE];
         let mut read_buf = ReadBuf::uninit(&mut buf);
-        ready!(Pin::new(&mut self.stream).poll_read(cx, &mut read_buf))?;
+        ready!(Pin::new(&mut *stream).poll_read(cx, &mut read_buf))?;
         let bytes = read_buf.filled();
         if bytes.is_empty() {
-            self.input_ended = true;
-            return Poll::Ready(Ok(self
-                .codec
-                .finish()
-                .map_or(Received::End, Received::Input)));
+            return Poll::Ready(Ok(Read::End(codec.finish())));
         }
         let mut pos = 0;
-        let Some(first) = self.codec.decode_slice(bytes, &mut pos) else {
-            return Poll::Ready(Ok(Received::Nothing));
+        let Some(first) = codec.decode_slice(bytes, &mut pos) else {
+            return Poll::Ready(Ok(Read::Nothing));
         };
-        while let Some(item) = self.codec.decode_slice(bytes, &mut pos) {
-            self.pending
-                .get_or_insert_with(Box::default)
-                .push_back(item);
+        while let Some(item) = codec.decode_slice(bytes, &mut pos) {
+            pending.push_back(item);
         }
-        Poll::Ready(Ok(Received::Input(first)))
+        Poll::Ready(Ok(Read::Input(first)))
+    })
+    .await
+}
+
+/// What the idle timer says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IdleEvent {
+    /// Warn the player that the session closes in this long.
+    Warn(Duration),
+    /// Close the session.
+    Close,
+}
+
+/// The idle timer: warns, then closes, a session that has had no input for a while.
+///
+/// A line only notes its time ([`IdleTimer::input_came`]); the timer is not touched.
+/// When it fires, it finds whether input came since and moves itself to the real
+/// deadline. It is polled only once its due time has passed, or with a new waker.
+struct IdleTimer {
+    timeout: Duration,
+    last_input: Instant,
+    /// The warning was sent since the last input.
+    warned: bool,
+    /// When `sleep` is due: it is polled only after this.
+    due: Instant,
+    /// `Sleep` is `!Unpin`; boxed, so that the session is `Unpin`.
+    sleep: Pin<Box<Sleep>>,
+    /// The waker `sleep` was last polled with.
+    waker: Option<Waker>,
+}
+
+impl IdleTimer {
+    fn new(timeout: Duration) -> IdleTimer {
+        let now = Instant::now();
+        let due = now + (timeout - idle_warning(timeout));
+        IdleTimer {
+            timeout,
+            last_input: now,
+            warned: false,
+            due,
+            sleep: Box::pin(tokio::time::sleep_until(due)),
+            waker: None,
+        }
     }
 
-    /// Act on what a read brought: answer it, and end after the last message when
-    /// the client is gone.
-    fn on_received(
-        &mut self,
-        cx: &mut task::Context<'_>,
-        received: Received,
-    ) -> std::io::Result<()> {
-        match received {
-            Received::Nothing => Ok(()),
-            Received::End => match &mut self.game {
-                Some(game) => {
-                    let text = game.end_of_input();
-                    self.send(cx, &text, Some(Ending::ClientClosed))
-                }
-                None => {
-                    self.step = Step::Closing(Ending::ClientClosed);
-                    Ok(())
-                }
-            },
-            Received::Input(Input::Negotiation(bytes)) => self.write(cx, bytes.to_vec(), None),
-            Received::Input(Input::LineTooLong) => {
-                self.input_came();
-                let text = format!("{LINE_TOO_LONG}\n{}", self.prompt());
-                self.send(cx, &text, None)
-            }
-            Received::Input(Input::Line(line)) => {
-                self.input_came();
-                let outcome = self.handle_line(line.trim());
-                self.act(cx, outcome)
-            }
-        }
-    }
-
-    /// A line came: the idle timer counts from now. The timer itself is not touched;
-    /// when it fires, it finds the deadline has moved.
+    /// A line came: the idle time counts from now.
     fn input_came(&mut self) {
         self.warned = false;
-        self.cold.last_input = Instant::now();
+        self.last_input = Instant::now();
     }
+}
 
-    /// Waiting for input: look at shutdown and the idle timer, but only when they can
-    /// have fired (or hold an old waker). Ready when one of them made the session send
-    /// something.
-    fn poll_interruptions(&mut self, cx: &mut task::Context<'_>) -> Poll<std::io::Result<()>> {
-        let fresh_waker = !self
+impl Future for IdleTimer {
+    type Output = IdleEvent;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<IdleEvent> {
+        let timer = &mut *self;
+        let fresh_waker = !timer
             .waker
             .as_ref()
             .is_some_and(|waker| waker.will_wake(cx.waker()));
         if fresh_waker {
-            self.waker = Some(cx.waker().clone());
+            timer.waker = Some(cx.waker().clone());
+        } else if Instant::now() < timer.due {
+            return Poll::Pending;
         }
-        if (fresh_waker || self.shutdown_started.load(Ordering::Acquire))
-            && self.cold.shutdown.as_mut().poll(cx).is_ready()
-        {
-            return Poll::Ready(self.send(cx, SHUTTING_DOWN, Some(Ending::Shutdown)));
-        }
-        if fresh_waker || Instant::now() >= self.idle_due {
-            return self.poll_idle(cx);
-        }
-        Poll::Pending
-    }
-
-    /// The idle timer: when it fires, move it to the real deadline if input came
-    /// since, else warn, or close after the warning.
-    fn poll_idle(&mut self, cx: &mut task::Context<'_>) -> Poll<std::io::Result<()>> {
-        let idle_timeout = self.cold.idle_timeout;
-        let warning = idle_warning(idle_timeout);
+        let warning = idle_warning(timer.timeout);
         loop {
-            if self.cold.idle.as_mut().poll(cx).is_pending() {
-                self.idle_due = self.cold.idle.deadline();
+            if timer.sleep.as_mut().poll(cx).is_pending() {
+                timer.due = timer.sleep.deadline();
                 return Poll::Pending;
             }
-            let deadline = self.cold.last_input
-                + if self.warned {
-                    idle_timeout
+            let deadline = timer.last_input
+                + if timer.warned {
+                    timer.timeout
                 } else {
-                    idle_timeout - warning
+                    timer.timeout - warning
                 };
             if Instant::now() < deadline {
                 // Input came since the timer was set: wait for the rest.
-                self.cold.idle.as_mut().reset(deadline);
+                timer.sleep.as_mut().reset(deadline);
                 continue;
             }
-            if self.warned {
-                return Poll::Ready(self.send(cx, IDLE_CLOSED, Some(Ending::Idle)));
+            if timer.warned {
+                return Poll::Ready(IdleEvent::Close);
             }
-            self.warned = true;
-            let closes_at = self.cold.last_input + idle_timeout;
-            self.cold.idle.as_mut().reset(closes_at);
-            // A timer that fired has let go of the waker: poll it to give it one. If
-            // it is already due, the next wait finds it so.
-            let _ = self.cold.idle.as_mut().poll(cx);
-            self.idle_due = closes_at;
-            let text = format!(
-                "\nNo input for a while: this session closes in {} seconds unless you type something.\n{}",
-                warning.as_secs().max(1),
-                self.prompt()
-            );
-            return Poll::Ready(self.send(cx, &text, None));
+            timer.warned = true;
+            let closes_at = timer.last_input + timer.timeout;
+            timer.sleep.as_mut().reset(closes_at);
+            timer.due = closes_at;
+            // A timer that fired has let go of the waker: poll it to give it one.
+            let _ = timer.sleep.as_mut().poll(cx);
+            return Poll::Ready(IdleEvent::Warn(warning));
         }
-    }
-
-    /// The prompt of wherever the player is.
-    fn prompt(&self) -> &'static str {
-        if self.game.is_some() {
-            games::PROMPT
-        } else {
-            lobby::PROMPT
-        }
-    }
-
-    /// Send `text`, its `\n` as `\r\n`, encoded into a fresh `Vec` (hot from malloc's
-    /// thread cache, where a buffer kept in the session would be cold); then go on to
-    /// `then`, or read again.
-    fn send(
-        &mut self,
-        cx: &mut task::Context<'_>,
-        text: &str,
-        then: Option<Ending>,
-    ) -> std::io::Result<()> {
-        let output = Output::Text(text);
-        let mut bytes = Vec::with_capacity(output.encoded_len());
-        output.encode_into(&mut bytes);
-        self.write(cx, bytes, then)
-    }
-
-    /// Write `bytes` as they are. Nearly every reply fits in the socket's buffer and is
-    /// written here; what does not is kept in `Cold::outgoing` and the session waits
-    /// in [`Step::Writing`], at most [`WRITE_TIMEOUT`].
-    fn write(
-        &mut self,
-        cx: &mut task::Context<'_>,
-        bytes: Vec<u8>,
-        then: Option<Ending>,
-    ) -> std::io::Result<()> {
-        let mut written = 0;
-        match write_some(&mut self.stream, cx, &bytes, &mut written) {
-            Poll::Ready(Ok(())) => {
-                self.step = Step::after_write(then);
-                Ok(())
-            }
-            Poll::Ready(Err(error)) => self.write_failed(error, then),
-            Poll::Pending => {
-                self.cold.outgoing = Outgoing {
-                    bytes,
-                    written,
-                    deadline: None,
-                };
-                self.step = Step::Writing { then };
-                Ok(())
-            }
-        }
-    }
-
-    /// Go on writing `Cold::outgoing`; an error once [`WRITE_TIMEOUT`] has passed since
-    /// the socket first said it was full.
-    fn poll_outgoing(&mut self, cx: &mut task::Context<'_>) -> Poll<std::io::Result<()>> {
-        let outgoing = &mut self.cold.outgoing;
-        if write_some(&mut self.stream, cx, &outgoing.bytes, &mut outgoing.written)?.is_ready() {
-            *outgoing = Outgoing::default();
-            return Poll::Ready(Ok(()));
-        }
-        let deadline = outgoing
-            .deadline
-            .get_or_insert_with(|| Box::pin(tokio::time::sleep(WRITE_TIMEOUT)));
-        ready!(deadline.as_mut().poll(cx));
-        Poll::Ready(Err(std::io::Error::new(
-            std::io::ErrorKind::TimedOut,
-            "the client stopped reading",
-        )))
-    }
-
-    /// A write failed: the session ends with the error, unless it was ending anyway.
-    fn write_failed(&mut self, error: std::io::Error, then: Option<Ending>) -> std::io::Result<()> {
-        match then {
-            Some(ending) if ending.ignores_write_errors() => {
-                self.step = Step::Closing(ending);
-                Ok(())
-            }
-            _ => Err(error),
-        }
-    }
-
-    /// Handle one trimmed line: the lobby's or the game's rules, no I/O. What to send
-    /// comes back as an [`Outcome`].
-    fn handle_line(&mut self, line: &str) -> Outcome {
-        if let Some(game) = &mut self.game {
-            let kind = game.kind();
-            let reply = game.handle(line, &mut self.cold.memory);
-            return self.after_reply(kind, reply);
-        }
-        let text = match Command::parse(line) {
-            Command::Empty => String::from(lobby::PROMPT),
-            Command::Play { kind, args } => match kind.start(&args, &self.cold.context) {
-                Ok(mut game) => {
-                    debug!(peer = %self.cold.peer, game = kind.name(), "game started");
-                    let reply = game.start(&mut self.cold.memory);
-                    self.game = Some(game);
-                    return self.after_reply(kind, reply);
-                }
-                Err(message) => format!("{message}\n{}", lobby::PROMPT),
-            },
-            Command::UnknownGame(word) => {
-                format!("{}\n{}", lobby::unknown_game(word), lobby::PROMPT)
-            }
-            Command::Levels(kind) => {
-                format!(
-                    "{}{}",
-                    lobby::levels(kind, &self.cold.context),
-                    lobby::PROMPT
-                )
-            }
-            Command::Help => format!("{}{}", lobby::help(), lobby::PROMPT),
-            Command::Quit => return Outcome::Quit,
-            Command::Unknown(word) => {
-                format!("{}\n{}", lobby::unknown_command(word), lobby::PROMPT)
-            }
-        };
-        Outcome::Send(text)
-    }
-
-    /// Act on a game's reply: what to send, and whether the game is over.
-    fn after_reply(&mut self, kind: GameKind, reply: games::Reply) -> Outcome {
-        let mut text = reply.text;
-        match reply.status {
-            Status::Playing => Outcome::Send(text),
-            Status::Ended => {
-                self.game = None;
-                text.push_str(lobby::PROMPT);
-                Outcome::Send(text)
-            }
-            Status::Save { name, state } => Outcome::Save {
-                kind,
-                name,
-                state,
-                text,
-            },
-        }
-    }
-
-    /// Carry out what a line led to.
-    fn act(&mut self, cx: &mut task::Context<'_>, outcome: Outcome) -> std::io::Result<()> {
-        match outcome {
-            Outcome::Send(text) => self.send(cx, &text, None),
-            Outcome::Save {
-                kind,
-                name,
-                state,
-                text,
-            } => {
-                // The only step that waits for a thread.
-                let data_dir = self.cold.context.data_dir.clone();
-                let save = tokio::task::spawn_blocking(move || {
-                    saves::save(&data_dir, kind, &name, &state)
-                });
-                self.cold.saving = Some((save, text));
-                self.step = Step::Saving;
-                Ok(())
-            }
-            Outcome::Quit => self.send(cx, lobby::GOODBYE, Some(Ending::Quit)),
-        }
-    }
-
-    /// Wait for the save: the game's reply, the save's outcome and the game prompt.
-    fn poll_save(&mut self, cx: &mut task::Context<'_>) -> Poll<Option<String>> {
-        let Some((save, _)) = &mut self.cold.saving else {
-            return Poll::Ready(None);
-        };
-        let message = ready!(Pin::new(save).poll(cx))
-            .unwrap_or_else(|error| format!("Could not save: {error}.\n"));
-        Poll::Ready(self.cold.saving.take().map(|(_, mut text)| {
-            text.push_str(&message);
-            text.push_str(games::PROMPT);
-            text
-        }))
-    }
-}
-
-impl Future for Session {
-    type Output = ();
-
-    fn poll(self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<()> {
-        let session = self.get_mut();
-        let reason = ready!(session.drive(cx));
-        let duration = session.cold.opened.elapsed();
-        info!(peer = %session.cold.peer, ?duration, %reason, "connection closed");
-        Poll::Ready(())
     }
 }
 
@@ -704,149 +521,32 @@ fn idle_warning(idle_timeout: Duration) -> Duration {
     (idle_timeout / 2).min(MAX_IDLE_WARNING)
 }
 
-/// Write `bytes` from `*written` on, as far as the socket takes them.
-fn write_some(
-    stream: &mut TcpStream,
-    cx: &mut task::Context<'_>,
-    bytes: &[u8],
-    written: &mut usize,
-) -> Poll<std::io::Result<()>> {
-    while *written < bytes.len() {
-        match ready!(Pin::new(&mut *stream).poll_write(cx, &bytes[*written..])) {
-            Ok(0) => return Poll::Ready(Err(std::io::ErrorKind::WriteZero.into())),
-            Ok(n) => *written += n,
-            Err(error) => return Poll::Ready(Err(error)),
-        }
-    }
-    Poll::Ready(Ok(()))
-}
-
-/// What one input line leads to.
-enum Outcome {
-    /// Send this text; the session goes on.
-    Send(String),
-    /// Save a game's state, then send `text`, the outcome and the game prompt.
-    Save {
-        /// The game saved.
-        kind: GameKind,
-        /// The name, already checked by the game.
-        name: String,
-        /// The file's contents.
-        state: String,
-        /// The game's reply before the save's outcome.
-        text: String,
-    },
-    /// Say goodbye and close.
-    Quit,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::sokoban::Sokoban;
 
-    /// How much of the session a Sokoban command may touch: see [`Session`].
-    const HOT_BYTES: usize = 192;
+    #[tokio::test(start_paused = true)]
+    async fn the_idle_timer_warns_then_closes_and_counts_from_the_last_input() {
+        let mut timer = IdleTimer::new(Duration::from_secs(100));
+        // Input at 30 s moves the warning from 50 s to 80 s.
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        timer.input_came();
+        let started = Instant::now();
+        assert_eq!((&mut timer).await, IdleEvent::Warn(Duration::from_secs(50)));
+        assert_eq!(started.elapsed(), Duration::from_secs(50));
+        assert_eq!((&mut timer).await, IdleEvent::Close);
+        assert_eq!(started.elapsed(), Duration::from_secs(100));
+    }
 
     #[test]
-    fn what_a_sokoban_command_touches_is_together() {
-        let (levels, _) = crate::levels::Levels::load(None);
-        let level = levels
-            .sokoban
-            .get(crate::games::sokoban::DEFAULT_LEVEL)
-            .unwrap();
-        let game = RunningGame::Sokoban(Sokoban::new(level));
-        let RunningGame::Sokoban(sokoban) = &game else {
-            unreachable!()
-        };
-        let sokoban_in_game =
-            std::ptr::from_ref(sokoban) as usize - std::ptr::from_ref(&game) as usize;
-        let hot_end =
-            std::mem::offset_of!(Session, game) + sokoban_in_game + std::mem::size_of::<Sokoban>();
-        assert!(hot_end <= HOT_BYTES, "{hot_end} bytes");
-    }
-
-    /// A session on a real connection, outside any server: its client, the signal
-    /// it listens to, and the session itself.
-    async fn lone_session() -> (TcpStream, ShutdownSignal, Session) {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let client = TcpStream::connect(listener.local_addr().unwrap())
-            .await
-            .unwrap();
-        let (stream, peer) = listener.accept().await.unwrap();
-        let (levels, _) = crate::levels::Levels::load(None);
-        let context = Arc::new(Context {
-            levels,
-            data_dir: std::env::temp_dir(),
-        });
-        let signal = ShutdownSignal::new();
-        let (done, _) = mpsc::channel(1);
-        let lease = Lease {
-            permit: Arc::new(tokio::sync::Semaphore::new(1))
-                .try_acquire_owned()
-                .unwrap(),
-            done,
-        };
-        let session = Session::new(
-            stream,
-            peer,
-            context,
-            Duration::from_secs(600),
-            signal.subscribe(),
-            lease,
+    fn the_warning_comes_at_most_a_minute_early() {
+        assert_eq!(
+            idle_warning(Duration::from_secs(10)),
+            Duration::from_secs(5)
         );
-        (client, signal, session)
-    }
-
-    #[tokio::test]
-    async fn a_session_polled_with_a_new_waker_still_hears_shutdown() {
-        let (_client, signal, mut session) = lone_session().await;
-        // First polled by someone else (a waker that does nothing), then by its own
-        // task: shutdown must wake that task, so the listener has to be given the new
-        // waker.
-        let noop = futures::task::noop_waker();
-        let mut elsewhere = task::Context::from_waker(&noop);
-        assert!(Pin::new(&mut session).poll(&mut elsewhere).is_pending());
-        let running = tokio::spawn(session);
-        // Fired while the session's task waits, so that only its wake-up can tell it.
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        signal.fire();
-        let ended = tokio::time::timeout(Duration::from_secs(5), running).await;
-        ended
-            .expect("the session ends on shutdown")
-            .expect("the session did not panic");
-    }
-
-    #[tokio::test]
-    async fn shutdown_is_seen_after_other_wakeups() {
-        let signal = ShutdownSignal::new();
-        let first = signal.subscribe().recv();
-        let second = signal.subscribe().recv();
-        tokio::pin!(first, second);
-        // Polled again and again without a signal, as a busy session polls it.
-        for _ in 0..3 {
-            assert!(futures::poll!(&mut first).is_pending());
-        }
-        signal.fire();
-        tokio::time::timeout(Duration::from_secs(5), async {
-            first.await;
-            second.await;
-        })
-        .await
-        .expect("every listener sees the signal");
-    }
-
-    #[tokio::test]
-    async fn a_dropped_signal_still_stops_sessions() {
-        let signal = ShutdownSignal::new();
-        let listener = signal.subscribe().recv();
-        tokio::pin!(listener);
-        assert!(futures::poll!(&mut listener).is_pending());
-        assert!(futures::poll!(&mut listener).is_pending());
-        // As when the server's task is cancelled: no fire(), just gone.
-        drop(signal);
-        tokio::time::timeout(Duration::from_secs(5), listener)
-            .await
-            .expect("a dropped signal is a shutdown");
+        assert_eq!(
+            idle_warning(Duration::from_secs(1800)),
+            Duration::from_secs(60)
+        );
     }
 }

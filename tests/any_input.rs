@@ -12,7 +12,7 @@ use rand_chacha::ChaCha8Rng;
 
 use arcade::games::{Game, Memory, Status, PROMPT};
 use arcade::levels::Levels;
-use arcade::lobby::{Context, GameKind};
+use arcade::table::{Context, GAMES};
 use common::{Client, TestServer};
 
 fn context() -> Context {
@@ -40,11 +40,11 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
-    fn every_game_answers_any_line(kind_index in 0..GameKind::ALL.len(), lines in prop::collection::vec(line(), 0..60)) {
-        let kind = GameKind::ALL[kind_index];
+    fn every_game_answers_any_line(kind_index in 0..GAMES.len(), lines in prop::collection::vec(line(), 0..60)) {
+        let kind = &GAMES[kind_index];
         let context = context();
-        let args: &[&str] = if kind == GameKind::Twenty48 { &["seed=1", "size=3", "win=32"] } else { &[] };
-        let mut game = kind.start(args, &context).map_err(TestCaseError::fail)?;
+        let args: &[&str] = if kind.name == "2048" { &["seed=1", "size=3", "win=32"] } else { &[] };
+        let mut game = (kind.start)(args, &context).map_err(TestCaseError::fail)?;
         let mut memory = Memory::default();
         let mut reply = game.start(&mut memory);
         for line in &lines {
@@ -65,9 +65,9 @@ async fn garbage_bytes_hurt_no_one() {
     bystander.send("play sokoban").await;
     bystander.read_until(PROMPT).await;
     let mut rng = ChaCha8Rng::seed_from_u64(2026);
-    for kind in GameKind::ALL {
+    for kind in GAMES {
         let mut client = Client::connect(server.addr).await;
-        client.send(&format!("play {}", kind.name())).await;
+        client.send(&format!("play {}", kind.name)).await;
         client.read_until(PROMPT).await;
         for _ in 0..200 {
             let length = rng.random_range(0..1500);
@@ -83,18 +83,18 @@ async fn garbage_bytes_hurt_no_one() {
         }
         // Whatever state the noise left (IAC SE ends a subnegotiation it may have
         // opened), the session still answers in order: leave the game, then the lobby.
-        let leave = match kind {
-            GameKind::Sokoban => "e",
-            GameKind::StarPusher => "exit",
-            GameKind::Twenty48 => "q",
-            GameKind::Wumpus => "quit",
+        let leave = match kind.name {
+            "sokoban" => "e",
+            "starpusher" => "exit",
+            "2048" => "q",
+            _ => "quit",
         };
         client.send_raw(b"\xff\xf0\r\n").await;
         client.send(leave).await;
         client.send("quit").await;
         let rest = client.read_to_end_bytes().await;
         let tail = String::from_utf8_lossy(&rest[rest.len().saturating_sub(200)..]);
-        assert!(tail.ends_with("Goodbye.\r\n"), "{}: {tail:?}", kind.name());
+        assert!(tail.ends_with("Goodbye.\r\n"), "{}: {tail:?}", kind.name);
     }
     bystander.send("d0").await;
     let board = bystander.read_until(PROMPT).await;

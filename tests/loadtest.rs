@@ -23,7 +23,7 @@ async fn five_second_smoke_reports_no_failures() {
         duration: Duration::from_secs(4),
         warmup: Duration::from_millis(500),
         ramp: Some(Duration::from_millis(500)),
-        game: Script::Sokoban,
+        game: Script::default(),
         sources: 4,
         server_pid: Some(std::process::id()),
         quiet: true,
@@ -116,7 +116,10 @@ async fn closed_loop_answers_every_command() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_game_script_plays_through_the_lobby() {
     let server = TestServer::start().await;
-    for game in [Script::Sokoban, Script::Twenty48, Script::Wumpus] {
+    let scripts = arcade::table::GAMES
+        .iter()
+        .filter_map(|kind| Script::from_name(kind.name));
+    for game in scripts {
         let options = Options {
             addr: server.addr,
             sessions: 3,

@@ -13,7 +13,11 @@ use common::{crlf, Client, TestServer};
 use arcade::games::wumpus::{parse_cave, Cave};
 use arcade::games::{Game, Memory, Reply, Status, PROMPT};
 use arcade::levels::Levels;
-use arcade::lobby::{Context, GameKind, RunningGame};
+use arcade::table::{Context, GameKind, NewGame};
+
+fn wumpus() -> &'static GameKind {
+    GameKind::from_name("wumpus").unwrap()
+}
 
 fn context(data_dir: &Path) -> Context {
     let (levels, problems) = Levels::built_in();
@@ -25,10 +29,9 @@ fn context(data_dir: &Path) -> Context {
 }
 
 /// A started game and the text of its start.
-fn start(world: &str, context: &Context) -> (RunningGame, Reply) {
-    let mut game = GameKind::Wumpus
-        .start(&[world], context)
-        .unwrap_or_else(|error| panic!("{world}: {error}"));
+fn start(world: &str, context: &Context) -> (NewGame, Reply) {
+    let mut game =
+        (wumpus().start)(&[world], context).unwrap_or_else(|error| panic!("{world}: {error}"));
     let reply = game.start(&mut Memory::default());
     (game, reply)
 }
@@ -61,7 +64,7 @@ fn prompt(lines: &str) -> String {
 fn classic_is_the_seed_example_and_the_default() {
     let dir = tempfile::tempdir().unwrap();
     let context = context(dir.path());
-    let mut game = GameKind::Wumpus.start(&[], &context).unwrap();
+    let mut game = (wumpus().start)(&[], &context).unwrap();
     let reply = game.start(&mut Memory::default());
     assert_eq!(
         reply.text,
@@ -291,13 +294,11 @@ fn saved_worlds_load_by_name() {
     let Status::Save { name, state } = send(&mut game, "save Later").status else {
         panic!("save did not ask the session to save");
     };
-    assert_eq!(name, "later");
+    assert_eq!(name.as_str(), "later");
     // What the session does with it.
-    let said = arcade::saves::save(dir.path(), GameKind::Wumpus, &name, &state);
+    let said = arcade::saves::save(dir.path(), "wumpus", &name, &state);
     assert_eq!(said, "Saved as later.\n");
-    assert!(GameKind::Wumpus
-        .level_names(&context)
-        .contains(&"later".to_string()));
+    assert!((wumpus().level_names)(&context).contains(&"later".to_string()));
     let (mut game, reply) = start("LATER", &context);
     assert_eq!(
         reply.text, "Welcome to the Wumpus World!\nEnter command: ",
@@ -314,7 +315,7 @@ fn saved_worlds_load_by_name() {
 fn unknown_and_damaged_worlds_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let context = context(dir.path());
-    let error = |args: &[&str]| GameKind::Wumpus.start(args, &context).err().unwrap();
+    let error = |args: &[&str]| (wumpus().start)(args, &context).err().unwrap();
     assert_eq!(
         error(&["nowhere"]),
         "Unknown level: nowhere. Choose one of: big, classic, maze."

@@ -8,12 +8,21 @@
 //!
 //! Text returned by a game uses `\n` line endings; the telnet codec turns them into
 //! `\r\n` on the wire and `arcade play` prints them as they are.
+//!
+//! This module is the leaf of the crate: it imports nothing from the rest of it. The
+//! level store ([`crate::levels`]), saved games ([`crate::saves`]) and the table of
+//! games ([`crate::table`]) sit above it.
 
+use std::any::Any;
+
+mod save_name;
 pub mod sokoban;
 pub mod starpusher;
 pub mod twenty48;
 pub mod world;
 pub mod wumpus;
+
+pub use save_name::{BadSaveName, SaveName, MAX_SAVE_NAME};
 
 /// The prompt every game ends its reply with while it waits for input (SPEC section 1).
 pub const PROMPT: &str = "Enter command: ";
@@ -32,8 +41,8 @@ pub enum Status {
     /// `state` to its data directory, reports the outcome and prints [`PROMPT`]: a game
     /// does no I/O, so saving is the session's job.
     Save {
-        /// A file name already checked by the game against its own alphabet.
-        name: String,
+        /// The name to save under, checked when the player typed it.
+        name: SaveName,
         /// The whole file to write.
         state: String,
     },
@@ -66,13 +75,37 @@ impl Reply {
     }
 }
 
-/// What a session remembers between games, such as 2048's best score. Games read and
-/// update it; the session keeps it for as long as the connection lasts.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// What a session remembers between games, such as 2048's best score. Each game keeps
+/// its own part, a type of its own ([`Memory::part`]), so that nothing shared names a
+/// game; the session keeps the whole for as long as the connection lasts.
+#[derive(Debug, Default)]
 pub struct Memory {
-    /// The highest 2048 score reached in this session. `u128` because a score on an
-    /// 8x8 board could in theory pass `u64::MAX` (see `twenty48::board`).
-    pub best_2048: u128,
+    /// One value per type; a session plays a handful of games, so a short list beats
+    /// a map.
+    parts: Vec<Box<dyn Any + Send>>,
+}
+
+impl Memory {
+    /// This session's part of type `T`, made with `T::default()` on first use.
+    pub fn part<T: Any + Send + Default>(&mut self) -> &mut T {
+        let index = match self.parts.iter().position(|part| part.is::<T>()) {
+            Some(index) => index,
+            None => {
+                self.parts.push(Box::new(T::default()));
+                self.parts.len() - 1
+            }
+        };
+        match self.parts[index].downcast_mut::<T>() {
+            Some(part) => part,
+            // `index` was found or made for a `T` just above.
+            None => unreachable!("a memory part changed its type"),
+        }
+    }
+
+    /// This session's part of type `T`, if a game has made one.
+    pub fn get<T: Any>(&self) -> Option<&T> {
+        self.parts.iter().find_map(|part| part.downcast_ref::<T>())
+    }
 }
 
 /// One running game.
@@ -88,5 +121,54 @@ pub trait Game: Send {
     /// before the connection is closed (empty for most games).
     fn end_of_input(&mut self) -> String {
         String::new()
+    }
+
+    /// The game's whole state as a file that can load it again (the wumpus world
+    /// format), for `arcade play ... --save OUT`; `None` for games without one.
+    fn state(&self) -> Option<String> {
+        None
+    }
+}
+
+/// A boxed game is a game: what the table of games hands out.
+impl<G: Game + ?Sized> Game for Box<G> {
+    fn start(&mut self, memory: &mut Memory) -> Reply {
+        (**self).start(memory)
+    }
+
+    fn handle(&mut self, line: &str, memory: &mut Memory) -> Reply {
+        (**self).handle(line, memory)
+    }
+
+    fn end_of_input(&mut self) -> String {
+        (**self).end_of_input()
+    }
+
+    fn state(&self) -> Option<String> {
+        (**self).state()
+    }
+}
+
+/// Helpers for the tests of the games and of the modules above them.
+#[cfg(test)]
+pub(crate) mod testing {
+    /// The text of `../shared/data/levels/NAME` (the public collections beside the
+    /// repository). Without it a test says `skipped: ...` and passes, except under
+    /// `CI=true`, where it fails: CI always has `../shared`.
+    pub(crate) fn shared_levels(name: &str) -> Option<String> {
+        let path = format!(
+            "{}/../shared/data/levels/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Some(text),
+            Err(error) if std::env::var("CI").is_ok_and(|ci| ci == "true") => {
+                panic!("{path}: {error} (CI=true: ../shared must be there)")
+            }
+            Err(error) => {
+                eprintln!("skipped: {path}: {error}");
+                None
+            }
+        }
     }
 }

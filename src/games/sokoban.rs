@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use super::world::{parse_count, Cell, Direction, Glyphs, Level, LevelError, World};
 use super::{Game, Memory, Reply, BYE, PROMPT};
-use crate::levels::{LevelFile, Problem};
 
 /// The level `play sokoban` loads when none is named.
 pub const DEFAULT_LEVEL: &str = "classic";
@@ -106,14 +105,6 @@ fn cell_of(glyph: char) -> Option<Cell> {
         'P' => Cell::Player,
         _ => return None,
     })
-}
-
-impl LevelFile for Level {
-    const DIR: &'static str = "sokoban";
-
-    fn parse(file: &str, text: &str) -> Result<Self, Vec<Problem>> {
-        parse_level(text).map_err(|error| vec![Problem::new(file, error.line(), error)])
-    }
 }
 
 /// A parsed command line.

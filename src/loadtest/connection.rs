@@ -163,6 +163,7 @@ fn new_socket(target: SocketAddr, source: Option<Ipv4Addr>) -> io::Result<TcpSoc
 /// Ask the kernel to choose the source port at `connect` rather than at `bind`
 /// (Linux 4.2+; elsewhere binding still works, with fewer ports).
 #[cfg(target_os = "linux")]
+#[allow(unsafe_code)] // socket2 has no call for this option; see SAFETY below
 fn bind_address_no_port(socket: &Socket) -> io::Result<()> {
     use std::os::fd::AsRawFd;
     let on: libc::c_int = 1;

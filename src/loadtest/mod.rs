@@ -75,7 +75,7 @@ pub struct Options {
     #[arg(long)]
     pub burst: bool,
     /// The game to play.
-    #[arg(long, value_enum, default_value_t = Script::Sokoban)]
+    #[arg(long, default_value = "sokoban", value_parser = Script::value_parser())]
     pub game: Script,
     /// Spread connections over this many source addresses, 127.0.0.1 to 127.0.0.N
     /// (only when --addr is an IPv4 loopback address).
@@ -108,7 +108,7 @@ impl Default for Options {
             warmup: Duration::from_secs(5),
             ramp: None,
             burst: false,
-            game: Script::Sokoban,
+            game: Script::default(),
             sources: 8,
             timeout: Duration::from_secs(10),
             server_pid: None,
@@ -424,6 +424,7 @@ fn sample_memory(pid: u32, before: u64, recorder: &Recorder) -> Option<ServerMem
 
 /// The CPU time (user and system) process `pid` has used so far, in seconds, from
 /// `/proc/PID/stat`.
+#[allow(unsafe_code)] // the clock tick rate has no safe std call; see SAFETY below
 fn read_cpu_seconds(pid: u32) -> Result<f64, Error> {
     read_proc(pid, "stat", |stat| {
         let ticks = parse_cpu_ticks(stat).ok_or("no utime/stime")?;
@@ -515,7 +516,7 @@ mod tests {
         let plan = Plan {
             target: SocketAddr::from((Ipv4Addr::LOCALHOST, 4000)),
             sources: connection::sources(SocketAddr::from((Ipv4Addr::LOCALHOST, 4000)), 2),
-            script: Script::Sokoban,
+            script: Script::default(),
             mode: Mode::Closed,
             timeout: Duration::from_secs(1),
             sessions: 4,

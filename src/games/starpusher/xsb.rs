@@ -26,7 +26,6 @@
 use std::sync::Arc;
 
 use crate::games::world::{Cell, Level, LevelError};
-use crate::levels::{LevelFile, Parsed, Problem};
 
 /// The largest number of rows, or columns in a row, a level may have. Run-length
 /// encoding could otherwise turn one short line into gigabytes.
@@ -400,43 +399,6 @@ fn expand(line: usize, text: &str, rows: &mut Vec<Vec<Cell>>) -> Result<(), XsbE
     Ok(())
 }
 
-impl LevelFile for Collection {
-    const DIR: &'static str = "starpusher";
-    /// Collections from the wild are usually `.xsb` (or `.sok`); taking them as they are
-    /// saves renaming every downloaded file.
-    const EXTENSIONS: &'static [&'static str] = &["txt", "xsb", "sok"];
-
-    fn parse(file: &str, text: &str) -> Result<Self, Vec<Problem>> {
-        let parsed = Self::parse_partial(file, text);
-        match parsed.value {
-            Some(collection) if parsed.problems.is_empty() => Ok(collection),
-            _ => Err(parsed.problems),
-        }
-    }
-
-    fn parse_partial(file: &str, text: &str) -> Parsed<Self> {
-        let reading = parse_collection(text);
-        let mut problems: Vec<Problem> = reading
-            .skipped
-            .iter()
-            .map(|bad| Problem::in_level(file, bad.number, bad.line, &bad.error))
-            .collect();
-        let value = if reading.collection.levels.is_empty() {
-            if problems.is_empty() {
-                problems.push(Problem::new(
-                    file,
-                    1,
-                    "no levels found: a collection needs boards of # rows separated by blank lines",
-                ));
-            }
-            None
-        } else {
-            Some(reading.collection)
-        };
-        Parsed { value, problems }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -663,58 +625,8 @@ mod tests {
     }
 
     #[test]
-    fn problems_use_the_spec_format_and_bad_files_load_nothing() {
-        let text = "#####\n#@$.#\n#####\n\n#####\n# $.#\n#####\n";
-        let parsed = Collection::parse_partial("x.txt", text);
-        assert_eq!(parsed.value.map(|c| c.levels.len()), Some(1));
-        let messages: Vec<String> = parsed.problems.iter().map(ToString::to_string).collect();
-        assert_eq!(
-            messages,
-            ["Level 2 (line 5) in x.txt: no player: mark the start with the player glyph"]
-        );
-        assert!(Collection::parse("x.txt", text).is_err());
-
-        let parsed = Collection::parse_partial("bad.txt", "#####\n# $.#\n#####\n");
-        assert!(parsed.value.is_none());
-        assert_eq!(parsed.problems.len(), 1);
-
-        let parsed = Collection::parse_partial("empty.txt", "; nothing here\nTitle: x\n");
-        assert!(parsed.value.is_none());
-        assert_eq!(
-            parsed.problems[0].to_string(),
-            "empty.txt: line 1: no levels found: a collection needs boards of # rows separated by blank lines"
-        );
-    }
-
-    /// The two public collections beside the repository, when they are there.
-    fn public(name: &str) -> Option<String> {
-        let path = format!(
-            "{}/../shared/data/levels/{name}",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        match std::fs::read_to_string(path) {
-            Ok(text) => Some(text),
-            Err(_) => {
-                eprintln!("skipped: ../shared not found");
-                None
-            }
-        }
-    }
-
-    #[test]
-    fn public_collections_load_whole() {
-        for (name, count) in [("starPusherLevels.txt", 201), ("microban_155.xsb", 155)] {
-            let Some(text) = public(name) else { return };
-            let parsed = Collection::parse_partial(name, &text);
-            assert_eq!(parsed.problems, Vec::new(), "{name}");
-            let collection = parsed.value.unwrap();
-            assert_eq!(collection.levels.len(), count, "{name}");
-        }
-    }
-
-    #[test]
     fn microban_titles_are_titles() {
-        let Some(text) = public("microban_155.xsb") else {
+        let Some(text) = crate::games::testing::shared_levels("microban_155.xsb") else {
             return;
         };
         let collection = good(&text);

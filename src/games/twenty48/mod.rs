@@ -330,11 +330,12 @@ impl Twenty48 {
     /// The board, the status line, `You win!` if `won_now`, `Game over!` if stuck,
     /// and the prompt.
     fn show(&self, mut text: String, won_now: bool, memory: &Memory) -> Reply {
+        let best = memory.get::<Best>().map_or(0, |best| best.0);
         render::render_into(&self.board, self.settings.style, &mut text);
         let _ = writeln!(
             text,
             "Score: {}  Best: {}  Step: {}",
-            self.score, memory.best_2048, self.step
+            self.score, best, self.step
         );
         if won_now {
             text.push_str(YOU_WIN);
@@ -371,7 +372,8 @@ impl Twenty48 {
         self.board.spawn(&mut self.rng);
         self.score = self.score.saturating_add(slid.gained);
         self.step = self.step.saturating_add(1);
-        memory.best_2048 = memory.best_2048.max(self.score);
+        let best = memory.part::<Best>();
+        best.0 = best.0.max(self.score);
         let won_now = self.first_win();
         self.show(String::new(), won_now, memory)
     }
@@ -386,6 +388,12 @@ impl Twenty48 {
         self.show(String::new(), false, memory)
     }
 }
+
+/// 2048's part of a session's [`Memory`]: the highest score reached in the session.
+/// `u128` because a score on an 8x8 board could in theory pass `u64::MAX` (see
+/// [`board`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Best(pub u128);
 
 impl Game for Twenty48 {
     fn start(&mut self, memory: &mut Memory) -> Reply {

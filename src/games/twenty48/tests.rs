@@ -97,7 +97,7 @@ fn a_move_slides_merges_scores_and_spawns_one_tile() {
     assert_eq!(count_tiles(game.board()), 3);
     assert_eq!(game.score(), 4);
     assert_eq!(game.step(), 1);
-    assert_eq!(memory.best_2048, 4);
+    assert_eq!(memory.part::<Best>().0, 4);
     let board = render::render(game.board(), Style::Ascii);
     assert_eq!(
         reply.text,
@@ -138,7 +138,8 @@ fn back_undoes_moves_one_by_one_then_says_nothing_to_undo() {
 #[test]
 fn best_survives_undo_and_restart() {
     let mut game = with_board(&[&[8, 8, 0], &[0, 0, 0], &[0, 0, 0]], 2048);
-    let mut memory = Memory { best_2048: 10 };
+    let mut memory = Memory::default();
+    memory.part::<Best>().0 = 10;
     let reply = game.handle("a", &mut memory);
     assert!(
         reply.text.contains("Score: 16  Best: 16  Step: 1\n"),
@@ -160,7 +161,7 @@ fn best_survives_undo_and_restart() {
     assert_eq!(count_tiles(game.board()), 2);
     let reply = game.handle("b", &mut memory);
     assert_eq!(reply.text, "Nothing to undo.\nEnter command: ");
-    assert_eq!(memory.best_2048, 16);
+    assert_eq!(memory.part::<Best>().0, 16);
 }
 
 #[test]
@@ -289,7 +290,7 @@ fn eight_by_eight_with_huge_tiles() {
         "{}",
         reply.text
     );
-    assert_eq!(memory.best_2048, game.score());
+    assert_eq!(memory.part::<Best>().0, game.score());
 }
 
 #[test]
@@ -393,7 +394,7 @@ proptest! {
                 stack.push(before);
             }
             prop_assert_eq!(game.step() as usize, stack.len());
-            prop_assert!(memory.best_2048 >= game.score());
+            prop_assert!(memory.part::<Best>().0 >= game.score());
         }
         while let Some(expected) = stack.pop() {
             game.handle("b", &mut memory);

@@ -24,7 +24,6 @@
 use std::fmt;
 
 use super::cave::{Cave, CaveBuilder, Dim, Orientation, PlaceError, Player, Pos, Thing, MAX_SIDE};
-use crate::levels::{LevelFile, Problem};
 
 /// A line's keyword. The declaration order is the order the lines must come in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -403,14 +402,6 @@ impl fmt::Display for Cave {
     }
 }
 
-impl LevelFile for Cave {
-    const DIR: &'static str = "wumpus";
-
-    fn parse(file: &str, text: &str) -> Result<Self, Vec<Problem>> {
-        parse_cave(text).map_err(|error| vec![Problem::new(file, error.line, error.reason)])
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -659,14 +650,5 @@ mod tests {
                 Err(error) => prop_assert!(error.line >= 1 && error.line <= text.lines().count() + 1),
             }
         }
-    }
-
-    #[test]
-    fn a_bad_file_is_a_problem_for_the_catalog() {
-        let problems = Cave::parse("built-in:wumpus/x.txt", "dim 4 4\nfoo\n").unwrap_err();
-        assert_eq!(
-            problems[0].to_string(),
-            "built-in:wumpus/x.txt: line 2: unknown keyword \"foo\": use one of dim, player, wumpus, gold, pit, exit, blocked"
-        );
     }
 }

@@ -8,7 +8,7 @@
 //! - this file turns lines into [`Command`]s and percepts into replies.
 //!
 //! Like every game it does no I/O: the session writes `save NAME` to the data
-//! directory, and `arcade play wumpus FILE --save OUT` ([`crate::play::run_wumpus`])
+//! directory, and `arcade play wumpus FILE --save OUT` ([`Game::state`])
 //! writes the final state.
 
 pub mod cave;
@@ -19,9 +19,7 @@ use std::fmt::Write as _;
 pub use cave::{Action, Cave, NoEffect, Percept};
 pub use format::{parse_cave, FormatError};
 
-use super::{Game, Memory, Reply, Status, PROMPT};
-use crate::saves::MAX_NAME;
-pub use crate::saves::{BadSaveName, SaveName};
+use super::{BadSaveName, Game, Memory, Reply, SaveName, Status, MAX_SAVE_NAME, PROMPT};
 
 /// The world `play wumpus` loads when none is named.
 pub const DEFAULT_WORLD: &str = "classic";
@@ -46,7 +44,7 @@ pub enum CommandError {
     #[error("{}", NoEffect::NotACommand)]
     NotACommand,
     /// `save` without a name, or with more than one word after it.
-    #[error("Usage: save NAME (1 to {MAX_NAME} letters, digits, '-' or '_').")]
+    #[error("Usage: save NAME (1 to {MAX_SAVE_NAME} letters, digits, '-' or '_').")]
     SaveUsage,
     /// `save` with a name outside the alphabet.
     #[error("{0}")]
@@ -199,7 +197,7 @@ impl Game for Wumpus {
             Ok(Command::Save(name)) => Reply {
                 text: String::new(),
                 status: Status::Save {
-                    name: name.into_string(),
+                    name,
                     state: self.cave.to_string(),
                 },
             },
@@ -213,6 +211,10 @@ impl Game for Wumpus {
         }
         self.over = true;
         self.cave.to_string()
+    }
+
+    fn state(&self) -> Option<String> {
+        Some(self.cave.to_string())
     }
 }
 
@@ -423,7 +425,7 @@ mod tests {
         assert_eq!(
             reply.status,
             Status::Save {
-                name: "mine".into(),
+                name: SaveName::parse("mine").unwrap(),
                 state: CLASSIC.into()
             }
         );

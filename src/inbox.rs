@@ -1,0 +1,315 @@
+//! A session's inbox: how the rest of the server reaches a player at any time (chat, a
+//! watched player's board, race news, a kick).
+//!
+//! Any number of [`InboxSender`]s, one [`Inbox`] owned by the session. Sending never
+//! waits and never fails because the player is slow; what a slow player costs is
+//! bounded:
+//! - [`Message::Frame`]s (a watched game's output) are kept up to [`FRAME_CAP`]; past
+//!   that the oldest frame is dropped, and the player is told how many were skipped.
+//! - every other message is never dropped. Up to [`MESSAGE_CAP`] wait; one more means
+//!   the player has stopped reading, and the session is closed with
+//!   [`Delivery::Overflow`] rather than let it hold more (as IRC servers do when a
+//!   client's send queue is exceeded).
+//! - [`Message::Close`] always gets through.
+//!
+//! tokio's channels either wait when full or drop the newest; a watcher wants the
+//! newest board, so the queue is ours: a short `Mutex` around a `VecDeque` (never held
+//! across an `.await`), with a length kept outside it so that a session polling an
+//! empty inbox, as it does on every command, takes no lock.
+
+use std::collections::VecDeque;
+use std::future::poll_fn;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+
+use atomic_waker::AtomicWaker;
+
+/// How many frames of a watched game may wait for a slow player.
+pub const FRAME_CAP: usize = 32;
+
+/// How many other messages may wait before the player counts as gone.
+pub const MESSAGE_CAP: usize = 256;
+
+/// Something for a player from elsewhere in the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Message {
+    /// A line for the player (chat, news, a broadcast): shown on a line of its own,
+    /// then the prompt again. Never dropped.
+    Line(String),
+    /// A frame of a watched game, exactly as its player saw it. Dropped, oldest first,
+    /// when the player falls behind.
+    Frame(Arc<str>),
+    /// Close the session after this text (a kick, a takeover from elsewhere).
+    Close(String),
+}
+
+/// What [`Inbox::recv`] hands the session.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delivery {
+    /// The next message; `skipped` frames were dropped before it.
+    Message {
+        /// The message.
+        message: Message,
+        /// Frames dropped since the last delivery.
+        skipped: u64,
+    },
+    /// More than [`MESSAGE_CAP`] messages waited: the player is not reading.
+    Overflow,
+}
+
+/// The receiving side, owned by the session.
+#[derive(Debug)]
+pub struct Inbox {
+    shared: Arc<Shared>,
+}
+
+/// A sending side: cheap to clone, never waits.
+#[derive(Debug, Clone)]
+pub struct InboxSender {
+    shared: Arc<Shared>,
+}
+
+/// The session is gone: nothing more can reach it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("that session has ended")]
+pub struct Gone;
+
+#[derive(Debug, Default)]
+struct Shared {
+    /// How many messages wait (or 1 for an overflow or a close): read without the lock.
+    waiting: AtomicUsize,
+    waker: AtomicWaker,
+    queue: Mutex<Queue>,
+}
+
+#[derive(Debug, Default)]
+struct Queue {
+    messages: VecDeque<Message>,
+    frames: usize,
+    skipped: u64,
+    overflowed: bool,
+    /// The inbox was dropped.
+    closed: bool,
+}
+
+/// A new inbox and its first sender.
+pub fn inbox() -> (InboxSender, Inbox) {
+    let shared = Arc::new(Shared::default());
+    (
+        InboxSender {
+            shared: Arc::clone(&shared),
+        },
+        Inbox { shared },
+    )
+}
+
+impl Shared {
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        // A panic while holding the lock cannot leave the queue half changed (every
+        // change is one push or pop), so a poisoned lock is as good as any.
+        self.queue
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl InboxSender {
+    /// Queue `message` for the session and wake it.
+    ///
+    /// # Errors
+    /// [`Gone`] when the session has ended.
+    pub fn send(&self, message: Message) -> Result<(), Gone> {
+        {
+            let mut queue = self.shared.queue();
+            if queue.closed {
+                return Err(Gone);
+            }
+            match message {
+                Message::Frame(_) => {
+                    if queue.frames >= FRAME_CAP {
+                        if let Some(oldest) = queue
+                            .messages
+                            .iter()
+                            .position(|queued| matches!(queued, Message::Frame(_)))
+                        {
+                            queue.messages.remove(oldest);
+                            queue.frames -= 1;
+                            queue.skipped += 1;
+                        }
+                    }
+                    queue.frames += 1;
+                    queue.messages.push_back(message);
+                }
+                Message::Line(_) if queue.messages.len() - queue.frames >= MESSAGE_CAP => {
+                    queue.overflowed = true;
+                }
+                Message::Line(_) | Message::Close(_) => queue.messages.push_back(message),
+            }
+            let waiting = queue.messages.len() + usize::from(queue.overflowed);
+            self.shared.waiting.store(waiting, Ordering::Release);
+        }
+        self.shared.waker.wake();
+        Ok(())
+    }
+
+    /// Whether the session has ended.
+    pub fn is_gone(&self) -> bool {
+        self.shared.queue().closed
+    }
+}
+
+impl Inbox {
+    /// The next delivery, waiting until there is one.
+    pub async fn recv(&mut self) -> Delivery {
+        poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// The next delivery, if one waits; else the task is woken when one comes.
+    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Delivery> {
+        if self.shared.waiting.load(Ordering::Acquire) == 0 {
+            self.shared.waker.register(cx.waker());
+            // A message sent between the load and the registration woke nobody:
+            // look again.
+            if self.shared.waiting.load(Ordering::Acquire) == 0 {
+                return Poll::Pending;
+            }
+        }
+        let mut queue = self.shared.queue();
+        let delivery = if queue.overflowed {
+            Delivery::Overflow
+        } else if let Some(message) = queue.messages.pop_front() {
+            if matches!(message, Message::Frame(_)) {
+                queue.frames -= 1;
+            }
+            Delivery::Message {
+                message,
+                skipped: std::mem::take(&mut queue.skipped),
+            }
+        } else {
+            // `waiting` was stale: nothing is queued after all.
+            self.shared.waiting.store(0, Ordering::Release);
+            drop(queue);
+            self.shared.waker.register(cx.waker());
+            return Poll::Pending;
+        };
+        if queue.messages.is_empty() && queue.messages.capacity() > MESSAGE_CAP {
+            // A burst is over: do not keep its memory for an idle session.
+            queue.messages = VecDeque::new();
+        }
+        let waiting = queue.messages.len() + usize::from(queue.overflowed);
+        self.shared.waiting.store(waiting, Ordering::Release);
+        Poll::Ready(delivery)
+    }
+}
+
+impl Drop for Inbox {
+    fn drop(&mut self) {
+        let mut queue = self.shared.queue();
+        queue.closed = true;
+        queue.messages = VecDeque::new();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(text: &str) -> Message {
+        Message::Line(text.to_string())
+    }
+
+    fn frame(text: &str) -> Message {
+        Message::Frame(Arc::from(text))
+    }
+
+    fn next(inbox: &mut Inbox) -> Option<Delivery> {
+        let waker = futures::task::noop_waker();
+        match inbox.poll_recv(&mut Context::from_waker(&waker)) {
+            Poll::Ready(delivery) => Some(delivery),
+            Poll::Pending => None,
+        }
+    }
+
+    fn message(message: Message, skipped: u64) -> Option<Delivery> {
+        Some(Delivery::Message { message, skipped })
+    }
+
+    #[test]
+    fn messages_arrive_in_order() {
+        let (sender, mut inbox) = inbox();
+        assert_eq!(next(&mut inbox), None);
+        sender.send(line("one")).unwrap();
+        sender.clone().send(frame("board")).unwrap();
+        sender.send(line("two")).unwrap();
+        assert_eq!(next(&mut inbox), message(line("one"), 0));
+        assert_eq!(next(&mut inbox), message(frame("board"), 0));
+        assert_eq!(next(&mut inbox), message(line("two"), 0));
+        assert_eq!(next(&mut inbox), None);
+    }
+
+    #[test]
+    fn a_slow_reader_loses_the_oldest_frames_only() {
+        let (sender, mut inbox) = inbox();
+        sender.send(line("hello")).unwrap();
+        for n in 0..FRAME_CAP + 10 {
+            sender.send(frame(&n.to_string())).unwrap();
+        }
+        sender.send(line("bye")).unwrap();
+        assert_eq!(next(&mut inbox), message(line("hello"), 10));
+        // The first ten frames went; the rest are in order.
+        for n in 10..FRAME_CAP + 10 {
+            assert_eq!(next(&mut inbox), message(frame(&n.to_string()), 0));
+        }
+        assert_eq!(next(&mut inbox), message(line("bye"), 0));
+        assert_eq!(next(&mut inbox), None);
+    }
+
+    #[test]
+    fn too_many_lines_mean_the_reader_is_gone() {
+        let (sender, mut inbox) = inbox();
+        for n in 0..MESSAGE_CAP {
+            sender.send(line(&n.to_string())).unwrap();
+        }
+        assert!(matches!(next(&mut inbox), Some(Delivery::Message { .. })));
+        sender.send(line("fits again")).unwrap();
+        sender.send(line("one too many")).unwrap();
+        assert_eq!(next(&mut inbox), Some(Delivery::Overflow));
+    }
+
+    #[test]
+    fn a_close_always_gets_through() {
+        let (sender, mut inbox) = inbox();
+        for n in 0..MESSAGE_CAP {
+            sender.send(line(&n.to_string())).unwrap();
+        }
+        sender.send(Message::Close("bye".into())).unwrap();
+        let mut last = None;
+        while let Some(delivery) = next(&mut inbox) {
+            last = Some(delivery);
+        }
+        assert_eq!(last, message(Message::Close("bye".into()), 0));
+    }
+
+    #[test]
+    fn sending_to_an_ended_session_says_so() {
+        let (sender, inbox) = inbox();
+        assert!(!sender.is_gone());
+        drop(inbox);
+        assert!(sender.is_gone());
+        assert_eq!(sender.send(line("anyone?")), Err(Gone));
+    }
+
+    #[tokio::test]
+    async fn a_waiting_session_is_woken() {
+        let (sender, mut inbox) = inbox();
+        let waiting = tokio::spawn(async move { inbox.recv().await });
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        sender.send(line("wake up")).unwrap();
+        let delivery = tokio::time::timeout(std::time::Duration::from_secs(5), waiting)
+            .await
+            .expect("woken")
+            .expect("no panic");
+        assert_eq!(delivery, message(line("wake up"), 0).unwrap());
+    }
+}

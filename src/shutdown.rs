@@ -1,0 +1,184 @@
+//! Shutdown as a value (mini-redis' shape): the server holds a [`ShutdownSignal`], every
+//! session a [`Shutdown`] that completes when the signal fires or is dropped.
+//!
+//! Besides the broadcast channel that wakes the sessions, the signal keeps a flag
+//! raised just before they are woken. A session's [`Shutdown`] looks at that flag (one
+//! shared, read-only cache line) when the session wakes, and polls the channel only
+//! once the flag is up, or when it is polled with a new waker: polling a broadcast
+//! receiver takes locks that every session shares, which would otherwise be paid on
+//! every command.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll, Waker};
+
+use tokio::sync::broadcast;
+
+/// The server's side of shutdown: one signal that every session listens for.
+#[derive(Debug)]
+pub struct ShutdownSignal {
+    sender: broadcast::Sender<()>,
+    started: Arc<AtomicBool>,
+}
+
+impl Default for ShutdownSignal {
+    fn default() -> Self {
+        ShutdownSignal::new()
+    }
+}
+
+impl ShutdownSignal {
+    /// A signal no session listens to yet.
+    pub fn new() -> ShutdownSignal {
+        let (sender, _) = broadcast::channel(1);
+        ShutdownSignal {
+            sender,
+            started: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// A listener for one session.
+    pub fn subscribe(&self) -> Shutdown {
+        let mut notify = self.sender.subscribe();
+        Shutdown {
+            started: Arc::clone(&self.started),
+            notified: Box::pin(async move {
+                // Nothing is ever sent: the channel closes when the signal goes.
+                let _ = notify.recv().await;
+            }),
+            waker: None,
+            fired: false,
+        }
+    }
+
+    /// Tell every session to shut down.
+    pub fn fire(self) {
+        drop(self);
+    }
+}
+
+impl Drop for ShutdownSignal {
+    /// Dropping the signal, however it happens (a cancelled or aborted server task
+    /// included), raises the flag before the channel closes, so sessions always see it.
+    fn drop(&mut self) {
+        self.started.store(true, Ordering::Release);
+    }
+}
+
+/// Listens for the server's shutdown signal: a future that completes once the signal
+/// has fired, and at once on every poll after that.
+pub struct Shutdown {
+    started: Arc<AtomicBool>,
+    /// Boxed so that the listener is `Unpin` and stays out of the session's hot fields.
+    notified: Pin<Box<dyn Future<Output = ()> + Send>>,
+    /// The waker `notified` was last polled with.
+    waker: Option<Waker>,
+    fired: bool,
+}
+
+impl std::fmt::Debug for Shutdown {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shutdown")
+            .field("fired", &self.fired)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Shutdown {
+    /// Wait until shutdown is signalled (the signal fired or was dropped).
+    pub async fn recv(mut self) {
+        (&mut self).await;
+    }
+
+    /// Whether the signal has been seen.
+    pub fn is_fired(&self) -> bool {
+        self.fired
+    }
+}
+
+impl Future for Shutdown {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.fired {
+            return Poll::Ready(());
+        }
+        let fresh_waker = !self
+            .waker
+            .as_ref()
+            .is_some_and(|waker| waker.will_wake(cx.waker()));
+        if fresh_waker {
+            self.waker = Some(cx.waker().clone());
+        } else if !self.started.load(Ordering::Acquire) {
+            // The channel holds this waker already and the signal has not started.
+            return Poll::Pending;
+        }
+        if self.notified.as_mut().poll(cx).is_ready() {
+            self.fired = true;
+            return Poll::Ready(());
+        }
+        Poll::Pending
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn shutdown_is_seen_after_other_wakeups() {
+        let signal = ShutdownSignal::new();
+        let mut first = signal.subscribe();
+        let second = signal.subscribe().recv();
+        tokio::pin!(second);
+        // Polled again and again without a signal, as a busy session polls it.
+        for _ in 0..3 {
+            assert!(futures::poll!(&mut first).is_pending());
+        }
+        signal.fire();
+        tokio::time::timeout(Duration::from_secs(5), async {
+            (&mut first).await;
+            second.await;
+        })
+        .await
+        .expect("every listener sees the signal");
+        // Once fired, it stays fired.
+        assert!(first.is_fired());
+        assert!(futures::poll!(&mut first).is_ready());
+    }
+
+    #[tokio::test]
+    async fn a_dropped_signal_still_stops_sessions() {
+        let signal = ShutdownSignal::new();
+        let listener = signal.subscribe().recv();
+        tokio::pin!(listener);
+        assert!(futures::poll!(&mut listener).is_pending());
+        assert!(futures::poll!(&mut listener).is_pending());
+        // As when the server's task is cancelled: no fire(), just gone.
+        drop(signal);
+        tokio::time::timeout(Duration::from_secs(5), listener)
+            .await
+            .expect("a dropped signal is a shutdown");
+    }
+
+    #[tokio::test]
+    async fn a_listener_polled_with_a_new_waker_still_hears_the_signal() {
+        let signal = ShutdownSignal::new();
+        let mut listener = signal.subscribe();
+        // First polled by someone else (a waker that does nothing), then by a task
+        // of its own: the signal must wake that task.
+        let noop = futures::task::noop_waker();
+        let mut elsewhere = Context::from_waker(&noop);
+        assert!(Pin::new(&mut listener).poll(&mut elsewhere).is_pending());
+        let waiting = tokio::spawn(listener);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        signal.fire();
+        tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("the new waker is woken")
+            .expect("no panic");
+    }
+}
