@@ -399,3 +399,80 @@ async fn a_client_that_reads_late_gets_every_reply_in_order() {
         expected.len()
     );
 }
+
+#[tokio::test]
+async fn a_message_arrives_on_a_line_of_its_own_then_the_prompt_again() {
+    use arcade::inbox::Message;
+    let server = TestServer::start().await;
+    let mut lobby = Client::connect(server.addr).await;
+    let mut playing = Client::connect(server.addr).await;
+    playing.send("sokoban").await;
+    playing.read_until("Enter command: ").await;
+    let news = Message::Line(String::from("[teacher] Ten minutes left."));
+    assert_eq!(server.registry.broadcast(&news), 2);
+    assert_eq!(
+        lobby.read_until("> ").await,
+        "\r\n[teacher] Ten minutes left.\r\n> "
+    );
+    assert_eq!(
+        playing.read_until("Enter command: ").await,
+        "\r\n[teacher] Ten minutes left.\r\nEnter command: "
+    );
+    // Nothing reached the game, and both sessions go on.
+    playing.send("d0").await;
+    assert_eq!(
+        playing.read_until("Enter command: ").await,
+        format!("{}Enter command: ", crlf(CLASSIC))
+    );
+    lobby.send("quit").await;
+    assert_eq!(lobby.read_to_end().await, "Goodbye.\r\n");
+}
+
+#[tokio::test]
+async fn a_close_message_ends_one_session_only() {
+    use arcade::inbox::Message;
+    let server = TestServer::start().await;
+    let mut kicked = Client::connect(server.addr).await;
+    let mut other = Client::connect(server.addr).await;
+    let sessions = server.registry.sessions();
+    assert_eq!(sessions.len(), 2);
+    let close = Message::Close(String::from("You were removed by the teacher."));
+    assert!(server.registry.send(sessions[0].0, close));
+    assert_eq!(
+        kicked.read_to_end().await,
+        "\r\nYou were removed by the teacher.\r\n"
+    );
+    other.send("help").await;
+    assert!(other.read_until("> ").await.starts_with("Commands:"));
+    // The closed session has left the registry.
+    assert_eq!(server.registry.sessions().len(), 1);
+}
+
+#[tokio::test]
+async fn shutdown_does_not_wait_for_a_client_that_stopped_reading() {
+    let server = TestServer::start().await;
+    let registry = server.registry.clone();
+    // A client with a tiny receive buffer that asks for much and reads nothing: its
+    // session soon waits to write.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let stream = socket.connect(server.addr).await.unwrap();
+    let (_reader, mut writer) = stream.into_split();
+    let flood = tokio::spawn(async move {
+        use tokio::io::AsyncWriteExt as _;
+        let lines = "help\r\n".repeat(1000);
+        for _ in 0..100 {
+            if writer.write_all(lines.as_bytes()).await.is_err() {
+                break;
+            }
+        }
+    });
+    // Until the server has stopped taking the flood: the session is stuck writing.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(registry.len(), 1);
+    server.shutdown().await;
+    // The session ended with the server, rather than being left behind after the
+    // grace period, writing for another minute.
+    assert!(registry.is_empty(), "the stuck session is still there");
+    flood.abort();
+}

@@ -11,6 +11,7 @@ use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+use arcade::registry::Registry;
 use arcade::server::{self, Options};
 
 /// How long a client waits for an expected reply before the test fails.
@@ -19,6 +20,8 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 /// A server running inside the test on 127.0.0.1, port 0.
 pub struct TestServer {
     pub addr: SocketAddr,
+    /// The server's sessions, to reach them as the rest of the server would.
+    pub registry: Registry,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<()>>,
     data: tempfile::TempDir,
@@ -40,9 +43,16 @@ impl TestServer {
         let listener = server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).expect("bind");
         let addr = listener.local_addr().expect("local address");
         let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(server::run(listener, options, stopped));
+        let registry = Registry::new();
+        let task = tokio::spawn(server::run_with(
+            listener,
+            options,
+            registry.clone(),
+            stopped,
+        ));
         TestServer {
             addr,
+            registry,
             stop: Some(stop),
             task: Some(task),
             data,
