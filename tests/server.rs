@@ -96,6 +96,40 @@ fn play_reads_a_level_file_and_says_bye() {
     );
 }
 
+#[test]
+fn play_takes_every_game_of_the_table_and_a_collection_file() {
+    let help = Command::new(env!("CARGO_BIN_EXE_arcade"))
+        .args(["play", "--help"])
+        .output()
+        .expect("arcade play --help");
+    let help = String::from_utf8_lossy(&help.stdout);
+    for kind in arcade::table::GAMES {
+        assert!(help.contains(kind.name), "{} missing from {help}", kind.name);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("two.xsb");
+    std::fs::write(&file, "#####\n#@$.#\n#####\n\n######\n#@ $.#\n######\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arcade"))
+        .args(["play", "STARPUSHER"])
+        .arg(&file)
+        .arg("2")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start arcade play");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"d2\n")
+        .expect("write");
+    let output = child.wait_with_output().expect("finishes");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("Collection two: 2 levels"), "{text}");
+    assert!(text.contains("Level 2 solved in 2 moves and 1 pushes!"), "{text}");
+    assert!(text.ends_with("Collection complete!\n"), "{text}");
+}
+
 #[tokio::test]
 async fn every_invalid_form_gets_invalid_command_and_the_board() {
     let server = TestServer::start().await;
