@@ -104,7 +104,11 @@ fn play_takes_every_game_of_the_table_and_a_collection_file() {
         .expect("arcade play --help");
     let help = String::from_utf8_lossy(&help.stdout);
     for kind in arcade::table::GAMES {
-        assert!(help.contains(kind.name), "{} missing from {help}", kind.name);
+        assert!(
+            help.contains(kind.name),
+            "{} missing from {help}",
+            kind.name
+        );
     }
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("two.xsb");
@@ -126,7 +130,10 @@ fn play_takes_every_game_of_the_table_and_a_collection_file() {
     let output = child.wait_with_output().expect("finishes");
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.contains("Collection two: 2 levels"), "{text}");
-    assert!(text.contains("Level 2 solved in 2 moves and 1 pushes!"), "{text}");
+    assert!(
+        text.contains("Level 2 solved in 2 moves and 1 pushes!"),
+        "{text}"
+    );
     assert!(text.ends_with("Collection complete!\n"), "{text}");
 }
 
