@@ -5,6 +5,7 @@
 #
 #   bench/run.sh                          # about 7 minutes on 2 cores
 #   REPS=1 THROUGHPUT_REPS=1 LATENCY_REPS=1 bench/run.sh    # one run of each: about 2 minutes
+#   ARCADE=../old/target/release/arcade bench/run.sh         # another build of the server
 #
 # Only 127.0.0.0/8 is touched. Each load runs several times per server (REPS;
 # THROUGHPUT_REPS for row 1, whose runs vary by about 10% while its target is 10% below
@@ -37,8 +38,11 @@ PORT_ARCADE=${PORT_ARCADE:-24100}
 PORT_MINIMAL=${PORT_MINIMAL:-24101}
 OUT=${OUT:-$(mktemp -d -t arcade-bench.XXXXXX)}
 mkdir -p "$OUT"
-ARCADE=target/release/arcade
-MINIMAL=target/release/arcade-minimal
+# ARCADE=path/to/another/build compares another version of the server against the same
+# minimal, with the same load generator (LOADTEST).
+ARCADE=${ARCADE:-target/release/arcade}
+MINIMAL=${MINIMAL:-target/release/arcade-minimal}
+LOADTEST=${LOADTEST:-target/release/arcade}
 
 SERVER_ON=()
 LOAD_ON=()
@@ -98,7 +102,7 @@ run() {
     local before after
     before=$(steal)
     # A failed session makes loadtest exit 1; its JSON still says why.
-    timeout 180 "${LOAD_ON[@]}" "$ARCADE" loadtest --addr "127.0.0.1:$port" --sources 16 \
+    timeout 180 "${LOAD_ON[@]}" "$LOADTEST" loadtest --addr "127.0.0.1:$port" --sources 16 \
         --json --quiet --server-pid "$pid" "$@" >"$OUT/row$row-$server-$rep.json" || true
     after=$(steal)
     echo $((after - before)) >"$OUT/row$row-$server-$rep.steal"
