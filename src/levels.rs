@@ -5,6 +5,13 @@
 //! layout, a name found there replacing the built-in one (SPEC section 2). A bad file
 //! never stops anything: it is skipped and reported as a [`Problem`] naming the file,
 //! the line and the reason.
+//!
+//! A levels directory is the operator's, but its files are read as if hostile: only
+//! regular files (a symlink is followed, and what it points to must be a regular
+//! file), opened without blocking (a FIFO never hangs the server), at most
+//! [`MAX_FILE_SIZE`] bytes (a huge or sparse file is refused before it is read). A
+//! directory that is missing, or holds no level file where one is expected, is an
+//! error ([`LayoutError`]), never a silent start with the built-in levels only.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -19,6 +26,42 @@ use crate::games::world::Level;
 use crate::games::wumpus::{self, Cave};
 
 static BUILT_IN: Dir<'_> = include_dir!("$CARGO_MANIFEST_DIR/levels");
+
+/// The largest level file read: far beyond any real collection (the largest public
+/// ones are well under 1 MiB), small enough that reading one costs little.
+pub const MAX_FILE_SIZE: u64 = 16 * 1024 * 1024;
+
+/// The folders a levels directory may hold, each with the extensions read there.
+const LAYOUT: &[(&str, &[&str])] = &[
+    (<Level as LevelFile>::DIR, Level::EXTENSIONS),
+    (<Collection as LevelFile>::DIR, Collection::EXTENSIONS),
+    (<Cave as LevelFile>::DIR, Cave::EXTENSIONS),
+];
+
+/// Why a levels directory cannot be used at all.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LayoutError {
+    /// Nothing is there.
+    #[error("{dir}: no such directory: name a folder laid out like levels/ (sokoban/, starpusher/, wumpus/)")]
+    Missing {
+        /// The directory as given.
+        dir: String,
+    },
+    /// A file, not a folder.
+    #[error("{dir}: not a directory: name a folder laid out like levels/ (sokoban/, starpusher/, wumpus/)")]
+    NotADirectory {
+        /// The directory as given.
+        dir: String,
+    },
+    /// A folder without a single level file where they belong.
+    #[error("{dir}: no level files found: expected sokoban/NAME.txt, starpusher/NAME.txt (or .xsb, .sok) or wumpus/NAME.txt inside it{hint}")]
+    Empty {
+        /// The directory as given.
+        dir: String,
+        /// What was found instead, if anything looks like a mistake.
+        hint: String,
+    },
+}
 
 /// Something wrong with a level file: where, and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +104,8 @@ impl fmt::Display for Problem {
                 "Level {level} (line {}) in {}: {}",
                 self.line, self.file, self.reason
             ),
+            // Line 0: the file as a whole (it cannot be read, or is not a file).
+            None if self.line == 0 => write!(f, "{}: {}", self.file, self.reason),
             None => write!(f, "{}: line {}: {}", self.file, self.line, self.reason),
         }
     }
@@ -227,10 +272,117 @@ fn parse_bytes<T: LevelFile>(label: &str, bytes: &[u8]) -> Parsed<T> {
 /// what `arcade play GAME FILE` uses for a file named on the command line.
 pub fn read_file<T: LevelFile>(path: &Path) -> Parsed<T> {
     let label = path.display().to_string();
-    match std::fs::read(path) {
+    match read_bounded(path) {
         Ok(bytes) => parse_bytes(&label, &bytes),
-        Err(error) => Parsed::from_result(Err(vec![Problem::new(&label, 0, error)])),
+        Err(reason) => Parsed::from_result(Err(vec![Problem::new(&label, 0, reason)])),
     }
+}
+
+/// The bytes of the regular file at `path`, at most [`MAX_FILE_SIZE`] of them.
+fn read_bounded(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read as _;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        // Opening a FIFO for reading waits for a writer; without blocking it does not.
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options
+        .open(path)
+        .map_err(|error| format!("cannot open it: {error}"))?;
+    // The metadata of what was opened, so that nothing can be swapped in between.
+    let metadata = file
+        .metadata()
+        .map_err(|error| format!("cannot read it: {error}"))?;
+    if !metadata.is_file() {
+        return Err(String::from(
+            "not a regular file (a directory, FIFO or device): only plain files are read",
+        ));
+    }
+    let too_big = |size: u64| {
+        format!(
+            "too big ({size} bytes): a level file may be at most {} MiB",
+            MAX_FILE_SIZE / (1024 * 1024)
+        )
+    };
+    if metadata.len() > MAX_FILE_SIZE {
+        return Err(too_big(metadata.len()));
+    }
+    let mut bytes = Vec::new();
+    // The file may grow after it was measured: never read past the cap.
+    file.take(MAX_FILE_SIZE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| format!("cannot read it: {error}"))?;
+    if bytes.len() as u64 > MAX_FILE_SIZE {
+        return Err(too_big(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// Check that `dir` can serve as a levels directory: it exists, and holds at least one
+/// file where a game looks for levels.
+///
+/// # Errors
+/// [`LayoutError`] saying what is wrong and what was expected.
+pub fn check_layout(dir: &Path) -> Result<(), LayoutError> {
+    let name = dir.display().to_string();
+    match std::fs::metadata(dir) {
+        Err(_) => return Err(LayoutError::Missing { dir: name }),
+        Ok(metadata) if !metadata.is_dir() => return Err(LayoutError::NotADirectory { dir: name }),
+        Ok(_) => {}
+    }
+    let found = LAYOUT
+        .iter()
+        .any(|(folder, extensions)| !level_files(&dir.join(folder), extensions).is_empty());
+    if found {
+        return Ok(());
+    }
+    // Say what is there instead, for the usual mistakes.
+    let mut hints = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        let mut entries: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
+        entries.sort();
+        for path in entries {
+            let Some(file_name) = path.file_name().and_then(|name| name.to_str()) else {
+                continue;
+            };
+            if path.is_dir() {
+                let expected = LAYOUT
+                    .iter()
+                    .find(|(folder, _)| folder.eq_ignore_ascii_case(file_name));
+                if let Some((folder, _)) = expected.filter(|(folder, _)| *folder != file_name) {
+                    hints.push(format!("{file_name}/ should be called {folder}/"));
+                }
+            } else if level_name(&path, &["txt", "xsb", "sok"]).is_some() {
+                hints.push(format!("{file_name} must go into one of the folders"));
+            }
+            if hints.len() == 3 {
+                break;
+            }
+        }
+    }
+    let hint = if hints.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", hints.join("; "))
+    };
+    Err(LayoutError::Empty { dir: name, hint })
+}
+
+/// The files of `folder` with one of `extensions`, sorted.
+fn level_files(folder: &Path, extensions: &[&str]) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| level_name(path, extensions).is_some())
+        .collect();
+    paths.sort();
+    paths
 }
 
 /// Every level the server can load: one catalog per kind of level file (a game that
@@ -243,6 +395,21 @@ pub struct Levels {
     pub starpusher: Catalog<Collection>,
     /// `wumpus` worlds, one per file.
     pub wumpus: Catalog<Cave>,
+    /// Where the levels came from, for the log at start.
+    pub sources: Vec<Source>,
+}
+
+/// How many files of one kind were loaded from one place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The kind's folder (`sokoban`, `starpusher`, `wumpus`).
+    pub kind: &'static str,
+    /// `built-in`, or the folder read.
+    pub from: String,
+    /// Files loaded (all or in part).
+    pub files: usize,
+    /// Files skipped whole.
+    pub skipped: usize,
 }
 
 impl Levels {
@@ -264,18 +431,14 @@ impl Levels {
     }
 
     /// Check every level file under `dir` (the same layout as `levels/`).
-    pub fn check_dir(dir: &Path) -> Vec<Problem> {
+    ///
+    /// # Errors
+    /// The directory cannot serve as a levels directory at all ([`check_layout`]).
+    pub fn check_dir(dir: &Path) -> Result<Vec<Problem>, LayoutError> {
+        check_layout(dir)?;
         let mut problems = Vec::new();
-        if !dir.is_dir() {
-            problems.push(Problem::new(
-                &dir.display().to_string(),
-                0,
-                "not a directory: name a folder laid out like levels/",
-            ));
-            return problems;
-        }
         Levels::default().add_dir(dir, &mut problems);
-        problems
+        Ok(problems)
     }
 
     fn add_built_in(&mut self, problems: &mut Vec<Problem>) {
@@ -298,13 +461,16 @@ impl Levels {
         let Some(folder) = BUILT_IN.get_dir(T::DIR) else {
             return;
         };
+        let mut source = Source::new(T::DIR, String::from("built-in"));
         for file in folder.files() {
             if let Some(name) = level_name(file.path(), T::EXTENSIONS) {
                 let label = format!("built-in:{}", file.path().display());
                 let parsed = parse_bytes(&label, file.contents());
+                source.count(&parsed);
                 catalog(self).add(name, parsed, problems);
             }
         }
+        self.sources.push(source);
     }
 
     fn add_kind_dir<T: LevelFile>(
@@ -314,16 +480,38 @@ impl Levels {
         problems: &mut Vec<Problem>,
     ) {
         let folder = dir.join(T::DIR);
-        let Ok(entries) = std::fs::read_dir(&folder) else {
+        let paths = level_files(&folder, T::EXTENSIONS);
+        if paths.is_empty() {
             return;
-        };
-        let mut paths: Vec<PathBuf> = entries.flatten().map(|entry| entry.path()).collect();
-        paths.sort();
+        }
+        let mut source = Source::new(T::DIR, folder.display().to_string());
         for path in paths {
             let Some(name) = level_name(&path, T::EXTENSIONS) else {
                 continue;
             };
-            catalog(self).add(name, read_file(&path), problems);
+            let parsed = read_file(&path);
+            source.count(&parsed);
+            catalog(self).add(name, parsed, problems);
+        }
+        self.sources.push(source);
+    }
+}
+
+impl Source {
+    fn new(kind: &'static str, from: String) -> Source {
+        Source {
+            kind,
+            from,
+            files: 0,
+            skipped: 0,
+        }
+    }
+
+    fn count<T>(&mut self, parsed: &Parsed<T>) {
+        if parsed.value.is_some() {
+            self.files += 1;
+        } else {
+            self.skipped += 1;
         }
     }
 }
@@ -382,7 +570,7 @@ mod tests {
             messages[1].contains("binary.txt: line 2: the file is not valid UTF-8"),
             "{messages:?}"
         );
-        assert_eq!(Levels::check_dir(dir.path()).len(), 2);
+        assert_eq!(Levels::check_dir(dir.path()).unwrap().len(), 2);
     }
 
     #[test]
@@ -466,5 +654,88 @@ mod tests {
             problems[0].to_string(),
             "built-in:wumpus/x.txt: line 2: unknown keyword \"foo\": use one of dim, player, wumpus, gold, pit, exit, blocked"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn hostile_files_are_refused_without_reading_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("sokoban");
+        std::fs::create_dir(&folder).unwrap();
+        std::fs::write(folder.join("good.txt"), "#P+-#\n").unwrap();
+        std::os::unix::fs::symlink("/dev/zero", folder.join("zero.txt")).unwrap();
+        let fifo = folder.join("fifo.txt");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+        // Sparse: 2 GB on paper, nothing on disk.
+        let huge = std::fs::File::create(folder.join("huge.txt")).unwrap();
+        huge.set_len(2_000_000_000).unwrap();
+        std::fs::create_dir(folder.join("folder.txt")).unwrap();
+        let (levels, problems) = Levels::load(Some(dir.path()));
+        assert!(levels.sokoban.get("good").is_some());
+        let messages: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert_eq!(messages.len(), 4, "{messages:?}");
+        let about = |file: &str| {
+            messages
+                .iter()
+                .find(|message| message.contains(file))
+                .cloned()
+                .unwrap_or_default()
+        };
+        assert!(
+            about("zero.txt").ends_with(
+                ": not a regular file (a directory, FIFO or device): only plain files are read"
+            ),
+            "{messages:?}"
+        );
+        assert!(
+            about("fifo.txt").contains("not a regular file"),
+            "{messages:?}"
+        );
+        assert!(
+            about("folder.txt").contains("not a regular file"),
+            "{messages:?}"
+        );
+        assert!(
+            about("huge.txt")
+                .ends_with(": too big (2000000000 bytes): a level file may be at most 16 MiB"),
+            "{messages:?}"
+        );
+        let source = levels
+            .sources
+            .iter()
+            .find(|source| source.kind == "sokoban" && source.from != "built-in")
+            .unwrap();
+        assert_eq!((source.files, source.skipped), (1, 4));
+    }
+
+    #[test]
+    fn a_directory_without_level_files_is_an_error_that_says_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = dir.path().display().to_string();
+        assert!(matches!(
+            check_layout(&dir.path().join("nowhere")),
+            Err(LayoutError::Missing { .. })
+        ));
+        let error = check_layout(dir.path()).unwrap_err().to_string();
+        assert_eq!(error, format!("{name}: no level files found: expected sokoban/NAME.txt, starpusher/NAME.txt (or .xsb, .sok) or wumpus/NAME.txt inside it"));
+        std::fs::create_dir(dir.path().join("Sokoban")).unwrap();
+        std::fs::write(dir.path().join("Sokoban/a.txt"), "#P+-#\n").unwrap();
+        std::fs::write(dir.path().join("loose.xsb"), "#@$.#\n").unwrap();
+        let error = check_layout(dir.path()).unwrap_err().to_string();
+        assert!(
+            error.ends_with(
+                "(Sokoban/ should be called sokoban/; loose.xsb must go into one of the folders)"
+            ),
+            "{error}"
+        );
+        std::fs::create_dir(dir.path().join("wumpus")).unwrap();
+        std::fs::write(dir.path().join("wumpus/w.txt"), "not even a world").unwrap();
+        assert_eq!(check_layout(dir.path()), Ok(()));
+        let file = dir.path().join("wumpus/w.txt");
+        assert!(matches!(
+            check_layout(&file),
+            Err(LayoutError::NotADirectory { .. })
+        ));
     }
 }

@@ -75,12 +75,17 @@ fn main() -> ExitCode {
     }
 }
 
+/// Log to stderr. A log that cannot be written (stderr piped into a `tee` that has
+/// died) is dropped: by default tracing-subscriber reports such an error with
+/// `eprintln!`, which panics when stderr is gone, and that took down the sessions of
+/// whichever thread logged next.
 fn init_logging() {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(io::stderr)
         .with_ansi(io::IsTerminal::is_terminal(&io::stderr()))
+        .log_internal_errors(false)
         .init();
 }
 
@@ -102,8 +107,14 @@ fn serve(options: Options) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        server::run(listener, options, shutdown_signal()).await;
-        ExitCode::SUCCESS
+        match server::run(listener, options, shutdown_signal()).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(error) => {
+                tracing::error!(%error, "cannot start");
+                eprintln!("arcade: {error}");
+                ExitCode::FAILURE
+            }
+        }
     })
 }
 
@@ -135,6 +146,12 @@ fn play(args: PlayArgs) -> ExitCode {
         eprintln!("{}", arcade::lobby::unknown_game(Some(&args.game)));
         return ExitCode::FAILURE;
     };
+    if let Some(dir) = &args.levels {
+        if let Err(error) = arcade::levels::check_layout(dir) {
+            eprintln!("arcade: --levels {error}");
+            return ExitCode::FAILURE;
+        }
+    }
     let (levels, problems) = Levels::load(args.levels.as_deref());
     for problem in &problems {
         eprintln!("skipped: {problem}");
@@ -187,7 +204,13 @@ fn play(args: PlayArgs) -> ExitCode {
 }
 
 fn check_levels(dir: &Path) -> ExitCode {
-    let problems = Levels::check_dir(dir);
+    let problems = match Levels::check_dir(dir) {
+        Ok(problems) => problems,
+        Err(error) => {
+            println!("{error}");
+            return ExitCode::FAILURE;
+        }
+    };
     for problem in &problems {
         println!("{problem}");
     }

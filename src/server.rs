@@ -16,7 +16,7 @@ use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{mpsc, Semaphore};
 use tracing::{error, info, warn};
 
-use crate::levels::Levels;
+use crate::levels::{self, LayoutError, Levels};
 use crate::registry::Registry;
 use crate::session::{Lease, Session};
 use crate::shutdown::ShutdownSignal;
@@ -121,23 +121,38 @@ struct Shared {
     registry: Registry,
 }
 
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// `--levels` names no usable levels directory.
+    #[error("--levels {0}")]
+    Levels(#[from] LayoutError),
+}
+
 /// Run the server on `listener` until `shutdown` completes, then tell every session
 /// `Server shutting down.`, close them and return.
-pub async fn run(listener: TcpListener, options: Options, shutdown: impl Future) {
-    run_with(listener, options, Registry::new(), shutdown).await;
+///
+/// # Errors
+/// [`StartError`] when the server cannot start; it then never accepts.
+pub async fn run(
+    listener: TcpListener,
+    options: Options,
+    shutdown: impl Future,
+) -> Result<(), StartError> {
+    run_with(listener, options, Registry::new(), shutdown).await
 }
 
 /// [`run`], with sessions registered in `registry`, so that the caller can reach them.
+///
+/// # Errors
+/// [`StartError`] when the server cannot start; it then never accepts.
 pub async fn run_with(
     listener: TcpListener,
     options: Options,
     registry: Registry,
     shutdown: impl Future,
-) {
-    let (levels, problems) = Levels::load(options.levels.as_deref());
-    for problem in &problems {
-        warn!(%problem, "level skipped");
-    }
+) -> Result<(), StartError> {
+    let levels = load_levels(options.levels.clone()).await?;
     let capacity = session_capacity();
     let max_sessions = if options.max_sessions > capacity {
         warn!(
@@ -191,6 +206,40 @@ pub async fn run_with(
     {
         warn!("some sessions did not close in time");
     }
+    Ok(())
+}
+
+/// Load the levels on a blocking thread (a levels directory may be slow to read), log
+/// what came from where and every problem.
+async fn load_levels(extra: Option<PathBuf>) -> Result<Levels, StartError> {
+    let loaded = tokio::task::spawn_blocking(move || {
+        if let Some(dir) = &extra {
+            levels::check_layout(dir)?;
+        }
+        Ok::<_, LayoutError>(Levels::load(extra.as_deref()))
+    })
+    .await;
+    let (levels, problems) = match loaded {
+        Ok(result) => result?,
+        // Loading panicked (a bug): start with what is built in rather than not at all.
+        Err(error) => {
+            error!(%error, "loading the levels failed; using the built-in levels only");
+            Levels::built_in()
+        }
+    };
+    for source in &levels.sources {
+        info!(
+            game = source.kind,
+            from = %source.from,
+            files = source.files,
+            skipped = source.skipped,
+            "levels loaded"
+        );
+    }
+    for problem in &problems {
+        warn!(%problem, "level skipped");
+    }
+    Ok(levels)
 }
 
 /// The accept loop and what it hands to each session.

@@ -5,6 +5,8 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
+mod common;
+
 fn check(dir: &Path) -> (Output, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_arcade"))
         .arg("check-levels")
@@ -68,5 +70,87 @@ fn every_kind_of_problem_is_named_and_fails() {
 fn a_missing_directory_fails() {
     let (output, stdout) = check(Path::new("no/such/dir"));
     assert!(!output.status.success());
-    assert!(stdout.contains("not a directory"), "{stdout}");
+    assert_eq!(
+        stdout,
+        "no/such/dir: no such directory: name a folder laid out like levels/ (sokoban/, starpusher/, wumpus/)\n"
+    );
+}
+
+#[test]
+fn a_directory_without_level_files_fails_and_says_what_it_found() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "Sokoban/mine.txt", "#####\n#P+-#\n#####\n");
+    write(dir.path(), "loose.txt", "#####\n#P+-#\n#####\n");
+    let (output, stdout) = check(dir.path());
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("no level files found: expected sokoban/NAME.txt"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("Sokoban/ should be called sokoban/"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("loose.txt must go into one of the folders"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn serve_refuses_a_missing_levels_directory() {
+    let output = Command::new(env!("CARGO_BIN_EXE_arcade"))
+        .args([
+            "serve",
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--levels",
+            "/no/such/levels",
+        ])
+        .output()
+        .expect("run arcade serve");
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("arcade: --levels /no/such/levels: no such directory"),
+        "{stderr}"
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn hostile_files_are_skipped_and_serve_answers_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "sokoban/good.txt", "#####\n#P+-#\n#####\n");
+    let folder = dir.path().join("sokoban");
+    std::os::unix::fs::symlink("/dev/zero", folder.join("zero.txt")).unwrap();
+    let made = Command::new("mkfifo").arg(folder.join("fifo.txt")).status();
+    assert!(made.is_ok_and(|status| status.success()), "mkfifo");
+    let huge = fs::File::create(folder.join("huge.txt")).unwrap();
+    huge.set_len(2_000_000_000).unwrap();
+
+    let (output, stdout) = check(dir.path());
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("zero.txt: not a regular file"), "{stdout}");
+    assert!(stdout.contains("fifo.txt: not a regular file"), "{stdout}");
+    assert!(
+        stdout.contains("huge.txt: too big (2000000000 bytes)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("3 problem(s)"), "{stdout}");
+
+    let options = arcade::server::Options {
+        levels: Some(dir.path().to_path_buf()),
+        ..arcade::server::Options::default()
+    };
+    let server = common::TestServer::start_with(options).await;
+    let mut client = common::Client::connect(server.addr).await;
+    client.send("levels sokoban").await;
+    assert_eq!(
+        client.read_until("> ").await,
+        "sokoban: classic, good\r\n> "
+    );
+    server.shutdown().await;
 }

@@ -23,7 +23,7 @@ pub struct TestServer {
     /// The server's sessions, to reach them as the rest of the server would.
     pub registry: Registry,
     stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<()>>,
+    task: Option<JoinHandle<Result<(), server::StartError>>>,
     data: tempfile::TempDir,
 }
 
@@ -73,7 +73,8 @@ impl TestServer {
             tokio::time::timeout(TIMEOUT, task)
                 .await
                 .expect("server stops in time")
-                .expect("server task does not panic");
+                .expect("server task does not panic")
+                .expect("server started");
         }
     }
 }
