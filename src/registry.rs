@@ -9,7 +9,7 @@
 //! thread at once. No guard is ever held across an `.await`, and a message to many
 //! players is sent after the senders are collected, not under a shard's lock.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -44,7 +44,19 @@ pub struct Registry {
 #[derive(Debug, Default)]
 struct Shared {
     sessions: DashMap<SessionId, Entry>,
+    /// Sessions per client address, for `--max-per-address`.
+    per_address: DashMap<IpAddr, usize>,
     next_id: AtomicU64,
+}
+
+/// One address already has as many sessions as it may.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{address} already has {limit} sessions")]
+pub struct TooManyFromAddress {
+    /// The client's address.
+    pub address: IpAddr,
+    /// The limit it reached.
+    pub limit: usize,
 }
 
 /// A session's place in the registry: removed when this is dropped.
@@ -63,7 +75,17 @@ impl Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        self.registry.shared.sessions.remove(&self.id);
+        if let Some((_, entry)) = self.registry.shared.sessions.remove(&self.id) {
+            let address = entry.peer.ip();
+            if let dashmap::Entry::Occupied(mut count) =
+                self.registry.shared.per_address.entry(address)
+            {
+                *count.get_mut() -= 1;
+                if *count.get() == 0 {
+                    count.remove();
+                }
+            }
+        }
     }
 }
 
@@ -75,7 +97,24 @@ impl Registry {
 
     /// Add a session connected from `peer`: its registration, to hold for as long as
     /// it runs, and its inbox.
-    pub fn register(&self, peer: SocketAddr) -> (Registration, Inbox) {
+    ///
+    /// # Errors
+    /// [`TooManyFromAddress`] when `peer`'s address already has `per_address` sessions.
+    pub fn register(
+        &self,
+        peer: SocketAddr,
+        per_address: usize,
+    ) -> Result<(Registration, Inbox), TooManyFromAddress> {
+        {
+            let mut count = self.shared.per_address.entry(peer.ip()).or_insert(0);
+            if *count >= per_address {
+                return Err(TooManyFromAddress {
+                    address: peer.ip(),
+                    limit: per_address,
+                });
+            }
+            *count += 1;
+        }
         let id = SessionId(self.shared.next_id.fetch_add(1, Ordering::Relaxed) + 1);
         let (sender, inbox) = inbox::inbox();
         self.shared.sessions.insert(
@@ -89,7 +128,15 @@ impl Registry {
             registry: self.clone(),
             id,
         };
-        (registration, inbox)
+        Ok((registration, inbox))
+    }
+
+    /// How many sessions are connected from `address`.
+    pub fn sessions_from(&self, address: IpAddr) -> usize {
+        self.shared
+            .per_address
+            .get(&address)
+            .map_or(0, |count| *count)
     }
 
     /// How many sessions are registered.
@@ -160,8 +207,8 @@ mod tests {
     async fn sessions_register_and_leave() {
         let registry = Registry::new();
         assert!(registry.is_empty());
-        let (first, _first_inbox) = registry.register(peer(1));
-        let (second, _second_inbox) = registry.register(peer(2));
+        let (first, _first_inbox) = registry.register(peer(1), 10).unwrap();
+        let (second, _second_inbox) = registry.register(peer(2), 10).unwrap();
         assert_ne!(first.id(), second.id());
         assert_eq!(
             registry.sessions(),
@@ -176,8 +223,8 @@ mod tests {
     #[tokio::test]
     async fn messages_reach_one_or_all() {
         let registry = Registry::new();
-        let (one, mut one_inbox) = registry.register(peer(1));
-        let (_two, mut two_inbox) = registry.register(peer(2));
+        let (one, mut one_inbox) = registry.register(peer(1), 10).unwrap();
+        let (_two, mut two_inbox) = registry.register(peer(2), 10).unwrap();
         assert!(registry.send(one.id(), Message::Line("just you".into())));
         assert_eq!(
             received(&mut one_inbox).await,
@@ -187,5 +234,28 @@ mod tests {
         assert_eq!(registry.broadcast(&everyone), 2);
         assert_eq!(received(&mut one_inbox).await, everyone);
         assert_eq!(received(&mut two_inbox).await, everyone);
+    }
+
+    #[test]
+    fn one_address_has_at_most_its_share() {
+        let registry = Registry::new();
+        let first = registry.register(peer(2), 2).unwrap();
+        let second = registry.register(peer(2), 2).unwrap();
+        assert_eq!(
+            registry.register(peer(2), 2).err(),
+            Some(TooManyFromAddress {
+                address: peer(2).ip(),
+                limit: 2
+            })
+        );
+        // Another address is not held back.
+        let _other = registry.register(peer(3), 2).unwrap();
+        assert_eq!(registry.sessions_from(peer(2).ip()), 2);
+        drop(first);
+        assert_eq!(registry.sessions_from(peer(2).ip()), 1);
+        let _again = registry.register(peer(2), 2).unwrap();
+        drop(second);
+        drop(_again);
+        assert_eq!(registry.sessions_from(peer(2).ip()), 0);
     }
 }

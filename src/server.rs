@@ -18,12 +18,16 @@ use tracing::{error, info, warn};
 
 use crate::levels::{self, LayoutError, Levels};
 use crate::registry::Registry;
-use crate::session::{Lease, Session};
+use crate::session::{Lease, Session, Timeouts};
 use crate::shutdown::ShutdownSignal;
 use crate::table::Context;
 
 /// Sent to a client that connects while the server is full.
 pub const SERVER_FULL: &str = "Server full, try again later.\r\n";
+
+/// Sent, with the limit, to a client whose address already has `--max-per-address`
+/// sessions.
+pub const TOO_MANY_FROM_ADDRESS: &str = "Too many connections from your address";
 
 /// The listen backlog: a whole class (or a load test) connecting in the same second
 /// must not see refused connections.
@@ -55,19 +59,27 @@ pub struct Options {
     #[arg(long, env = "ARCADE_MAX_SESSIONS", default_value_t = 10_000)]
     pub max_sessions: usize,
     /// Close a session after this long without input (warned shortly before), e.g. 30m, 45s.
-    #[arg(long, env = "ARCADE_IDLE_TIMEOUT", default_value = "30m", value_parser = parse_idle_timeout)]
+    #[arg(long, env = "ARCADE_IDLE_TIMEOUT", default_value = "30m", value_parser = parse_timeout)]
     pub idle_timeout: Duration,
+    /// The most sessions from one client address at once (a class behind one school
+    /// NAT fits in the default).
+    #[arg(long, env = "ARCADE_MAX_PER_ADDRESS", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_per_address: u32,
+    /// Close a connection that has not sent one whole line this long after connecting.
+    #[arg(long, env = "ARCADE_LOGIN_TIMEOUT", default_value = "60s", value_parser = parse_timeout)]
+    pub login_timeout: Duration,
 }
 
-/// The longest `--idle-timeout` accepted: far beyond any class, and small enough that
-/// deadlines computed from it never overflow.
-const MAX_IDLE_TIMEOUT: Duration = Duration::from_secs(30 * 24 * 60 * 60);
+/// The longest `--idle-timeout` or `--login-timeout` accepted: far beyond any class,
+/// and small enough that deadlines computed from it never overflow.
+const MAX_TIMEOUT: Duration = Duration::from_secs(30 * 24 * 60 * 60);
 
-/// Parse `--idle-timeout`: a humane duration from 1 second to 30 days. Zero would close
-/// every session right after the banner, so it is refused with a message.
-fn parse_idle_timeout(text: &str) -> Result<Duration, String> {
+/// Parse `--idle-timeout` or `--login-timeout`: a humane duration from 1 second to 30
+/// days. Zero would close every session right after the banner, so it is refused with a
+/// message.
+fn parse_timeout(text: &str) -> Result<Duration, String> {
     let timeout = humantime::parse_duration(text).map_err(|error| error.to_string())?;
-    if timeout < Duration::from_secs(1) || timeout > MAX_IDLE_TIMEOUT {
+    if timeout < Duration::from_secs(1) || timeout > MAX_TIMEOUT {
         return Err(String::from(
             "give a duration from 1s to 30d, such as 45s, 30m or 2h",
         ));
@@ -84,6 +96,8 @@ impl Default for Options {
             data_dir: PathBuf::from("./data"),
             max_sessions: 10_000,
             idle_timeout: Duration::from_secs(30 * 60),
+            max_per_address: 256,
+            login_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -117,7 +131,8 @@ pub fn session_capacity() -> usize {
 #[derive(Debug)]
 struct Shared {
     context: Arc<Context>,
-    idle_timeout: Duration,
+    timeouts: Timeouts,
+    max_per_address: usize,
     registry: Registry,
 }
 
@@ -169,7 +184,11 @@ pub async fn run_with(
             levels,
             data_dir: options.data_dir.clone(),
         }),
-        idle_timeout: options.idle_timeout,
+        timeouts: Timeouts {
+            idle: options.idle_timeout,
+            login: options.login_timeout,
+        },
+        max_per_address: usize::try_from(options.max_per_address).unwrap_or(usize::MAX),
         registry,
     });
     let notify_shutdown = ShutdownSignal::new();
@@ -270,8 +289,27 @@ impl Listener {
                 }
             };
             let Ok(permit) = Arc::clone(&self.limit).try_acquire_owned() else {
-                turn_away(stream, peer);
+                info!(%peer, "server full: turned away");
+                turn_away(stream, peer, SERVER_FULL);
                 continue;
+            };
+            // Registered here, before the task runs, so that the registry never misses
+            // a session the listener has accepted.
+            let (registration, inbox) = match self
+                .shared
+                .registry
+                .register(peer, self.shared.max_per_address)
+            {
+                Ok(registered) => registered,
+                Err(too_many) => {
+                    info!(%peer, limit = too_many.limit, "too many sessions from one address: turned away");
+                    let line = format!(
+                        "{TOO_MANY_FROM_ADDRESS} (at most {} at once), try again later.\r\n",
+                        too_many.limit
+                    );
+                    turn_away(stream, peer, &line);
+                    continue;
+                }
             };
             if let Err(error) = stream.set_nodelay(true) {
                 warn!(%peer, %error, "could not set TCP_NODELAY");
@@ -280,14 +318,11 @@ impl Listener {
                 permit,
                 done: self.done_tx.clone(),
             };
-            // Registered here, before the task runs, so that the registry never misses
-            // a session the listener has accepted.
-            let (registration, inbox) = self.shared.registry.register(peer);
             let session = Session::new(
                 stream,
                 peer,
                 Arc::clone(&self.shared.context),
-                self.shared.idle_timeout,
+                self.shared.timeouts,
                 self.notify_shutdown.subscribe(),
                 registration,
                 inbox,
@@ -298,15 +333,14 @@ impl Listener {
     }
 }
 
-/// Tell a client the server is full and close, without a task and without waiting: a
+/// Tell a client why it cannot stay and close, without a task and without waiting: a
 /// fresh socket's send buffer always has room for one line.
-fn turn_away(stream: TcpStream, peer: SocketAddr) {
-    info!(%peer, "server full: turned away");
+fn turn_away(stream: TcpStream, peer: SocketAddr, line: &str) {
     match stream.into_std() {
         Ok(stream) => {
-            let _ = (&stream).write(SERVER_FULL.as_bytes());
+            let _ = (&stream).write(line.as_bytes());
         }
-        Err(error) => warn!(%peer, %error, "could not tell a client the server is full"),
+        Err(error) => warn!(%peer, %error, "could not tell a client it was turned away"),
     }
 }
 
@@ -316,11 +350,11 @@ mod tests {
 
     #[test]
     fn idle_timeout_bounds() {
-        assert_eq!(parse_idle_timeout("45s"), Ok(Duration::from_secs(45)));
-        assert_eq!(parse_idle_timeout("30m"), Ok(Duration::from_secs(1800)));
-        assert_eq!(parse_idle_timeout("30d"), Ok(MAX_IDLE_TIMEOUT));
+        assert_eq!(parse_timeout("45s"), Ok(Duration::from_secs(45)));
+        assert_eq!(parse_timeout("30m"), Ok(Duration::from_secs(1800)));
+        assert_eq!(parse_timeout("30d"), Ok(MAX_TIMEOUT));
         for refused in ["0s", "500ms", "31d", "soon"] {
-            assert!(parse_idle_timeout(refused).is_err(), "{refused}");
+            assert!(parse_timeout(refused).is_err(), "{refused}");
         }
     }
 }

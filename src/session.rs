@@ -45,6 +45,9 @@ pub const SHUTTING_DOWN: &str = "\nServer shutting down.\n";
 /// Sent when an idle session is closed.
 pub const IDLE_CLOSED: &str = "\nClosed after too long without input. Goodbye.\n";
 
+/// Sent, with the limit, to a connection that has not sent a whole line in time.
+pub const LOGIN_TIMED_OUT: &str = "Closed: no command came within";
+
 /// Sent when messages for a player pile up because the client stopped reading.
 pub const FELL_BEHIND: &str =
     "\nToo many messages are waiting for you: closing. Reconnect to catch up.\n";
@@ -69,6 +72,16 @@ const LAST_WRITE_TIMEOUT: Duration = Duration::from_secs(1);
 /// The longest the idle warning comes before the close.
 const MAX_IDLE_WARNING: Duration = Duration::from_secs(60);
 
+/// How long a session may go without input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Without a line for this long, a session is warned, then closed.
+    pub idle: Duration,
+    /// A connection that has not sent one complete line this long after connecting is
+    /// closed: a silent connection must not hold a place for the whole idle timeout.
+    pub login: Duration,
+}
+
 /// What the server lends a session for as long as it runs; dropped with it.
 #[derive(Debug)]
 pub struct Lease {
@@ -84,6 +97,7 @@ enum Ending {
     Quit,
     ClientClosed,
     Idle,
+    LoginTimeout,
     Shutdown,
     Closed,
     FellBehind,
@@ -96,6 +110,7 @@ impl std::fmt::Display for Ending {
             Ending::Quit => f.write_str("quit"),
             Ending::ClientClosed => f.write_str("client closed"),
             Ending::Idle => f.write_str("idle timeout"),
+            Ending::LoginTimeout => f.write_str("no command after connecting"),
             Ending::Shutdown => f.write_str("server shutdown"),
             Ending::Closed => f.write_str("closed by the server"),
             Ending::FellBehind => f.write_str("fell behind its messages"),
@@ -143,7 +158,7 @@ impl Session {
         stream: TcpStream,
         peer: SocketAddr,
         context: Arc<Context>,
-        idle_timeout: Duration,
+        timeouts: Timeouts,
         shutdown: Shutdown,
         registration: Registration,
         inbox: Inbox,
@@ -157,7 +172,7 @@ impl Session {
             console: Console::lobby(),
             inbox,
             shutdown,
-            idle: IdleTimer::new(idle_timeout),
+            idle: IdleTimer::new(timeouts),
             peer,
             context,
             _registration: registration,
@@ -182,7 +197,7 @@ impl Session {
         loop {
             let outcome = match self.next_event().await? {
                 Event::Input(Input::Line(line)) => {
-                    self.idle.input_came();
+                    self.idle.line_came();
                     self.console.handle_line(line.trim())
                 }
                 Event::Input(Input::LineTooLong) => {
@@ -216,6 +231,13 @@ impl Session {
                 )),
                 Event::Idle(IdleEvent::Close) => {
                     return Ok(self.last_words(IDLE_CLOSED, Ending::Idle).await);
+                }
+                Event::Idle(IdleEvent::LoginTimeout(timeout)) => {
+                    let seconds = timeout.as_secs();
+                    let unit = if seconds == 1 { "second" } else { "seconds" };
+                    let text =
+                        format!("\n{LOGIN_TIMED_OUT} {seconds} {unit} of connecting.\n");
+                    return Ok(self.last_words(&text, Ending::LoginTimeout).await);
                 }
                 Event::Shutdown => {
                     return Ok(self.last_words(SHUTTING_DOWN, Ending::Shutdown).await);
@@ -429,6 +451,8 @@ enum IdleEvent {
     Warn(Duration),
     /// Close the session.
     Close,
+    /// Close the session: no whole line came within this long of connecting.
+    LoginTimeout(Duration),
 }
 
 /// The idle timer: warns, then closes, a session that has had no input for a while.
@@ -436,8 +460,12 @@ enum IdleEvent {
 /// A line only notes its time ([`IdleTimer::input_came`]); the timer is not touched.
 /// When it fires, it finds whether input came since and moves itself to the real
 /// deadline. It is polled only once its due time has passed, or with a new waker.
+///
+/// Until the first whole line it also keeps the login deadline, which comes first.
 struct IdleTimer {
     timeout: Duration,
+    /// Until the first whole line: the login timeout, and when it ends.
+    login: Option<(Duration, Instant)>,
     last_input: Instant,
     /// The warning was sent since the last input.
     warned: bool,
@@ -450,11 +478,17 @@ struct IdleTimer {
 }
 
 impl IdleTimer {
-    fn new(timeout: Duration) -> IdleTimer {
+    fn new(timeouts: Timeouts) -> IdleTimer {
+        let Timeouts {
+            idle: timeout,
+            login,
+        } = timeouts;
         let now = Instant::now();
-        let due = now + (timeout - idle_warning(timeout));
+        let login_ends = now + login;
+        let due = (now + (timeout - idle_warning(timeout))).min(login_ends);
         IdleTimer {
             timeout,
+            login: Some((login, login_ends)),
             last_input: now,
             warned: false,
             due,
@@ -463,10 +497,16 @@ impl IdleTimer {
         }
     }
 
-    /// A line came: the idle time counts from now.
+    /// Input came: the idle time counts from now.
     fn input_came(&mut self) {
         self.warned = false;
         self.last_input = Instant::now();
+    }
+
+    /// A whole line came: the idle time counts from now, and the login is over.
+    fn line_came(&mut self) {
+        self.input_came();
+        self.login = None;
     }
 }
 
@@ -490,6 +530,11 @@ impl Future for IdleTimer {
                 timer.due = timer.sleep.deadline();
                 return Poll::Pending;
             }
+            if let Some((login, ends)) = timer.login {
+                if Instant::now() >= ends {
+                    return Poll::Ready(IdleEvent::LoginTimeout(login));
+                }
+            }
             let deadline = timer.last_input
                 + if timer.warned {
                     timer.timeout
@@ -497,8 +542,13 @@ impl Future for IdleTimer {
                     timer.timeout - warning
                 };
             if Instant::now() < deadline {
-                // Input came since the timer was set: wait for the rest.
-                timer.sleep.as_mut().reset(deadline);
+                // Input came since the timer was set: wait for the rest (or for the
+                // end of the login, if that comes first).
+                let next = match timer.login {
+                    Some((_, ends)) => deadline.min(ends),
+                    None => deadline,
+                };
+                timer.sleep.as_mut().reset(next);
                 continue;
             }
             if timer.warned {
@@ -525,17 +575,43 @@ fn idle_warning(idle_timeout: Duration) -> Duration {
 mod tests {
     use super::*;
 
+    fn timeouts(idle: u64, login: u64) -> Timeouts {
+        Timeouts {
+            idle: Duration::from_secs(idle),
+            login: Duration::from_secs(login),
+        }
+    }
+
     #[tokio::test(start_paused = true)]
     async fn the_idle_timer_warns_then_closes_and_counts_from_the_last_input() {
-        let mut timer = IdleTimer::new(Duration::from_secs(100));
+        let mut timer = IdleTimer::new(timeouts(100, 1000));
         // Input at 30 s moves the warning from 50 s to 80 s.
         tokio::time::sleep(Duration::from_secs(30)).await;
-        timer.input_came();
+        timer.line_came();
         let started = Instant::now();
         assert_eq!((&mut timer).await, IdleEvent::Warn(Duration::from_secs(50)));
         assert_eq!(started.elapsed(), Duration::from_secs(50));
         assert_eq!((&mut timer).await, IdleEvent::Close);
         assert_eq!(started.elapsed(), Duration::from_secs(100));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn without_a_whole_line_the_login_timeout_closes_first() {
+        let started = Instant::now();
+        let mut timer = IdleTimer::new(timeouts(100, 10));
+        // Bytes without a line ending keep the session from idling, not from the
+        // login timeout.
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        timer.input_came();
+        assert_eq!(
+            (&mut timer).await,
+            IdleEvent::LoginTimeout(Duration::from_secs(10))
+        );
+        assert_eq!(started.elapsed(), Duration::from_secs(10));
+        // After a whole line only the idle timeout counts.
+        let mut timer = IdleTimer::new(timeouts(100, 10));
+        timer.line_came();
+        assert_eq!((&mut timer).await, IdleEvent::Warn(Duration::from_secs(50)));
     }
 
     #[test]

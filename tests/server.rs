@@ -566,3 +566,83 @@ async fn a_closed_log_pipe_harms_no_session() {
     let status = server.wait().expect("the server exits");
     assert!(status.success(), "{status:?}");
 }
+
+/// A client connected from `source` (an address of 127.0.0.0/8), without reading.
+async fn connect_from(source: [u8; 4], server: std::net::SocketAddr) -> tokio::net::TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket
+        .bind(std::net::SocketAddr::from((source, 0)))
+        .unwrap();
+    socket.connect(server).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_address_cannot_keep_everyone_out() {
+    use tokio::io::AsyncReadExt as _;
+    let options = Options {
+        max_sessions: 300,
+        ..Options::default()
+    };
+    let server = TestServer::start_with(options).await;
+    // 300 silent connections from one address: 256 are let in, the rest told why.
+    let mut silent = Vec::new();
+    let mut refused = 0;
+    for _ in 0..300 {
+        let mut stream = connect_from([127, 0, 0, 2], server.addr).await;
+        let mut first = [0u8; 19];
+        stream.read_exact(&mut first).await.unwrap();
+        if &first == b"Welcome to arcade!\r" {
+            silent.push(stream);
+        } else {
+            let mut rest = String::new();
+            stream.read_to_string(&mut rest).await.unwrap();
+            let line = format!("{}{rest}", String::from_utf8_lossy(&first));
+            assert_eq!(
+                line,
+                "Too many connections from your address (at most 256 at once), try again later.\r\n"
+            );
+            refused += 1;
+        }
+    }
+    assert_eq!((silent.len(), refused), (256, 44));
+    // Someone else still gets in and plays.
+    let stream = connect_from([127, 0, 0, 3], server.addr).await;
+    let mut other = Client::from_stream(stream);
+    other.read_until("> ").await;
+    other.send("sokoban").await;
+    assert!(other
+        .read_until("Enter command: ")
+        .await
+        .contains("#######"));
+    // A place freed at that address is free again.
+    drop(silent.pop());
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut again = Client::from_stream(connect_from([127, 0, 0, 2], server.addr).await);
+    again.read_until("> ").await;
+}
+
+#[tokio::test]
+async fn a_silent_connection_is_closed_after_the_login_timeout() {
+    let options = Options {
+        login_timeout: Duration::from_secs(1),
+        ..Options::default()
+    };
+    let server = TestServer::start_with(options).await;
+    let mut silent = Client::connect(server.addr).await;
+    // Part of a line is not a command.
+    let mut typing = Client::connect(server.addr).await;
+    typing.send_raw(b"play sok").await;
+    let mut player = Client::connect(server.addr).await;
+    player.send("sokoban").await;
+    player.read_until("Enter command: ").await;
+    let closed = "\r\nClosed: no command came within 1 second of connecting.\r\n";
+    assert_eq!(silent.read_to_end().await, closed);
+    assert_eq!(typing.read_to_end().await, closed);
+    // A player who has typed a command is not affected.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    player.send("d0").await;
+    assert!(player
+        .read_until("Enter command: ")
+        .await
+        .contains("#######"));
+}

@@ -97,6 +97,11 @@ impl Client {
     /// Connect without reading anything.
     pub async fn connect_raw(addr: SocketAddr) -> Client {
         let stream = TcpStream::connect(addr).await.expect("connect");
+        Client::from_stream(stream)
+    }
+
+    /// A client on a stream connected elsewhere (from a chosen source address, say).
+    pub fn from_stream(stream: TcpStream) -> Client {
         Client {
             stream,
             received: Vec::new(),
