@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use super::world::{parse_count, Cell, Direction, Glyphs, Level, LevelError, World};
+use super::world::{parse_count, Cell, Direction, Glyphs, Level, LevelError, ShownChar, World};
 use super::{Game, Memory, Reply, BYE, PROMPT};
 use crate::levels::{LevelFile, Problem};
 
@@ -29,11 +29,12 @@ const WELCOME: &str = "Welcome to Sokoban!\n";
 const INVALID: &str = "Invalid command\n";
 const WIN: &str = "Win!\n";
 
-/// Why a classic level file cannot be loaded.
+/// Why a classic level file cannot be loaded. Messages name the line and column and
+/// show at most the one offending character ([`ShownChar`]), never the file's text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseError {
     /// A character that is not one of the six glyphs.
-    #[error("unknown character {found:?} at column {column}: use # . P + - O")]
+    #[error("unknown character {} at column {column}: use # . P + - O", ShownChar(*found))]
     UnknownCharacter {
         /// 1-based line in the file.
         line: usize,

@@ -99,6 +99,26 @@ pub fn parse_count(digits: &str) -> Option<u64> {
     }))
 }
 
+/// A character read from a file, as a message may show it: quoted when it is printable
+/// ASCII (`'x'`), else as its code point (`U+001B`), so that a control character or
+/// an invisible one cannot garble a log or a terminal.
+///
+/// A level file can hold anything (a symlink to a secret included), and its problems
+/// go to the log and to `check-levels`: a parser's message names the line and column
+/// and shows at most the one offending character, through this type, never the text
+/// around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShownChar(pub char);
+
+impl fmt::Display for ShownChar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            printable @ ' '..='~' => write!(f, "'{printable}'"),
+            other => write!(f, "U+{:04X}", u32::from(other)),
+        }
+    }
+}
+
 /// What a square of a level holds when it is read from a file, before validation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cell {
@@ -737,6 +757,20 @@ mod tests {
             parse(vec![vec![PlayerOnGoal, BoxOnGoal], vec![Box]]),
             Ok(())
         );
+    }
+
+    #[test]
+    fn characters_from_files_are_shown_only_when_printable_ascii() {
+        let shown = |c| ShownChar(c).to_string();
+        assert_eq!(shown('x'), "'x'");
+        assert_eq!(shown(' '), "' '");
+        assert_eq!(shown('~'), "'~'");
+        assert_eq!(shown('\u{1b}'), "U+001B");
+        assert_eq!(shown('\t'), "U+0009");
+        assert_eq!(shown('\u{7f}'), "U+007F");
+        assert_eq!(shown('é'), "U+00E9");
+        assert_eq!(shown('\u{202e}'), "U+202E");
+        assert_eq!(shown('😀'), "U+1F600");
     }
 
     #[test]

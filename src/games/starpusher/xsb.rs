@@ -25,7 +25,7 @@
 
 use std::sync::Arc;
 
-use crate::games::world::{Cell, Level, LevelError};
+use crate::games::world::{Cell, Level, LevelError, ShownChar};
 use crate::levels::{LevelFile, Parsed, Problem};
 
 /// The largest number of rows, or columns in a row, a level may have. Run-length
@@ -52,13 +52,15 @@ pub struct Collection {
     pub levels: Vec<CollectionLevel>,
 }
 
-/// Why one level of a collection cannot be played.
+/// Why one level of a collection cannot be played. Messages name the line and column
+/// and show at most the one offending character ([`ShownChar`]), never the file's text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum XsbError {
     /// A board row holds a character that is not part of the format.
     #[error(
-        "unknown character {found:?} on line {line}, column {column}: \
-         use # @ + $ * . and space, - or _ for floor"
+        "unknown character {} on line {line}, column {column}: \
+         use # @ + $ * . and space, - or _ for floor",
+        ShownChar(*found)
     )]
     UnknownCharacter {
         /// 1-based line in the file.
