@@ -6,7 +6,9 @@
 
 use std::sync::Arc;
 
-use super::world::{parse_count, Cell, Direction, Glyphs, Level, LevelError, ShownChar, World};
+use super::world::{
+    parse_count, Cell, Direction, Glyphs, Level, LevelError, ShownChar, World, MAX_SIDE,
+};
 use super::{Game, Memory, Reply, BYE, PROMPT};
 use crate::levels::{LevelFile, Problem};
 
@@ -43,6 +45,23 @@ pub enum ParseError {
         /// The offending character.
         found: char,
     },
+    /// A row longer than [`MAX_SIDE`] glyphs.
+    #[error(
+        "the row is longer than {MAX_SIDE} glyphs (column {column}): a level is at most \
+         {MAX_SIDE} x {MAX_SIDE}"
+    )]
+    TooWide {
+        /// 1-based line in the file.
+        line: usize,
+        /// 1-based column of the first glyph past the limit.
+        column: usize,
+    },
+    /// More than [`MAX_SIDE`] rows.
+    #[error("more than {MAX_SIDE} rows: a level is at most {MAX_SIDE} x {MAX_SIDE}")]
+    TooTall {
+        /// 1-based line in the file of the first row past the limit.
+        line: usize,
+    },
     /// The grid is not a playable level.
     #[error("{source}")]
     Level {
@@ -57,16 +76,22 @@ impl ParseError {
     /// The 1-based line the error is about.
     pub fn line(&self) -> usize {
         match self {
-            ParseError::UnknownCharacter { line, .. } | ParseError::Level { line, .. } => *line,
+            ParseError::UnknownCharacter { line, .. }
+            | ParseError::TooWide { line, .. }
+            | ParseError::TooTall { line }
+            | ParseError::Level { line, .. } => *line,
         }
     }
 }
 
 /// Parse a classic level: one board row per line in the glyphs `# . P + - O`. As in the
 /// seed's program, white space around a row is ignored and blank lines are skipped.
+/// A level is at most [`MAX_SIDE`] rows of [`MAX_SIDE`] glyphs, checked as the lines
+/// are read, so a huge file is refused at the line that passes the limit.
 ///
 /// # Errors
-/// The first unknown character, or the first [`LevelError`] of the finished grid.
+/// The first unknown character or row past the limit, or the first [`LevelError`] of
+/// the finished grid.
 pub fn parse_level(text: &str) -> Result<Level, ParseError> {
     let mut rows = Vec::new();
     let mut first_line = None;
@@ -76,19 +101,27 @@ pub fn parse_level(text: &str) -> Result<Level, ParseError> {
         if row.is_empty() {
             continue;
         }
+        if rows.len() == MAX_SIDE {
+            return Err(ParseError::TooTall { line: line_number });
+        }
         first_line.get_or_insert(line_number);
-        let leading = line.len() - line.trim_start().len();
-        let cells = row
-            .chars()
-            .enumerate()
-            .map(|(offset, glyph)| {
-                cell_of(glyph).ok_or(ParseError::UnknownCharacter {
+        // Columns count characters: leading white space may be more than one byte.
+        let leading = line[..line.len() - line.trim_start().len()].chars().count();
+        let mut cells = Vec::new();
+        for (offset, glyph) in row.chars().enumerate() {
+            let column = leading + offset + 1;
+            if offset == MAX_SIDE {
+                return Err(ParseError::TooWide {
                     line: line_number,
-                    column: leading + offset + 1,
-                    found: glyph,
-                })
-            })
-            .collect::<Result<Vec<Cell>, ParseError>>()?;
+                    column,
+                });
+            }
+            cells.push(cell_of(glyph).ok_or(ParseError::UnknownCharacter {
+                line: line_number,
+                column,
+                found: glyph,
+            })?);
+        }
         rows.push(cells);
     }
     Level::from_rows(&rows).map_err(|source| ParseError::Level {
@@ -260,6 +293,63 @@ mod tests {
             "{}",
             reply.text
         );
+    }
+
+    /// A level of `rows` rows of `columns` glyphs: walls, with the player, a box and a
+    /// target in the second row.
+    fn sized(rows: usize, columns: usize) -> String {
+        let wall = format!("{}\n", "#".repeat(columns));
+        format!(
+            "{wall}P+-{}\n{}",
+            "#".repeat(columns - 3),
+            wall.repeat(rows - 2)
+        )
+    }
+
+    #[test]
+    fn levels_are_at_most_max_side_square() {
+        let level = parse_level(&sized(MAX_SIDE, MAX_SIDE)).unwrap();
+        assert_eq!((level.width(), level.height()), (MAX_SIDE, MAX_SIDE));
+        assert_eq!(
+            parse_level(&sized(MAX_SIDE + 1, 3)).map(|_| ()),
+            Err(ParseError::TooTall { line: MAX_SIDE + 1 })
+        );
+        assert_eq!(
+            parse_level(&sized(3, MAX_SIDE + 1)).map(|_| ()),
+            Err(ParseError::TooWide {
+                line: 1,
+                column: MAX_SIDE + 1
+            })
+        );
+        // Blank lines are not rows but count as lines; columns count leading space.
+        let text = format!("\n\n{}\n \u{a0}{}", sized(MAX_SIDE, 3), "#".repeat(300));
+        assert_eq!(
+            parse_level(&text).map(|_| ()),
+            Err(ParseError::TooTall { line: MAX_SIDE + 4 })
+        );
+        let text = format!("#####\n\u{a0} {}\n", "#".repeat(300));
+        let error = parse_level(&text).map(|_| ()).unwrap_err();
+        assert_eq!(
+            error,
+            ParseError::TooWide {
+                line: 2,
+                column: MAX_SIDE + 3
+            }
+        );
+        assert_eq!(
+            error.to_string(),
+            "the row is longer than 256 glyphs (column 259): a level is at most 256 x 256"
+        );
+        assert_eq!(
+            parse_level(&sized(MAX_SIDE + 1, 3))
+                .unwrap_err()
+                .to_string(),
+            "more than 256 rows: a level is at most 256 x 256"
+        );
+        // The case from the hardening issue: 100,000 rows are refused at row 257,
+        // before any grid is built.
+        let error = parse_level(&"#\n".repeat(100_000)).map(|_| ()).unwrap_err();
+        assert_eq!(error, ParseError::TooTall { line: MAX_SIDE + 1 });
     }
 
     #[test]

@@ -99,6 +99,13 @@ pub fn parse_count(digits: &str) -> Option<u64> {
     }))
 }
 
+/// The largest number of rows, or of columns in a row, a level of either game may
+/// have. Every board of a command's reply is drawn whole, so without it a file could
+/// turn into replies of megabytes (a sokoban file of 100,000 rows, or one short XSB
+/// line run-length encoded into gigabytes); every known collection fits well inside.
+/// The parsers check it while reading, before any grid is built.
+pub const MAX_SIDE: usize = 256;
+
 /// A character read from a file, as a message may show it: quoted when it is printable
 /// ASCII (`'x'`), else as its code point (`U+001B`), so that a control character or
 /// an invisible one cannot garble a log or a terminal.
