@@ -3,11 +3,19 @@
 //!
 //! Parsing (the `# . P + - O` file format), the command grammar and rendering are
 //! here; moving and pushing are the shared rules of [`super::world`].
+//!
+//! A level needs exactly one player and, like the seed's program, takes any number of
+//! boxes and targets; it is won when every box stands on a target
+//! ([`WinRule::EveryBox`]; SPEC section 3). So a level with more targets than boxes is
+//! won once the boxes are placed, one with more boxes than targets is never won, and
+//! one without boxes is won before the first command: the seed checks for the win
+//! right after drawing each board, the first included, so it prints the welcome, the
+//! board and `Win!` and ends, and so does this game.
 
 use std::sync::Arc;
 
 use super::world::{
-    parse_count, Cell, Direction, Glyphs, Level, LevelError, ShownChar, World, MAX_SIDE,
+    parse_count, Cell, Direction, Glyphs, Level, LevelError, ShownChar, WinRule, World, MAX_SIDE,
 };
 use super::{Game, Memory, Reply, BYE, PROMPT};
 use crate::levels::{LevelFile, Problem};
@@ -124,7 +132,7 @@ pub fn parse_level(text: &str) -> Result<Level, ParseError> {
         }
         rows.push(cells);
     }
-    Level::from_rows(&rows).map_err(|source| ParseError::Level {
+    Level::from_rows(&rows, WinRule::EveryBox).map_err(|source| ParseError::Level {
         line: first_line.unwrap_or(1),
         source,
     })
@@ -200,6 +208,9 @@ impl Sokoban {
         &self.world
     }
 
+    /// The board, then `Win!` and the end when every box is on a target, else the
+    /// prompt. The start goes through here too, as in the seed's loop, so a level that
+    /// starts won (no boxes, or all on targets) ends at once.
     fn board_then(&self, mut text: String) -> Reply {
         self.world.render_into(&GLYPHS, &mut text);
         if self.world.is_solved() {
@@ -232,6 +243,7 @@ impl Game for Sokoban {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::Status;
 
     const CLASSIC: &str = "#######\n#.....#\n#...+.#\n##..+.#\n#--.#P#\n#######\n";
 
@@ -293,6 +305,60 @@ mod tests {
             "{}",
             reply.text
         );
+    }
+
+    /// Play `commands` on `level` from its start; every reply, the start's first.
+    fn play(level: &str, commands: &[&str]) -> Vec<Reply> {
+        let mut game = Sokoban::new(Arc::new(parse_level(level).unwrap()));
+        let mut memory = Memory::default();
+        let mut replies = vec![game.start(&mut memory)];
+        replies.extend(commands.iter().map(|line| game.handle(line, &mut memory)));
+        replies
+    }
+
+    // The transcripts below are the seed's program's own output for the same level and
+    // commands (run with Python), `Enter command: ` placed as this game sends it.
+
+    #[test]
+    fn more_targets_than_boxes_is_won_once_every_box_is_on_a_target() {
+        let replies = play("#######\n#P+--.#\n#######\n", &["d1"]);
+        assert_eq!(
+            replies[0],
+            Reply::playing(String::from(
+                "Welcome to Sokoban!\n#######\n#P+--.#\n#######\nEnter command: "
+            ))
+        );
+        assert_eq!(
+            replies[1],
+            Reply::ended(String::from("#######\n#.PO-.#\n#######\nWin!\n"))
+        );
+    }
+
+    #[test]
+    fn more_boxes_than_targets_loads_and_is_never_won() {
+        let level = "#######\n#P+.-.#\n#..+..#\n#######\n";
+        let commands = ["d2", "d9", "s1", "a9", "w1", "d1", "s1", "d9", "a9", "w9"];
+        let replies = play(level, &commands);
+        assert!(replies.iter().all(|reply| reply.status == Status::Playing));
+        // The first box is on the target after `d2`, and that is not a win.
+        assert!(
+            replies[1].text.starts_with("#######\n#..PO.#\n"),
+            "{:?}",
+            replies[1]
+        );
+    }
+
+    #[test]
+    fn a_level_without_boxes_is_won_before_the_first_command() {
+        for (level, board) in [
+            ("#####\n#P..#\n#####\n", "#####\n#P..#\n#####\n"),
+            ("#####\n#P.-#\n#####\n", "#####\n#P.-#\n#####\n"),
+        ] {
+            assert_eq!(
+                play(level, &[]),
+                [Reply::ended(format!("Welcome to Sokoban!\n{board}Win!\n"))]
+            );
+        }
     }
 
     /// A level of `rows` rows of `columns` glyphs: walls, with the player, a box and a
@@ -363,10 +429,10 @@ mod tests {
             })
         );
         assert_eq!(
-            parse_level("\n\n#P.#\n").map(|_| ()),
+            parse_level("\n\n#+-#\n").map(|_| ()),
             Err(ParseError::Level {
                 line: 3,
-                source: LevelError::NoGoal
+                source: LevelError::NoPlayer
             })
         );
     }

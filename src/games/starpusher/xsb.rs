@@ -25,7 +25,7 @@
 
 use std::sync::Arc;
 
-use crate::games::world::{Cell, Level, LevelError, ShownChar, MAX_SIDE};
+use crate::games::world::{Cell, Level, LevelError, ShownChar, WinRule, MAX_SIDE};
 use crate::levels::{LevelFile, Parsed, Problem};
 
 /// One level of a collection, ready to play.
@@ -356,7 +356,9 @@ fn build(block: &Block) -> Result<Level, XsbError> {
     for (line, text) in &block.rows {
         expand(*line, text, &mut rows)?;
     }
-    Ok(Level::from_rows(&rows)?)
+    // SPEC section 4: at least one goal, at least as many boxes as goals, and a level
+    // is solved when every goal holds a box.
+    Ok(Level::from_rows(&rows, WinRule::EveryGoal)?)
 }
 
 /// Expand one line (run lengths, `|` row breaks) onto the end of `rows`.
