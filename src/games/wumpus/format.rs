@@ -140,7 +140,7 @@ pub enum Reason {
     NotAnInteger {
         /// The line's keyword.
         keyword: Keyword,
-        /// The field's name, as in [`Keyword::fields`].
+        /// The field's name as the `takes N integers` message lists it (`W`, `x`, `o`).
         field: &'static str,
         /// 1-based column of the offending character.
         column: usize,
@@ -155,7 +155,7 @@ pub enum Reason {
     TooLarge {
         /// The line's keyword.
         keyword: Keyword,
-        /// The field's name, as in [`Keyword::fields`].
+        /// The field's name as the `takes N integers` message lists it (`W`, `x`, `o`).
         field: &'static str,
         /// 1-based column where the field starts.
         column: usize,
