@@ -652,7 +652,7 @@ mod tests {
         let problems = Cave::parse("built-in:wumpus/x.txt", "dim 4 4\nfoo\n").unwrap_err();
         assert_eq!(
             problems[0].to_string(),
-            "built-in:wumpus/x.txt: line 2: unknown keyword \"foo\": use one of dim, player, wumpus, gold, pit, exit, blocked"
+            "built-in:wumpus/x.txt: line 2: unknown keyword at column 1: use one of dim, player, wumpus, gold, pit, exit, blocked"
         );
     }
 

@@ -3,10 +3,20 @@
 //!
 //! Parsing (the `# . P + - O` file format), the command grammar and rendering are
 //! here; moving and pushing are the shared rules of [`super::world`].
+//!
+//! A level needs exactly one player and, like the seed's program, takes any number of
+//! boxes and targets; it is won when every box stands on a target
+//! ([`WinRule::EveryBox`]; SPEC section 3). So a level with more targets than boxes is
+//! won once the boxes are placed, one with more boxes than targets is never won, and
+//! one without boxes is won before the first command: the seed checks for the win
+//! right after drawing each board, the first included, so it prints the welcome, the
+//! board and `Win!` and ends, and so does this game.
 
 use std::sync::Arc;
 
-use super::world::{parse_count, Cell, Direction, Glyphs, Level, LevelError, World};
+use super::world::{
+    parse_count, Cell, Direction, Glyphs, Level, LevelError, ShownChar, WinRule, World, MAX_SIDE,
+};
 use super::{Game, Memory, Reply, BYE, PROMPT};
 
 /// The level `play sokoban` loads when none is named.
@@ -28,11 +38,12 @@ const WELCOME: &str = "Welcome to Sokoban!\n";
 const INVALID: &str = "Invalid command\n";
 const WIN: &str = "Win!\n";
 
-/// Why a classic level file cannot be loaded.
+/// Why a classic level file cannot be loaded. Messages name the line and column and
+/// show at most the one offending character ([`ShownChar`]), never the file's text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ParseError {
     /// A character that is not one of the six glyphs.
-    #[error("unknown character {found:?} at column {column}: use # . P + - O")]
+    #[error("unknown character {} at column {column}: use # . P + - O", ShownChar(*found))]
     UnknownCharacter {
         /// 1-based line in the file.
         line: usize,
@@ -40,6 +51,23 @@ pub enum ParseError {
         column: usize,
         /// The offending character.
         found: char,
+    },
+    /// A row longer than [`MAX_SIDE`] glyphs.
+    #[error(
+        "the row is longer than {MAX_SIDE} glyphs (column {column}): a level is at most \
+         {MAX_SIDE} x {MAX_SIDE}"
+    )]
+    TooWide {
+        /// 1-based line in the file.
+        line: usize,
+        /// 1-based column of the first glyph past the limit.
+        column: usize,
+    },
+    /// More than [`MAX_SIDE`] rows.
+    #[error("more than {MAX_SIDE} rows: a level is at most {MAX_SIDE} x {MAX_SIDE}")]
+    TooTall {
+        /// 1-based line in the file of the first row past the limit.
+        line: usize,
     },
     /// The grid is not a playable level.
     #[error("{source}")]
@@ -55,16 +83,22 @@ impl ParseError {
     /// The 1-based line the error is about.
     pub fn line(&self) -> usize {
         match self {
-            ParseError::UnknownCharacter { line, .. } | ParseError::Level { line, .. } => *line,
+            ParseError::UnknownCharacter { line, .. }
+            | ParseError::TooWide { line, .. }
+            | ParseError::TooTall { line }
+            | ParseError::Level { line, .. } => *line,
         }
     }
 }
 
 /// Parse a classic level: one board row per line in the glyphs `# . P + - O`. As in the
 /// seed's program, white space around a row is ignored and blank lines are skipped.
+/// A level is at most [`MAX_SIDE`] rows of [`MAX_SIDE`] glyphs, checked as the lines
+/// are read, so a huge file is refused at the line that passes the limit.
 ///
 /// # Errors
-/// The first unknown character, or the first [`LevelError`] of the finished grid.
+/// The first unknown character or row past the limit, or the first [`LevelError`] of
+/// the finished grid.
 pub fn parse_level(text: &str) -> Result<Level, ParseError> {
     let mut rows = Vec::new();
     let mut first_line = None;
@@ -74,22 +108,30 @@ pub fn parse_level(text: &str) -> Result<Level, ParseError> {
         if row.is_empty() {
             continue;
         }
+        if rows.len() == MAX_SIDE {
+            return Err(ParseError::TooTall { line: line_number });
+        }
         first_line.get_or_insert(line_number);
-        let leading = line.len() - line.trim_start().len();
-        let cells = row
-            .chars()
-            .enumerate()
-            .map(|(offset, glyph)| {
-                cell_of(glyph).ok_or(ParseError::UnknownCharacter {
+        // Columns count characters: leading white space may be more than one byte.
+        let leading = line[..line.len() - line.trim_start().len()].chars().count();
+        let mut cells = Vec::new();
+        for (offset, glyph) in row.chars().enumerate() {
+            let column = leading + offset + 1;
+            if offset == MAX_SIDE {
+                return Err(ParseError::TooWide {
                     line: line_number,
-                    column: leading + offset + 1,
-                    found: glyph,
-                })
-            })
-            .collect::<Result<Vec<Cell>, ParseError>>()?;
+                    column,
+                });
+            }
+            cells.push(cell_of(glyph).ok_or(ParseError::UnknownCharacter {
+                line: line_number,
+                column,
+                found: glyph,
+            })?);
+        }
         rows.push(cells);
     }
-    Level::from_rows(&rows).map_err(|source| ParseError::Level {
+    Level::from_rows(&rows, WinRule::EveryBox).map_err(|source| ParseError::Level {
         line: first_line.unwrap_or(1),
         source,
     })
@@ -157,6 +199,9 @@ impl Sokoban {
         &self.world
     }
 
+    /// The board, then `Win!` and the end when every box is on a target, else the
+    /// prompt. The start goes through here too, as in the seed's loop, so a level that
+    /// starts won (no boxes, or all on targets) ends at once.
     fn board_then(&self, mut text: String) -> Reply {
         self.world.render_into(&GLYPHS, &mut text);
         if self.world.is_solved() {
@@ -189,6 +234,7 @@ impl Game for Sokoban {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::Status;
 
     const CLASSIC: &str = "#######\n#.....#\n#...+.#\n##..+.#\n#--.#P#\n#######\n";
 
@@ -252,6 +298,117 @@ mod tests {
         );
     }
 
+    /// Play `commands` on `level` from its start; every reply, the start's first.
+    fn play(level: &str, commands: &[&str]) -> Vec<Reply> {
+        let mut game = Sokoban::new(Arc::new(parse_level(level).unwrap()));
+        let mut memory = Memory::default();
+        let mut replies = vec![game.start(&mut memory)];
+        replies.extend(commands.iter().map(|line| game.handle(line, &mut memory)));
+        replies
+    }
+
+    // The transcripts below are the seed's program's own output for the same level and
+    // commands (run with Python), `Enter command: ` placed as this game sends it.
+
+    #[test]
+    fn more_targets_than_boxes_is_won_once_every_box_is_on_a_target() {
+        let replies = play("#######\n#P+--.#\n#######\n", &["d1"]);
+        assert_eq!(
+            replies[0],
+            Reply::playing(String::from(
+                "Welcome to Sokoban!\n#######\n#P+--.#\n#######\nEnter command: "
+            ))
+        );
+        assert_eq!(
+            replies[1],
+            Reply::ended(String::from("#######\n#.PO-.#\n#######\nWin!\n"))
+        );
+    }
+
+    #[test]
+    fn more_boxes_than_targets_loads_and_is_never_won() {
+        let level = "#######\n#P+.-.#\n#..+..#\n#######\n";
+        let commands = ["d2", "d9", "s1", "a9", "w1", "d1", "s1", "d9", "a9", "w9"];
+        let replies = play(level, &commands);
+        assert!(replies.iter().all(|reply| reply.status == Status::Playing));
+        // The first box is on the target after `d2`, and that is not a win.
+        assert!(
+            replies[1].text.starts_with("#######\n#..PO.#\n"),
+            "{:?}",
+            replies[1]
+        );
+    }
+
+    #[test]
+    fn a_level_without_boxes_is_won_before_the_first_command() {
+        for (level, board) in [
+            ("#####\n#P..#\n#####\n", "#####\n#P..#\n#####\n"),
+            ("#####\n#P.-#\n#####\n", "#####\n#P.-#\n#####\n"),
+        ] {
+            assert_eq!(
+                play(level, &[]),
+                [Reply::ended(format!("Welcome to Sokoban!\n{board}Win!\n"))]
+            );
+        }
+    }
+
+    /// A level of `rows` rows of `columns` glyphs: walls, with the player, a box and a
+    /// target in the second row.
+    fn sized(rows: usize, columns: usize) -> String {
+        let wall = format!("{}\n", "#".repeat(columns));
+        format!(
+            "{wall}P+-{}\n{}",
+            "#".repeat(columns - 3),
+            wall.repeat(rows - 2)
+        )
+    }
+
+    #[test]
+    fn levels_are_at_most_max_side_square() {
+        let level = parse_level(&sized(MAX_SIDE, MAX_SIDE)).unwrap();
+        assert_eq!((level.width(), level.height()), (MAX_SIDE, MAX_SIDE));
+        assert_eq!(
+            parse_level(&sized(MAX_SIDE + 1, 3)).map(|_| ()),
+            Err(ParseError::TooTall { line: MAX_SIDE + 1 })
+        );
+        assert_eq!(
+            parse_level(&sized(3, MAX_SIDE + 1)).map(|_| ()),
+            Err(ParseError::TooWide {
+                line: 1,
+                column: MAX_SIDE + 1
+            })
+        );
+        // Blank lines are not rows but count as lines; columns count leading space.
+        let text = format!("\n\n{}\n \u{a0}{}", sized(MAX_SIDE, 3), "#".repeat(300));
+        assert_eq!(
+            parse_level(&text).map(|_| ()),
+            Err(ParseError::TooTall { line: MAX_SIDE + 4 })
+        );
+        let text = format!("#####\n\u{a0} {}\n", "#".repeat(300));
+        let error = parse_level(&text).map(|_| ()).unwrap_err();
+        assert_eq!(
+            error,
+            ParseError::TooWide {
+                line: 2,
+                column: MAX_SIDE + 3
+            }
+        );
+        assert_eq!(
+            error.to_string(),
+            "the row is longer than 256 glyphs (column 259): a level is at most 256 x 256"
+        );
+        assert_eq!(
+            parse_level(&sized(MAX_SIDE + 1, 3))
+                .unwrap_err()
+                .to_string(),
+            "more than 256 rows: a level is at most 256 x 256"
+        );
+        // The case from the hardening issue: 100,000 rows are refused at row 257,
+        // before any grid is built.
+        let error = parse_level(&"#\n".repeat(100_000)).map(|_| ()).unwrap_err();
+        assert_eq!(error, ParseError::TooTall { line: MAX_SIDE + 1 });
+    }
+
     #[test]
     fn parse_errors_name_line_and_column() {
         assert_eq!(
@@ -263,10 +420,10 @@ mod tests {
             })
         );
         assert_eq!(
-            parse_level("\n\n#P.#\n").map(|_| ()),
+            parse_level("\n\n#+-#\n").map(|_| ()),
             Err(ParseError::Level {
                 line: 3,
-                source: LevelError::NoGoal
+                source: LevelError::NoPlayer
             })
         );
     }

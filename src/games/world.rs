@@ -3,7 +3,8 @@
 //! A [`Level`] is the fixed part of a puzzle (walls, goals, where things start) and is
 //! shared between every player of it behind an `Arc`. A [`World`] is one player's
 //! position in it. Moving, pushing, undoing a move and the win check live here and
-//! nowhere else; the two games differ only in file format, glyphs and commands.
+//! nowhere else; the two games differ in file format, glyphs and commands, and in the
+//! [`WinRule`] each gives its levels.
 
 use std::fmt;
 use std::sync::Arc;
@@ -99,6 +100,33 @@ pub fn parse_count(digits: &str) -> Option<u64> {
     }))
 }
 
+/// The largest number of rows, or of columns in a row, a level of either game may
+/// have. Every board of a command's reply is drawn whole, so without it a file could
+/// turn into replies of megabytes (a sokoban file of 100,000 rows, or one short XSB
+/// line run-length encoded into gigabytes); every known collection fits well inside.
+/// The parsers check it while reading, before any grid is built.
+pub const MAX_SIDE: usize = 256;
+
+/// A character read from a file, as a message may show it: quoted when it is printable
+/// ASCII (`'x'`), else as its code point (`U+001B`), so that a control character or
+/// an invisible one cannot garble a log or a terminal.
+///
+/// A level file can hold anything (a symlink to a secret included), and its problems
+/// go to the log and to `check-levels`: a parser's message names the line and column
+/// and shows at most the one offending character, through this type, never the text
+/// around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShownChar(pub char);
+
+impl fmt::Display for ShownChar {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            printable @ ' '..='~' => write!(f, "'{printable}'"),
+            other => write!(f, "U+{:04X}", u32::from(other)),
+        }
+    }
+}
+
 /// What a square of a level holds when it is read from a file, before validation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cell {
@@ -129,6 +157,37 @@ pub enum Ground {
     Goal,
 }
 
+/// When a level is won, and so what it must hold to be playable. The two games keep
+/// different rules (SPEC sections 3 and 4); each parser gives its levels its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WinRule {
+    /// Won when every box stands on a goal: `sokoban`, like the seed's program, which
+    /// checks for a box left off a target. Any number of boxes and goals is accepted:
+    /// extra goals may stay empty, a level with more boxes than goals is never won, and
+    /// one without boxes is won at once (the seed checks before the first command).
+    EveryBox,
+    /// Won when every goal holds a box: `starpusher`, the standard format's rule. A
+    /// level needs at least one goal and at least as many boxes as goals, without which
+    /// it would be won at once or never.
+    EveryGoal,
+}
+
+impl WinRule {
+    /// What this rule asks of a level's boxes and goals.
+    ///
+    /// # Errors
+    /// [`LevelError::NoGoal`] or [`LevelError::FewerBoxes`] under
+    /// [`WinRule::EveryGoal`]; [`WinRule::EveryBox`] takes any counts.
+    fn check(self, boxes: usize, goals: usize) -> Result<(), LevelError> {
+        match self {
+            WinRule::EveryBox => Ok(()),
+            WinRule::EveryGoal if goals == 0 => Err(LevelError::NoGoal),
+            WinRule::EveryGoal if boxes < goals => Err(LevelError::FewerBoxes { boxes, goals }),
+            WinRule::EveryGoal => Ok(()),
+        }
+    }
+}
+
 /// Why a grid of cells is not a playable level.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LevelError {
@@ -146,10 +205,10 @@ pub enum LevelError {
         /// 1-based board row of the second player.
         second_row: usize,
     },
-    /// Nothing to push boxes onto.
+    /// Nothing to push boxes onto (under [`WinRule::EveryGoal`]).
     #[error("no goal: a level needs at least one goal")]
     NoGoal,
-    /// Some goal can never be filled.
+    /// Some goal can never be filled (under [`WinRule::EveryGoal`]).
     #[error("fewer boxes ({boxes}) than goals ({goals}): every goal needs a box")]
     FewerBoxes {
         /// Boxes on the board.
@@ -168,15 +227,18 @@ pub struct Level {
     start_player: usize,
     start_boxes: Vec<usize>,
     goals: usize,
+    rule: WinRule,
 }
 
 impl Level {
     /// Build a level from rows of cells, padding short rows with floor, and check it:
-    /// exactly one player, at least one goal, at least as many boxes as goals.
+    /// exactly one player, which both games need, then what `rule` asks of the boxes
+    /// and goals ([`WinRule`]). The parser has already kept the grid within
+    /// [`MAX_SIDE`].
     ///
     /// # Errors
     /// The first [`LevelError`] the grid breaks.
-    pub fn from_rows(rows: &[Vec<Cell>]) -> Result<Level, LevelError> {
+    pub fn from_rows(rows: &[Vec<Cell>], rule: WinRule) -> Result<Level, LevelError> {
         let height = rows.len();
         let width = rows.iter().map(Vec::len).max().unwrap_or(0);
         if height == 0 || width == 0 {
@@ -213,15 +275,7 @@ impl Level {
             return Err(LevelError::NoPlayer);
         };
         let goals = ground.iter().filter(|g| **g == Ground::Goal).count();
-        if goals == 0 {
-            return Err(LevelError::NoGoal);
-        }
-        if start_boxes.len() < goals {
-            return Err(LevelError::FewerBoxes {
-                boxes: start_boxes.len(),
-                goals,
-            });
-        }
+        rule.check(start_boxes.len(), goals)?;
         Ok(Level {
             width,
             height,
@@ -229,6 +283,7 @@ impl Level {
             start_player,
             start_boxes,
             goals,
+            rule,
         })
     }
 
@@ -242,9 +297,19 @@ impl Level {
         self.height
     }
 
-    /// Number of goals, which is also the number of boxes that must be placed.
+    /// Number of goals.
     pub fn goal_count(&self) -> usize {
         self.goals
+    }
+
+    /// Number of boxes.
+    pub fn box_count(&self) -> usize {
+        self.start_boxes.len()
+    }
+
+    /// When the level is won.
+    pub fn rule(&self) -> WinRule {
+        self.rule
     }
 
     /// The ground at a square, given as row-major index.
@@ -444,9 +509,15 @@ impl World {
         &self.level
     }
 
-    /// Whether every goal holds a box.
+    /// Whether the level is won under its [`WinRule`]: every box on a goal, or every
+    /// goal holding a box. The boxes on goals are counted as boxes move, so either rule
+    /// is one comparison.
     pub fn is_solved(&self) -> bool {
-        self.boxes_on_goals == self.level.goals
+        let level = &self.level;
+        match level.rule {
+            WinRule::EveryBox => self.boxes_on_goals == level.start_boxes.len(),
+            WinRule::EveryGoal => self.boxes_on_goals == level.goals,
+        }
     }
 
     /// The player's square as (row, column).
@@ -607,7 +678,7 @@ mod tests {
                     .collect()
             })
             .collect();
-        Arc::new(Level::from_rows(&rows).unwrap())
+        Arc::new(Level::from_rows(&rows, WinRule::EveryGoal).unwrap())
     }
 
     fn render(world: &World) -> String {
@@ -717,7 +788,7 @@ mod tests {
 
     #[test]
     fn level_checks() {
-        let parse = |rows: Vec<Vec<Cell>>| Level::from_rows(&rows).map(|_| ());
+        let parse = |rows: Vec<Vec<Cell>>| Level::from_rows(&rows, WinRule::EveryGoal).map(|_| ());
         use Cell::*;
         assert_eq!(parse(vec![]), Err(LevelError::Empty));
         assert_eq!(parse(vec![vec![Box, Goal]]), Err(LevelError::NoPlayer));
@@ -737,6 +808,68 @@ mod tests {
             parse(vec![vec![PlayerOnGoal, BoxOnGoal], vec![Box]]),
             Ok(())
         );
+    }
+
+    #[test]
+    fn each_rule_checks_its_own_counts_and_wins_its_own_way() {
+        use Cell::*;
+        let parse = |rows: Vec<Vec<Cell>>, rule| Level::from_rows(&rows, rule).map(Arc::new);
+        // What both games need holds under either rule.
+        for rule in [WinRule::EveryBox, WinRule::EveryGoal] {
+            assert_eq!(parse(vec![], rule), Err(LevelError::Empty));
+            assert_eq!(
+                parse(vec![vec![Box, Goal]], rule),
+                Err(LevelError::NoPlayer)
+            );
+            assert!(matches!(
+                parse(vec![vec![Player, Player, Goal, Box]], rule),
+                Err(LevelError::TwoPlayers { .. })
+            ));
+        }
+        // A box, a goal and a second box: pushing the first onto the goal fills every
+        // goal but leaves a box off one.
+        let grid = || vec![vec![Player, Box, Goal, Floor, Box]];
+        let solved_after_a_push = |rule| {
+            let mut world = World::new(parse(grid(), rule).unwrap());
+            assert!(!world.is_solved());
+            assert!(world.step(Direction::Right).unwrap().push);
+            world.is_solved()
+        };
+        assert!(solved_after_a_push(WinRule::EveryGoal));
+        assert!(!solved_after_a_push(WinRule::EveryBox));
+        // More goals than boxes: refused by one rule, won by the other once the box is
+        // placed.
+        let grid = || vec![vec![Player, Box, Goal, Goal]];
+        assert_eq!(
+            parse(grid(), WinRule::EveryGoal).map(|_| ()),
+            Err(LevelError::FewerBoxes { boxes: 1, goals: 2 })
+        );
+        let mut world = World::new(parse(grid(), WinRule::EveryBox).unwrap());
+        assert!(!world.is_solved());
+        world.step(Direction::Right).unwrap();
+        assert!(world.is_solved());
+        // No boxes, with or without goals: refused by one rule, won from the start by
+        // the other.
+        for grid in [vec![vec![Player, Floor]], vec![vec![Player, Goal]]] {
+            assert!(parse(grid.clone(), WinRule::EveryGoal).is_err());
+            let level = parse(grid, WinRule::EveryBox).unwrap();
+            assert_eq!((level.box_count(), level.rule()), (0, WinRule::EveryBox));
+            assert!(World::new(level).is_solved());
+        }
+    }
+
+    #[test]
+    fn characters_from_files_are_shown_only_when_printable_ascii() {
+        let shown = |c| ShownChar(c).to_string();
+        assert_eq!(shown('x'), "'x'");
+        assert_eq!(shown(' '), "' '");
+        assert_eq!(shown('~'), "'~'");
+        assert_eq!(shown('\u{1b}'), "U+001B");
+        assert_eq!(shown('\t'), "U+0009");
+        assert_eq!(shown('\u{7f}'), "U+007F");
+        assert_eq!(shown('é'), "U+00E9");
+        assert_eq!(shown('\u{202e}'), "U+202E");
+        assert_eq!(shown('😀'), "U+1F600");
     }
 
     #[test]

@@ -19,10 +19,18 @@
 //! - A `lurd` replay that stops takes back nothing it played before the stop; a letter
 //!   whose case does not match is not played. Moves after a solve are ignored.
 //! - `quit` leaves like `exit`; `help` lists the commands.
+//! - Undo keeps the last 10 000 moves of a level ([`MAX_UNDO`], two bytes a move), so
+//!   that a scripted client replaying `lurd` lines cannot grow a session's memory
+//!   without bound; no person plays that many moves on one level. The first time a
+//!   level passes it, the reply says `Only the last 10000 moves can be undone.`, and an
+//!   undo past the kept moves says `Nothing more to undo: only the last 10000 moves can
+//!   be undone.` Moves and Pushes keep counting every move, dropped ones included.
+//!   There is no cap on the moves themselves: the counters are plain numbers.
 
 pub mod lurd;
 pub mod xsb;
 
+use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
@@ -43,11 +51,16 @@ pub const GLYPHS: Glyphs = Glyphs {
 };
 const _: () = assert!(GLYPHS.is_ascii(), "board glyphs must be ASCII");
 
+/// How many moves of a level `undo` can take back at most; older ones are dropped.
+/// The redo list, filled only by undo, is bounded by the same number.
+pub const MAX_UNDO: usize = 10_000;
+
 const COMPLETE: &str = "Collection complete!\n";
+/// The commands; the undo line's number is [`MAX_UNDO`] (a test checks they agree).
 const HELP: &str = "\
 Commands (case does not matter, except in lurd moves):
   w a s d [N]   walk or push up, left, down, right; d3 walks three steps
-  u, undo       take back one move (a push is one move)
+  u, undo       take back one move (a push is one move), up to the last 10000
   redo          play the move taken back again
   r, reset      back to the start of the level
   n, next       the next level
@@ -202,12 +215,19 @@ pub struct StarPusher {
     collection: Arc<Collection>,
     index: usize,
     world: World,
-    /// The moves played on this level, oldest first.
-    history: Vec<Step>,
-    /// How many of `history` pushed a box, kept as moves are made and taken back so
-    /// the status line after every command costs nothing however long the history.
+    /// The latest moves played on this level, oldest first: at most [`MAX_UNDO`],
+    /// the oldest dropped to make room, so that its memory stays bounded however many
+    /// moves a client sends.
+    history: VecDeque<Step>,
+    /// How many of the oldest moves were dropped from `history`; the moves made on
+    /// this level are these and the ones in `history`.
+    dropped: usize,
+    /// How many moves made on this level pushed a box, dropped ones included, kept as
+    /// moves are made and taken back so the status line after every command costs
+    /// nothing however long the history.
     pushes: usize,
-    /// Moves taken back, the most recent last; cleared by any new move.
+    /// Moves taken back, the most recent last; cleared by any new move. Never longer
+    /// than [`MAX_UNDO`]: a move gets here only off `history`, and a redo moves it back.
     redo: Vec<Step>,
 }
 
@@ -241,7 +261,8 @@ impl StarPusher {
             collection,
             index,
             world,
-            history: Vec::new(),
+            history: VecDeque::new(),
+            dropped: 0,
             pushes: 0,
             redo: Vec::new(),
         })
@@ -257,9 +278,9 @@ impl StarPusher {
         self.index + 1
     }
 
-    /// Moves made on this level so far.
+    /// Moves made on this level so far, the ones dropped from the history included.
     pub fn moves(&self) -> usize {
-        self.history.len()
+        self.dropped.saturating_add(self.history.len())
     }
 
     /// Moves that pushed a box.
@@ -267,9 +288,11 @@ impl StarPusher {
         self.pushes
     }
 
-    /// The moves made on this level, as a LURD string.
-    pub fn solution(&self) -> Lurd {
-        Lurd::from(self.history.clone())
+    /// The moves made on this level, as a LURD string; `None` once the oldest have
+    /// been dropped from the history (more than [`MAX_UNDO`] moves), since the rest
+    /// would not replay from the level's start.
+    pub fn solution(&self) -> Option<Lurd> {
+        (self.dropped == 0).then(|| Lurd::from(self.history.iter().copied().collect::<Vec<_>>()))
     }
 
     fn current(&self) -> &CollectionLevel {
@@ -284,25 +307,38 @@ impl StarPusher {
         self.index = index;
         self.world = World::new(Arc::clone(&self.current().level));
         self.history.clear();
+        self.dropped = 0;
         self.pushes = 0;
         self.redo.clear();
     }
 
     /// A new move: onto the history, and the moves taken back can no longer be redone.
-    fn record(&mut self, step: Step) {
-        self.push_history(step);
+    /// Says so in `text` when the move is the first to push the oldest out of the
+    /// history.
+    fn record(&mut self, step: Step, text: &mut String) {
+        self.push_history(step, text);
         self.redo.clear();
     }
 
-    /// Every move onto the history goes through here, to keep the push count.
-    fn push_history(&mut self, step: Step) {
+    /// Every move onto the history goes through here, to keep the counts and the
+    /// bound. When the history is full the oldest move is dropped; its push, if it was
+    /// one, stays counted, since the box did move. The first drop on a level is said
+    /// in `text`.
+    fn push_history(&mut self, step: Step, text: &mut String) {
         self.pushes += usize::from(step.push);
-        self.history.push(step);
+        if self.history.len() >= MAX_UNDO {
+            self.history.pop_front();
+            self.dropped = self.dropped.saturating_add(1);
+            if self.dropped == 1 {
+                let _ = writeln!(text, "Only the last {MAX_UNDO} moves can be undone.");
+            }
+        }
+        self.history.push_back(step);
     }
 
     /// Every move off the history goes through here, to keep the push count.
     fn pop_history(&mut self) -> Option<Step> {
-        let step = self.history.pop()?;
+        let step = self.history.pop_back()?;
         self.pushes -= usize::from(step.push);
         Some(step)
     }
@@ -384,7 +420,7 @@ impl StarPusher {
             );
         }
         for step in walk.steps {
-            self.record(step);
+            self.record(step, &mut text);
         }
         self.after_move(text)
     }
@@ -396,6 +432,9 @@ impl StarPusher {
                 self.redo.push(step);
                 self.after_move(String::new())
             }
+            None if self.dropped > 0 => self.board_then_prompt(format!(
+                "Nothing more to undo: only the last {MAX_UNDO} moves can be undone.\n"
+            )),
             None => self.board_then_prompt(String::from("Nothing to undo.\n")),
         }
     }
@@ -406,8 +445,12 @@ impl StarPusher {
         };
         match self.world.step(step.direction) {
             Ok(done) => {
-                self.push_history(done);
-                self.after_move(String::new())
+                // Never drops a move: the history and the redo list together never
+                // hold more than MAX_UNDO moves (undo and redo move one across, a new
+                // move clears the list). Should it ever drop one, it says so.
+                let mut text = String::new();
+                self.push_history(done, &mut text);
+                self.after_move(text)
             }
             // Cannot happen: the world is exactly as it was before the undo. Say so
             // rather than panic, and drop the redo list that no longer fits.
@@ -445,7 +488,7 @@ impl StarPusher {
                     break;
                 }
                 Ok(step) => {
-                    self.record(step);
+                    self.record(step, &mut text);
                     if self.world.is_solved() {
                         break;
                     }
@@ -600,7 +643,10 @@ Author: Test
             reply.text
         );
         assert_eq!((game.moves(), game.pushes()), (4, 1));
-        assert_eq!(game.solution().to_string(), "rlrR");
+        assert_eq!(
+            game.solution().map(|lurd| lurd.to_string()),
+            Some(String::from("rlrR"))
+        );
     }
 
     #[test]
@@ -689,6 +735,96 @@ Author: Test
             "{}",
             reply.text
         );
+    }
+
+    /// A room where the box is pushed right, walked round and pushed back left: ten
+    /// moves, two of them pushes, and the board as it was. The goal is out of the
+    /// box's way, so the level is never solved.
+    const ROUND: &str = "########\n#      #\n# @$   #\n#.     #\n########\n";
+    const CYCLE: &str = "RurrdLulld";
+
+    /// The status line the game should show for `moves` moves and `pushes` pushes.
+    fn status(moves: usize, pushes: usize) -> String {
+        format!("Level 1/1  Moves: {moves}  Pushes: {pushes}\n{PROMPT}")
+    }
+
+    #[test]
+    fn the_history_keeps_only_the_last_moves_and_the_counters_keep_counting() {
+        let mut game = game(ROUND, 1);
+        // 100 cycles: 1,000 moves on one line of 1,005 bytes, under the 1 KiB limit.
+        let line = format!("lurd {}", CYCLE.repeat(100));
+        assert!(line.len() <= 1024);
+        let note = format!("Only the last {MAX_UNDO} moves can be undone.\n");
+        let mut notes = 0;
+        for round in 1..=25 {
+            let reply = send(&mut game, &line);
+            let (moves, pushes) = (round * 1000, round * 200);
+            assert!(
+                reply.text.ends_with(&status(moves, pushes)),
+                "{}",
+                reply.text
+            );
+            assert!(game.history.len() <= MAX_UNDO, "{}", game.history.len());
+            // The memory is bounded too, not just the length.
+            assert!(game.history.capacity() < 2 * MAX_UNDO);
+            if reply.text.contains(&note) {
+                notes += 1;
+                assert_eq!(round, 11, "the first move past the cap is in round 11");
+                assert!(reply.text.starts_with(&format!("{note}########\n")));
+            }
+        }
+        assert_eq!(notes, 1, "the note is given once");
+        assert_eq!(game.history.len(), MAX_UNDO);
+        assert_eq!(game.solution(), None, "the oldest moves are gone");
+
+        // Exactly MAX_UNDO undos work; the counters go down with each.
+        let (mut moves, mut pushes) = (25_000, 5_000);
+        for _ in 0..MAX_UNDO {
+            let step = *game.history.back().unwrap();
+            let reply = send(&mut game, "u");
+            moves -= 1;
+            pushes -= usize::from(step.push);
+            assert!(
+                reply.text.ends_with(&status(moves, pushes)),
+                "{}",
+                reply.text
+            );
+        }
+        assert_eq!((moves, pushes), (15_000, 3_000));
+        assert!(game.redo.len() <= MAX_UNDO);
+        let reply = send(&mut game, "undo");
+        assert_eq!(
+            reply.text,
+            format!(
+                "Nothing more to undo: only the last {MAX_UNDO} moves can be undone.\n\
+                 {ROUND}{}",
+                status(15_000, 3_000)
+            ),
+            "the board is back at its start"
+        );
+        // Everything taken back can be redone, and the history stays within its bound.
+        for _ in 0..MAX_UNDO {
+            send(&mut game, "redo");
+        }
+        assert!(send(&mut game, "redo")
+            .text
+            .starts_with("Nothing to redo.\n"));
+        assert_eq!((game.moves(), game.pushes()), (25_000, 5_000));
+        assert_eq!(game.history.len(), MAX_UNDO);
+        // A reset starts the level afresh: a whole history, and the note again later.
+        send(&mut game, "reset");
+        assert_eq!((game.moves(), game.pushes(), game.history.len()), (0, 0, 0));
+        assert!(send(&mut game, "u").text.starts_with("Nothing to undo.\n"));
+        send(&mut game, &line);
+        assert_eq!(
+            game.solution().map(|lurd| lurd.to_string()),
+            Some(CYCLE.repeat(100))
+        );
+    }
+
+    #[test]
+    fn help_gives_the_undo_bound() {
+        assert!(HELP.contains(&format!("up to the last {MAX_UNDO}\n")));
     }
 
     #[test]

@@ -25,11 +25,7 @@
 
 use std::sync::Arc;
 
-use crate::games::world::{Cell, Level, LevelError};
-
-/// The largest number of rows, or columns in a row, a level may have. Run-length
-/// encoding could otherwise turn one short line into gigabytes.
-pub const MAX_SIDE: usize = 256;
+use crate::games::world::{Cell, Level, LevelError, ShownChar, WinRule, MAX_SIDE};
 
 /// One level of a collection, ready to play.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,13 +47,15 @@ pub struct Collection {
     pub levels: Vec<CollectionLevel>,
 }
 
-/// Why one level of a collection cannot be played.
+/// Why one level of a collection cannot be played. Messages name the line and column
+/// and show at most the one offending character ([`ShownChar`]), never the file's text.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum XsbError {
     /// A board row holds a character that is not part of the format.
     #[error(
-        "unknown character {found:?} on line {line}, column {column}: \
-         use # @ + $ * . and space, - or _ for floor"
+        "unknown character {} on line {line}, column {column}: \
+         use # @ + $ * . and space, - or _ for floor",
+        ShownChar(*found)
     )]
     UnknownCharacter {
         /// 1-based line in the file.
@@ -198,7 +196,12 @@ impl Reader {
                     meta: std::mem::take(&mut self.pending),
                     ..Block::default()
                 });
-                block.rows.push((number, row.to_string()));
+                // Every line holds at least one row, so the lines past the first
+                // MAX_SIDE + 1 cannot change the outcome (the board is too big by then);
+                // not keeping them keeps a huge block from being copied whole.
+                if block.rows.len() <= MAX_SIDE {
+                    block.rows.push((number, row.to_string()));
+                }
                 self.target = None;
             }
             Kind::Blank | Kind::Comment => {
@@ -352,7 +355,9 @@ fn build(block: &Block) -> Result<Level, XsbError> {
     for (line, text) in &block.rows {
         expand(*line, text, &mut rows)?;
     }
-    Ok(Level::from_rows(&rows)?)
+    // SPEC section 4: at least one goal, at least as many boxes as goals, and a level
+    // is solved when every goal holds a box.
+    Ok(Level::from_rows(&rows, WinRule::EveryGoal)?)
 }
 
 /// Expand one line (run lengths, `|` row breaks) onto the end of `rows`.
@@ -621,6 +626,34 @@ mod tests {
         assert_eq!(
             errors("99999999999999999999#|#@$.#\n"),
             [(1, 1, XsbError::TooBig { line: 1 })]
+        );
+    }
+
+    #[test]
+    fn the_largest_board_loads_and_one_row_or_column_more_is_refused() {
+        let side = |rows: usize, columns: usize| {
+            let mut text = format!("{}|#@$.{}", "#".repeat(columns), "#".repeat(columns - 4));
+            text.push_str(&format!("\n{}", "#".repeat(columns)).repeat(rows - 2));
+            text.push('\n');
+            text
+        };
+        let reading = parse_collection(&side(MAX_SIDE, MAX_SIDE));
+        assert_eq!(reading.skipped, Vec::new());
+        let level = &reading.collection.levels[0].level;
+        assert_eq!((level.width(), level.height()), (MAX_SIDE, MAX_SIDE));
+        assert_eq!(
+            errors(&side(MAX_SIDE + 1, MAX_SIDE)),
+            [(1, 1, XsbError::TooBig { line: MAX_SIDE })]
+        );
+        assert_eq!(
+            errors(&side(MAX_SIDE, MAX_SIDE + 1)),
+            [(1, 1, XsbError::TooBig { line: 1 })]
+        );
+        // A block of 100,000 lines is refused at the line that passes the limit.
+        let tall = format!("#@$.#\n{}", "#\n".repeat(100_000));
+        assert_eq!(
+            errors(&tall),
+            [(1, 1, XsbError::TooBig { line: MAX_SIDE + 1 })]
         );
     }
 

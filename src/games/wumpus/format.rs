@@ -20,10 +20,15 @@
 //! and the same order, leaving out a dead wumpus and grabbed gold; pits and blocked
 //! rooms keep the order they were read in, so an untouched world prints as it was
 //! written.
+//!
+//! Errors name the line and the column (counted in characters, a tab as one) and show
+//! at most one offending character, never a word of the file: a world file can be a
+//! symlink to a secret, and its problems go to the log and to `check-levels`.
 
 use std::fmt;
 
 use super::cave::{Cave, CaveBuilder, Dim, Orientation, PlaceError, Player, Pos, Thing, MAX_SIDE};
+use crate::games::world::ShownChar;
 
 /// A line's keyword. The declaration order is the order the lines must come in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -115,15 +120,45 @@ impl fmt::Display for Keyword {
 /// The order the lines go in, for messages.
 const ORDER: &str = "dim, player, wumpus, gold, pit, exit, blocked";
 
-/// Why a world file cannot be loaded; the file is then not loaded at all.
+/// Why a world file cannot be loaded; the file is then not loaded at all. No reason
+/// holds a word of the file: only positions, parsed numbers and at most one character.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Reason {
     /// A line starts with a word that is not a keyword.
-    #[error("unknown keyword {0:?}: use one of {ORDER}")]
-    UnknownKeyword(String),
-    /// A field is not a whole number.
-    #[error("{0:?} is not an integer: write whole numbers such as 0 or 12")]
-    NotAnInteger(String),
+    #[error("unknown keyword at column {column}: use one of {ORDER}")]
+    UnknownKeyword {
+        /// 1-based column where the word starts.
+        column: usize,
+    },
+    /// A field holds something other than an optional sign and digits.
+    #[error(
+        "field {field} of `{keyword}` is not an integer: {} at column {column} is not a \
+         digit; write whole numbers such as 0 or 12",
+        ShownChar(*found)
+    )]
+    NotAnInteger {
+        /// The line's keyword.
+        keyword: Keyword,
+        /// The field's name as the `takes N integers` message lists it (`W`, `x`, `o`).
+        field: &'static str,
+        /// 1-based column of the offending character.
+        column: usize,
+        /// The first character that cannot be part of the number.
+        found: char,
+    },
+    /// A field of digits too large for any field (beyond `i64`).
+    #[error(
+        "field {field} of `{keyword}` at column {column} is too large: write whole \
+         numbers such as 0 or 12"
+    )]
+    TooLarge {
+        /// The line's keyword.
+        keyword: Keyword,
+        /// The field's name as the `takes N integers` message lists it (`W`, `x`, `o`).
+        field: &'static str,
+        /// 1-based column where the field starts.
+        column: usize,
+    },
     /// A keyword with too few or too many integers.
     #[error("`{keyword}` takes {} integers ({}), found {found}", keyword.fields().len(), keyword.fields().join(" "))]
     WrongCount {
@@ -235,14 +270,13 @@ struct Parser {
 
 impl Parser {
     fn line(&mut self, line: &str) -> Result<(), Reason> {
-        let mut words = line.split_whitespace();
-        let Some(word) = words.next() else {
+        let words = words(line);
+        let Some(&(column, word)) = words.first() else {
             return Ok(());
         };
-        let keyword =
-            Keyword::from_word(word).ok_or_else(|| Reason::UnknownKeyword(word.to_string()))?;
+        let keyword = Keyword::from_word(word).ok_or(Reason::UnknownKeyword { column })?;
         self.check_order(keyword)?;
-        let fields: Vec<&str> = words.collect();
+        let fields = &words[1..];
         if fields.len() != keyword.fields().len() {
             return Err(Reason::WrongCount {
                 keyword,
@@ -251,11 +285,8 @@ impl Parser {
         }
         let numbers = fields
             .iter()
-            .map(|field| {
-                field
-                    .parse::<i64>()
-                    .map_err(|_| Reason::NotAnInteger((*field).to_string()))
-            })
+            .zip(keyword.fields())
+            .map(|(&(column, text), &field)| integer(keyword, field, column, text))
             .collect::<Result<Vec<i64>, Reason>>()?;
         self.last = Some(keyword);
         match (keyword, numbers.as_slice()) {
@@ -343,6 +374,66 @@ impl Parser {
         let builder = self.builder.ok_or(missing(Keyword::Player))?;
         builder.build().ok_or(missing(Keyword::Exit))
     }
+}
+
+/// The white-space separated words of a line, each with the 1-based column (in
+/// characters) it starts at, for messages that point into the line without quoting it.
+fn words(line: &str) -> Vec<(usize, &str)> {
+    let mut words = Vec::new();
+    let mut start: Option<(usize, usize)> = None; // (byte offset, column)
+    for (index, (offset, c)) in line.char_indices().enumerate() {
+        match (c.is_whitespace(), start) {
+            (true, Some((from, column))) => {
+                words.push((column, &line[from..offset]));
+                start = None;
+            }
+            (false, None) => start = Some((offset, index + 1)),
+            _ => {}
+        }
+    }
+    if let Some((from, column)) = start {
+        words.push((column, &line[from..]));
+    }
+    words
+}
+
+/// Read the field `field` of a `keyword` line, which starts at `column`, as an
+/// integer. When it is not one, the error points at the first character that cannot be
+/// part of it, or says it is too large when it is all digits.
+fn integer(
+    keyword: Keyword,
+    field: &'static str,
+    column: usize,
+    text: &str,
+) -> Result<i64, Reason> {
+    text.parse::<i64>().map_err(|_| {
+        let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+        let sign = usize::from(digits.len() < text.len());
+        let offending = match digits
+            .chars()
+            .enumerate()
+            .find(|(_, c)| !c.is_ascii_digit())
+        {
+            Some((index, c)) => Some((column + sign + index, c)),
+            // A sign with no digits after it: the sign is what does not belong.
+            None if digits.is_empty() => text.chars().next().map(|c| (column, c)),
+            // Digits only: the number does not fit.
+            None => None,
+        };
+        match offending {
+            Some((column, found)) => Reason::NotAnInteger {
+                keyword,
+                field,
+                column,
+                found,
+            },
+            None => Reason::TooLarge {
+                keyword,
+                field,
+                column,
+            },
+        }
+    })
 }
 
 fn position(dim: Dim, x: i64, y: i64) -> Result<Pos, Reason> {
@@ -468,7 +559,7 @@ mod tests {
         let cases: &[(&str, &str)] = &[
             (
                 "dim 4 4\nplayer 0 0 1 0 1\nwumpus 3 2\ntreasure 1 1\nexit 0 0\n",
-                "line 4: unknown keyword \"treasure\": use one of dim, player, wumpus, gold, pit, exit, blocked",
+                "line 4: unknown keyword at column 1: use one of dim, player, wumpus, gold, pit, exit, blocked",
             ),
             ("dim 4\n", "line 1: `dim` takes 2 integers (W H), found 1"),
             (
@@ -481,7 +572,7 @@ mod tests {
             ),
             (
                 "dim 4 4\nplayer 0 0 1 0 1\ngold x 1\n",
-                "line 3: \"x\" is not an integer: write whole numbers such as 0 or 12",
+                "line 3: field x of `gold` is not an integer: 'x' at column 6 is not a digit; write whole numbers such as 0 or 12",
             ),
             (
                 "dim 4 4\nplayer 0 0 1 0 1\ngold 1 1\nwumpus 2 2\n",
@@ -573,13 +664,55 @@ mod tests {
             ),
             (
                 "dim 4 4\nplayer 0 0 1 0 99999999999999999999\n",
-                "line 2: \"99999999999999999999\" is not an integer: write whole numbers such as 0 or 12",
+                "line 2: field a of `player` at column 16 is too large: write whole numbers such as 0 or 12",
             ),
         ];
         for (text, expected) in cases {
             assert_eq!(&error(text), expected, "{text:?}");
         }
         assert!(parse_cave(&format!("{HEAD}exit 0 0\n")).is_ok());
+    }
+
+    #[test]
+    fn errors_point_at_a_column_and_show_one_character_at_most() {
+        let reason = |text: &str| parse_cave(text).unwrap_err().reason;
+        assert_eq!(
+            reason("dim 4 4\n\t player 0 0 1 0 1\n  \tx 1 1\n"),
+            Reason::UnknownKeyword { column: 4 }
+        );
+        let not_an_integer = |field, column, found| Reason::NotAnInteger {
+            keyword: Keyword::Gold,
+            field,
+            column,
+            found,
+        };
+        let gold = |fields: &str| reason(&format!("{HEAD}gold {fields}\n"));
+        assert_eq!(gold("1 -"), not_an_integer("y", 8, '-'));
+        assert_eq!(gold("+ 1"), not_an_integer("x", 6, '+'));
+        assert_eq!(gold("1 +-2"), not_an_integer("y", 9, '-'));
+        assert_eq!(gold("12x 1"), not_an_integer("x", 8, 'x'));
+        assert_eq!(gold("1\t\t\u{ff13}"), not_an_integer("y", 9, '\u{ff13}'));
+        assert_eq!(
+            gold("1 \u{1b}[2J").to_string(),
+            "field y of `gold` is not an integer: U+001B at column 8 is not a digit; write whole numbers such as 0 or 12"
+        );
+        assert_eq!(
+            gold("-99999999999999999999 0"),
+            Reason::TooLarge {
+                keyword: Keyword::Gold,
+                field: "x",
+                column: 6
+            }
+        );
+        // Any white space separates fields, and columns count characters, not bytes.
+        assert_eq!(
+            reason("dim 4 4\nplayer 0 0 1 0 1\ngold\u{a0}é 1\n"),
+            not_an_integer("x", 6, 'é')
+        );
+        assert_eq!(
+            reason("dim 4 4\nplayer 0 0 1 0 1\ngold\u{a0}1 é\n"),
+            not_an_integer("y", 8, 'é')
+        );
     }
 
     use crate::games::wumpus::cave::Action;
