@@ -136,27 +136,44 @@ struct Meta {
     author: Option<String>,
 }
 
+/// The most characters of a title or an author shown to players.
+pub const MAX_META: usize = 80;
+
 impl Meta {
     fn absorb(&mut self, line: &str) {
         match key_value(line) {
             Some((key, value)) if key.eq_ignore_ascii_case("title") => {
-                if self.title.is_none() && !value.is_empty() {
-                    self.title = Some(value.to_string());
+                if self.title.is_none() {
+                    self.title = shown(value);
                 }
             }
             Some((key, value)) if key.eq_ignore_ascii_case("author") => {
-                if self.author.is_none() && !value.is_empty() {
-                    self.author = Some(value.to_string());
+                if self.author.is_none() {
+                    self.author = shown(value);
                 }
             }
             Some(_) => {}
             None => {
                 if self.title.is_none() {
-                    self.title = Some(unquote(line).to_string());
+                    self.title = shown(unquote(line));
                 }
             }
         }
     }
+}
+
+/// A title or author as players see it: a file's text goes to every player of the
+/// level, so control characters (escape sequences that could rewrite a terminal) are
+/// dropped and the length is capped at [`MAX_META`] characters. `None` when nothing
+/// is left.
+fn shown(value: &str) -> Option<String> {
+    let text: String = value
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MAX_META)
+        .collect();
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_string())
 }
 
 /// Where the next metadata line goes.
@@ -460,6 +477,18 @@ mod tests {
         let collection = good(text);
         assert_eq!(titles(&collection), [None, Some("Duh!")]);
         assert_eq!(board(&collection.levels[1]), "#####\n#@$.#\n#####\n");
+    }
+
+    #[test]
+    fn titles_reach_players_without_control_characters_and_capped() {
+        let long = "x".repeat(200);
+        let text = format!("Title: \u{1b}[2JEvil\u{7}\nAuthor: {long}\n#####\n#@$.#\n#####\n\n\u{1b}\n#####\n#@$.#\n#####\n");
+        let collection = good(&text);
+        assert_eq!(titles(&collection), [Some("[2JEvil"), None]);
+        assert_eq!(
+            collection.levels[0].author.as_deref(),
+            Some("x".repeat(MAX_META).as_str())
+        );
     }
 
     #[test]
