@@ -22,6 +22,8 @@ pub struct Console {
     memory: Memory,
     /// `arcade play`: the console ends when its one game does, with no lobby.
     single: bool,
+    /// New saves made by this session, for its quota.
+    new_saves: usize,
 }
 
 /// A game in progress, and which one it is.
@@ -58,6 +60,8 @@ enum Work {
         state: String,
         /// The game's reply, sent before the save's outcome.
         text: String,
+        /// This session may still make a new save.
+        may_create: bool,
     },
 }
 
@@ -70,7 +74,10 @@ enum Finished {
         game: Result<NewGame, String>,
     },
     Listed(String),
-    Saved(String),
+    Saved {
+        text: String,
+        created: bool,
+    },
 }
 
 impl Job {
@@ -90,9 +97,18 @@ impl Job {
                 name,
                 state,
                 mut text,
+                may_create,
             } => {
-                text.push_str(&saves::save(&context.data_dir, game, &name, &state));
-                Finished::Saved(text)
+                let quota = saves::Quota {
+                    may_create,
+                    max_saves: saves::MAX_SAVES_PER_GAME,
+                };
+                let saved = saves::save(&context.data_dir, game, &name, &state, quota);
+                text.push_str(&saved.message);
+                Finished::Saved {
+                    text,
+                    created: saved.created,
+                }
             }
         })
     }
@@ -111,6 +127,7 @@ impl Console {
             game: None,
             memory: Memory::default(),
             single: false,
+            new_saves: 0,
         }
     }
 
@@ -121,6 +138,7 @@ impl Console {
             game: None,
             memory: Memory::default(),
             single: true,
+            new_saves: 0,
         };
         let outcome = console.begin(kind, game);
         (console, outcome)
@@ -181,7 +199,8 @@ impl Console {
                 text.push_str(lobby::PROMPT);
                 Outcome::Send(text)
             }
-            Finished::Saved(mut text) => {
+            Finished::Saved { mut text, created } => {
+                self.new_saves += usize::from(created);
                 text.push_str(self.prompt());
                 Outcome::Send(text)
             }
@@ -226,6 +245,7 @@ impl Console {
                     name,
                     state,
                     text,
+                    may_create: self.new_saves < saves::MAX_NEW_SAVES_PER_SESSION,
                 }))
             }
         }
@@ -348,6 +368,29 @@ mod tests {
         let start = sent(line(&mut console, &context, "play wumpus HERE"));
         assert!(start.starts_with("Welcome to the Wumpus World!"), "{start}");
         assert!(console.game_state().unwrap().contains("player 0 0 0 0 1"));
+    }
+
+    #[test]
+    fn one_session_makes_a_limited_number_of_new_saves() {
+        let dir = tempfile::tempdir().unwrap();
+        let context = context(dir.path());
+        let mut console = Console::lobby();
+        sent(line(&mut console, &context, "wumpus"));
+        for n in 0..saves::MAX_NEW_SAVES_PER_SESSION {
+            let reply = sent(line(&mut console, &context, &format!("save s{n}")));
+            assert_eq!(reply, format!("Saved as s{n}.\nEnter command: "));
+        }
+        let refused = sent(line(&mut console, &context, "save one-more"));
+        assert!(
+            refused
+                .starts_with("Cannot save as one-more: one session may make at most 100 new saves"),
+            "{refused}"
+        );
+        // Saving over its own is still fine, and another session has its own quota.
+        assert!(sent(line(&mut console, &context, "save s0")).starts_with("Saved as s0."));
+        let mut other = Console::lobby();
+        sent(line(&mut other, &context, "wumpus"));
+        assert!(sent(line(&mut other, &context, "save mine")).starts_with("Saved as mine."));
     }
 
     #[test]

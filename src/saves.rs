@@ -17,6 +17,37 @@ use crate::games::SaveName;
 /// save is recognised by it.
 pub const TEMPORARY_PREFIX: &str = ".arcade-save-";
 
+/// How old a temporary file must be before a starting server removes it: a save in
+/// flight takes milliseconds, and another server sharing the data directory may be
+/// writing one right now.
+const STALE_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// How many saves one game may keep in a data directory. A save is a few hundred
+/// bytes, so this is a few megabytes per game; it keeps a flood of saves from
+/// filling the disk or making every listing slow.
+pub const MAX_SAVES_PER_GAME: usize = 10_000;
+
+/// How many new saves one session may make (saving over its own is always allowed).
+pub const MAX_NEW_SAVES_PER_SESSION: usize = 100;
+
+/// What a save may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota {
+    /// The saver may still make a new save (not only replace one).
+    pub may_create: bool,
+    /// How many saves the game's folder may hold.
+    pub max_saves: usize,
+}
+
+/// How a save went: the line for the player, and whether a new file was made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Saved {
+    /// What to tell the player.
+    pub message: String,
+    /// A save of a new name was written (it counts against the session's quota).
+    pub created: bool,
+}
+
 /// Where a save of the game `game` called `name` lives under `data_dir`.
 pub fn path(data_dir: &Path, game: &str, name: &SaveName) -> PathBuf {
     data_dir.join(game).join(format!("{name}.txt"))
@@ -57,15 +88,86 @@ fn sync_dir(_dir: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Save a game and say how it went, as the line to show the player.
-pub fn save(data_dir: &Path, game: &str, name: &SaveName, contents: &str) -> String {
-    match write_atomically(&path(data_dir, game, name), contents) {
-        Ok(()) => format!("Saved as {name}.\n"),
-        Err(error) => {
-            tracing::warn!(%error, %name, "save failed");
-            format!("Could not save {name}: {error}.\n")
+/// Save a game within `quota` and say how it went. Saving over an existing save is
+/// always allowed; a new one only while the quota allows it.
+pub fn save(data_dir: &Path, game: &str, name: &SaveName, contents: &str, quota: Quota) -> Saved {
+    let file = path(data_dir, game, name);
+    let created = !file.exists();
+    if created {
+        if !quota.may_create {
+            return Saved {
+                message: format!(
+                    "Cannot save as {name}: one session may make at most {MAX_NEW_SAVES_PER_SESSION} new saves; save over one of yours instead.\n"
+                ),
+                created: false,
+            };
+        }
+        if count(data_dir, game) >= quota.max_saves {
+            tracing::warn!(
+                game,
+                limit = quota.max_saves,
+                "save refused: the data directory is full"
+            );
+            return Saved {
+                message: format!(
+                    "Cannot save as {name}: the server keeps at most {} saves of this game; save over an existing one, or ask the operator to clear old ones.\n",
+                    quota.max_saves
+                ),
+                created: false,
+            };
         }
     }
+    match write_atomically(&file, contents) {
+        Ok(()) => Saved {
+            message: format!("Saved as {name}.\n"),
+            created,
+        },
+        Err(error) => {
+            tracing::warn!(%error, %name, "save failed");
+            Saved {
+                message: format!("Could not save {name}: {error}.\n"),
+                created: false,
+            }
+        }
+    }
+}
+
+/// How many files the folder of `game` holds.
+fn count(data_dir: &Path, game: &str) -> usize {
+    fs::read_dir(data_dir.join(game)).map_or(0, |entries| entries.count())
+}
+
+/// Remove what saves interrupted by a crash left behind: temporary files older than a
+/// minute in the game folders of `data_dir` (this version's, and the
+/// `.NAME.txt.PID.N.tmp` of earlier ones). Returns how many were removed.
+pub fn remove_stale_temporaries(data_dir: &Path) -> usize {
+    let Ok(folders) = fs::read_dir(data_dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for folder in folders.flatten().map(|entry| entry.path()) {
+        let Ok(entries) = fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if !(name.starts_with('.') && name.ends_with(".tmp")) {
+                continue;
+            }
+            let stale = entry
+                .metadata()
+                .ok()
+                .filter(std::fs::Metadata::is_file)
+                .and_then(|metadata| metadata.modified().ok())
+                .and_then(|modified| modified.elapsed().ok())
+                .is_some_and(|age| age >= STALE_AFTER);
+            if stale && fs::remove_file(entry.path()).is_ok() {
+                removed += 1;
+            }
+        }
+    }
+    removed
 }
 
 /// The text of the save `name` of `game`; `None` when there is no such save.
@@ -106,6 +208,15 @@ mod tests {
 
     fn name(text: &str) -> SaveName {
         SaveName::parse(text).unwrap()
+    }
+
+    const ANY: Quota = Quota {
+        may_create: true,
+        max_saves: MAX_SAVES_PER_GAME,
+    };
+
+    fn save(data_dir: &Path, game: &str, name: &SaveName, contents: &str) -> String {
+        super::save(data_dir, game, name, contents, ANY).message
     }
 
     #[test]
@@ -169,5 +280,65 @@ mod tests {
         fs::write(&blocker, "not a directory").unwrap();
         let message = save(&blocker, "sokoban", &name("x"), "state");
         assert!(message.starts_with("Could not save x:"), "{message}");
+    }
+
+    #[test]
+    fn the_quota_refuses_new_saves_but_never_an_overwrite() {
+        let dir = tempfile::tempdir().unwrap();
+        let full = Quota {
+            may_create: true,
+            max_saves: 2,
+        };
+        assert!(super::save(dir.path(), "wumpus", &name("a"), "1", full).created);
+        assert!(super::save(dir.path(), "wumpus", &name("b"), "2", full).created);
+        let refused = super::save(dir.path(), "wumpus", &name("c"), "3", full);
+        assert_eq!(refused.message, "Cannot save as c: the server keeps at most 2 saves of this game; save over an existing one, or ask the operator to clear old ones.\n");
+        assert!(!refused.created);
+        assert!(!path(dir.path(), "wumpus", &name("c")).exists());
+        let over = super::save(dir.path(), "wumpus", &name("a"), "4", full);
+        assert_eq!(
+            (over.message.as_str(), over.created),
+            ("Saved as a.\n", false)
+        );
+        let spent = Quota {
+            may_create: false,
+            max_saves: 100,
+        };
+        let refused = super::save(dir.path(), "wumpus", &name("d"), "5", spent);
+        assert!(
+            refused
+                .message
+                .starts_with("Cannot save as d: one session may make at most 100 new saves"),
+            "{}",
+            refused.message
+        );
+        assert!(super::save(dir.path(), "wumpus", &name("b"), "6", spent)
+            .message
+            .starts_with("Saved"));
+    }
+
+    #[test]
+    fn stale_temporaries_are_removed_and_fresh_ones_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("wumpus");
+        fs::create_dir_all(&folder).unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for stale in [".x.txt.123.4.tmp", ".arcade-save-abc.tmp"] {
+            let file = fs::File::create(folder.join(stale)).unwrap();
+            file.set_modified(old).unwrap();
+        }
+        fs::write(folder.join(".arcade-save-fresh.tmp"), "in flight").unwrap();
+        fs::write(folder.join("kept.txt"), "a save").unwrap();
+        let old_save = fs::File::create(folder.join("old.txt")).unwrap();
+        old_save.set_modified(old).unwrap();
+        assert_eq!(remove_stale_temporaries(dir.path()), 2);
+        let mut left: Vec<String> = fs::read_dir(&folder)
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        assert_eq!(left, [".arcade-save-fresh.tmp", "kept.txt", "old.txt"]);
+        assert_eq!(remove_stale_temporaries(&dir.path().join("missing")), 0);
     }
 }

@@ -18,6 +18,7 @@ use tracing::{error, info, warn};
 
 use crate::levels::{self, LayoutError, Levels};
 use crate::registry::Registry;
+use crate::saves;
 use crate::session::{Lease, Session, Timeouts};
 use crate::shutdown::ShutdownSignal;
 use crate::table::Context;
@@ -167,7 +168,7 @@ pub async fn run_with(
     registry: Registry,
     shutdown: impl Future,
 ) -> Result<(), StartError> {
-    let levels = load_levels(options.levels.clone()).await?;
+    let levels = prepare(options.levels.clone(), options.data_dir.clone()).await?;
     let capacity = session_capacity();
     let max_sessions = if options.max_sessions > capacity {
         warn!(
@@ -228,10 +229,15 @@ pub async fn run_with(
     Ok(())
 }
 
-/// Load the levels on a blocking thread (a levels directory may be slow to read), log
-/// what came from where and every problem.
-async fn load_levels(extra: Option<PathBuf>) -> Result<Levels, StartError> {
+/// On a blocking thread (a disk may be slow): remove what saves interrupted by a crash
+/// left in the data directory, then load the levels; log what came from where and
+/// every problem.
+async fn prepare(extra: Option<PathBuf>, data_dir: PathBuf) -> Result<Levels, StartError> {
     let loaded = tokio::task::spawn_blocking(move || {
+        let removed = saves::remove_stale_temporaries(&data_dir);
+        if removed > 0 {
+            info!(removed, data_dir = %data_dir.display(), "removed temporary files left by interrupted saves");
+        }
         if let Some(dir) = &extra {
             levels::check_layout(dir)?;
         }

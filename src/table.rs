@@ -189,11 +189,13 @@ fn start_sokoban(args: &[&str], context: &Context) -> Result<NewGame, String> {
         [name] => name,
         _ => return Err(String::from("Usage: play sokoban [LEVEL]")),
     };
-    let level = context
-        .levels
-        .sokoban
-        .get(name)
-        .ok_or_else(|| unknown_level(name, context.levels.sokoban.names().map(String::from)))?;
+    let level = context.levels.sokoban.get(name).ok_or_else(|| {
+        unknown_level(
+            "sokoban",
+            name,
+            context.levels.sokoban.names().map(String::from),
+        )
+    })?;
     Ok(boxed(Sokoban::new(level)))
 }
 
@@ -328,7 +330,7 @@ fn wumpus_names(context: &Context) -> Vec<String> {
 
 /// The world saved as `name`.
 fn saved_world(name: &str, context: &Context) -> Result<Cave, String> {
-    let unknown = || unknown_level(name, wumpus_names(context));
+    let unknown = || unknown_level("wumpus", name, wumpus_names(context));
     // Only a valid save name comes near a path.
     let saved = SaveName::parse(name).map_err(|_| unknown())?;
     let text = match saves::read(&context.data_dir, Cave::DIR, &saved) {
@@ -357,13 +359,26 @@ fn unknown_collection(name: &str, context: &Context) -> String {
     )
 }
 
-/// The one-line error for a level name that does not exist.
-fn unknown_level(name: &str, choices: impl IntoIterator<Item = String>) -> String {
-    let choices: Vec<String> = choices.into_iter().collect();
-    format!(
-        "Unknown level: {name}. Choose one of: {}.",
-        choices.join(", ")
-    )
+/// The most choices an error lists: a screenful, however many saves there are.
+const MAX_CHOICES: usize = 20;
+
+/// The one-line error for a level name of `game` that does not exist: the choices, at
+/// most [`MAX_CHOICES`] of them.
+fn unknown_level(game: &str, name: &str, choices: impl IntoIterator<Item = String>) -> String {
+    let mut choices = choices.into_iter();
+    let shown: Vec<String> = choices.by_ref().take(MAX_CHOICES).collect();
+    let more = choices.count();
+    if more == 0 {
+        format!(
+            "Unknown level: {name}. Choose one of: {}.",
+            shown.join(", ")
+        )
+    } else {
+        format!(
+            "Unknown level: {name}. Choose one of: {} and {more} more (type levels {game} for all).",
+            shown.join(", ")
+        )
+    }
 }
 
 #[cfg(test)]
@@ -449,6 +464,25 @@ mod tests {
             collection_names(&context()),
             vec![String::from("arcade (25 levels)")]
         );
+    }
+
+    #[test]
+    fn an_unknown_name_lists_a_screenful_of_choices() {
+        let dir = tempfile::tempdir().unwrap();
+        let context = Context {
+            levels: Levels::built_in().0,
+            data_dir: dir.path().to_path_buf(),
+        };
+        for n in 0..100 {
+            let name = SaveName::parse(&format!("save{n:03}")).unwrap();
+            let quota = saves::Quota {
+                may_create: true,
+                max_saves: 1000,
+            };
+            saves::save(dir.path(), "wumpus", &name, "x", quota);
+        }
+        let error = start_wumpus(&["nope"], &context).err().unwrap();
+        assert_eq!(error, "Unknown level: nope. Choose one of: big, classic, maze, save000, save001, save002, save003, save004, save005, save006, save007, save008, save009, save010, save011, save012, save013, save014, save015, save016 and 83 more (type levels wumpus for all).");
     }
 
     #[test]

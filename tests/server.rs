@@ -646,3 +646,27 @@ async fn a_silent_connection_is_closed_after_the_login_timeout() {
         .await
         .contains("#######"));
 }
+
+#[tokio::test]
+async fn a_start_removes_what_interrupted_saves_left() {
+    let data = tempfile::tempdir().unwrap();
+    let folder = data.path().join("wumpus");
+    std::fs::create_dir_all(&folder).unwrap();
+    let leftover = folder.join(".mine.txt.4242.7.tmp");
+    let file = std::fs::File::create(&leftover).unwrap();
+    file.set_modified(std::time::SystemTime::now() - Duration::from_secs(600))
+        .unwrap();
+    let save = folder.join("mine.txt");
+    std::fs::write(&save, "dim 2 2\nplayer 0 0 0 0 1\nexit 0 0\n").unwrap();
+    let options = Options {
+        data_dir: data.path().to_path_buf(),
+        ..Options::default()
+    };
+    let server = TestServer::start_with(options).await;
+    // Once the server answers, it has started.
+    let mut client = Client::connect(server.addr).await;
+    client.send("levels wumpus").await;
+    assert!(client.read_until("> ").await.contains("mine"));
+    assert!(!leftover.exists(), "the leftover is still there");
+    assert!(save.exists());
+}

@@ -296,8 +296,12 @@ fn saved_worlds_load_by_name() {
     };
     assert_eq!(name.as_str(), "later");
     // What the session does with it.
-    let said = arcade::saves::save(dir.path(), "wumpus", &name, &state);
-    assert_eq!(said, "Saved as later.\n");
+    let quota = arcade::saves::Quota {
+        may_create: true,
+        max_saves: 10,
+    };
+    let said = arcade::saves::save(dir.path(), "wumpus", &name, &state, quota);
+    assert_eq!(said.message, "Saved as later.\n");
     assert!((wumpus().level_names)(&context).contains(&"later".to_string()));
     let (mut game, reply) = start("LATER", &context);
     assert_eq!(
