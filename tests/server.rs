@@ -520,32 +520,10 @@ async fn shutdown_does_not_wait_for_a_client_that_stopped_reading() {
 
 #[tokio::test]
 async fn a_closed_log_pipe_harms_no_session() {
-    use std::io::BufRead as _;
-    let mut server = Command::new(env!("CARGO_BIN_EXE_arcade"))
-        .args(["serve", "--bind", "127.0.0.1", "--port", "0"])
-        .env("RUST_LOG", "info")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start arcade serve");
-    let mut log = std::io::BufReader::new(server.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    let port = loop {
-        line.clear();
-        assert!(
-            log.read_line(&mut line).expect("read the log") > 0,
-            "no listening line"
-        );
-        if let Some(rest) = line.split("address=127.0.0.1:").nth(1) {
-            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
-            break digits.parse::<u16>().expect("a port");
-        }
-    };
+    let (mut server, addr, log) = common::spawn_server_process(&[]);
     // As when `arcade serve 2>&1 | tee lab.log` loses its tee: every later log line
     // fails to write.
     drop(log);
-    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     for _ in 0..3 {
         let mut client = Client::connect(addr).await;
         client.send("sokoban").await;

@@ -108,17 +108,15 @@ async fn the_last_level_completes_the_collection_and_returns_to_the_lobby() {
 
 #[tokio::test]
 async fn public_collections_load_with_levels_dir() {
-    let shared = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data/levels");
-    if !std::path::Path::new(shared).is_dir() {
-        eprintln!("skipped: ../shared not found");
+    let Some(shared) = common::shared_levels() else {
         return;
-    }
+    };
     // Copied at run time into a temporary --levels directory, never into the repository.
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("starpusher");
     std::fs::create_dir(&folder).unwrap();
     for name in ["starPusherLevels.txt", "microban_155.xsb"] {
-        std::fs::copy(format!("{shared}/{name}"), folder.join(name)).unwrap();
+        std::fs::copy(shared.join(name), folder.join(name)).unwrap();
     }
     let options = Options {
         levels: Some(dir.path().to_path_buf()),
@@ -164,4 +162,31 @@ async fn public_collections_load_with_levels_dir() {
         "{start:?}"
     );
     server.shutdown().await;
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn twenty_million_moves_leave_the_server_memory_within_a_few_megabytes() {
+    let (mut server, addr, _log) = common::spawn_server_process(&[]);
+    let mut client = Client::connect(addr).await;
+    // Level 1 is `#@ $ .#`: right and left again never touch the box.
+    command(&mut client, "play starpusher arcade 1").await;
+    let line = format!("lurd {}", "rl".repeat(500));
+    command(&mut client, &line).await;
+    let before = common::resident_bytes(server.id());
+    // 20,000 lines of 1,000 moves, sent in batches so that replies keep flowing.
+    for _ in 0..200 {
+        let batch = format!("{line}\r\n").repeat(100);
+        client.send_raw(batch.as_bytes()).await;
+        for _ in 0..100 {
+            client.read_until(PROMPT).await;
+        }
+    }
+    let status = command(&mut client, "d0").await;
+    assert!(status.contains("Moves: 20001000  Pushes: 0"), "{status}");
+    let grown = common::resident_bytes(server.id()).saturating_sub(before);
+    // Without a bound on the history this is about 40 MB (2 bytes a move).
+    assert!(grown < 4 * 1024 * 1024, "the server grew by {grown} bytes");
+    server.kill().expect("stop the server");
+    let _ = server.wait();
 }

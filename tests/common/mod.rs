@@ -14,6 +14,73 @@ use tokio::task::JoinHandle;
 use arcade::registry::Registry;
 use arcade::server::{self, Options};
 
+/// `../shared/data/levels`, the public collections beside the repository. Without it
+/// a test says `skipped: ...` and passes, except under `CI=true`, where it fails: CI
+/// always has `../shared`.
+pub fn shared_levels() -> Option<std::path::PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/levels");
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|ci| ci == "true") {
+        panic!(
+            "{}: not found (CI=true: ../shared must be there)",
+            dir.display()
+        );
+    }
+    eprintln!("skipped: {} not found", dir.display());
+    None
+}
+
+/// `arcade serve` as its own process on 127.0.0.1 and a free port, with `args` added:
+/// the process, its address, and its log (stderr), read up to the line that says
+/// where it listens. Drop the log to close the pipe.
+pub fn spawn_server_process(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    SocketAddr,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
+    use std::io::BufRead as _;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arcade"))
+        .args(["serve", "--bind", "127.0.0.1", "--port", "0"])
+        .args(args)
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start arcade serve");
+    let mut log = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    let port = loop {
+        line.clear();
+        assert!(
+            log.read_line(&mut line).expect("read the log") > 0,
+            "no listening line"
+        );
+        if let Some(rest) = line.split("address=127.0.0.1:").nth(1) {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            break digits.parse::<u16>().expect("a port");
+        }
+    };
+    (child, SocketAddr::from((Ipv4Addr::LOCALHOST, port)), log)
+}
+
+/// The resident memory of process `pid` in bytes, from `/proc`.
+pub fn resident_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc/PID/status");
+    let kib: u64 = status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmRSS:"))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|number| number.parse().ok())
+        .expect("VmRSS");
+    kib * 1024
+}
+
 /// How long a client waits for an expected reply before the test fails.
 pub const TIMEOUT: Duration = Duration::from_secs(10);
 
