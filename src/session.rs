@@ -22,7 +22,7 @@ use std::mem::MaybeUninit;
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::task::{self, ready, Poll, Waker};
+use std::task::{self, ready, Poll};
 use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
@@ -35,7 +35,7 @@ use crate::console::{Console, Outcome};
 use crate::inbox::{Delivery, Inbox, Message};
 use crate::lobby;
 use crate::registry::Registration;
-use crate::shutdown::Shutdown;
+use crate::shutdown::{LastWaker, Shutdown};
 use crate::table::Context;
 use crate::telnet::{Input, Output, TelnetCodec, LINE_TOO_LONG};
 
@@ -474,7 +474,7 @@ struct IdleTimer {
     /// `Sleep` is `!Unpin`; boxed, so that the session is `Unpin`.
     sleep: Pin<Box<Sleep>>,
     /// The waker `sleep` was last polled with.
-    waker: Option<Waker>,
+    waker: LastWaker,
 }
 
 impl IdleTimer {
@@ -493,7 +493,7 @@ impl IdleTimer {
             warned: false,
             due,
             sleep: Box::pin(tokio::time::sleep_until(due)),
-            waker: None,
+            waker: LastWaker::default(),
         }
     }
 
@@ -515,13 +515,7 @@ impl Future for IdleTimer {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<IdleEvent> {
         let timer = &mut *self;
-        let fresh_waker = !timer
-            .waker
-            .as_ref()
-            .is_some_and(|waker| waker.will_wake(cx.waker()));
-        if fresh_waker {
-            timer.waker = Some(cx.waker().clone());
-        } else if Instant::now() < timer.due {
+        if !timer.waker.is_new(cx) && Instant::now() < timer.due {
             return Poll::Pending;
         }
         let warning = idle_warning(timer.timeout);

@@ -48,7 +48,7 @@ impl ShutdownSignal {
                 // Nothing is ever sent: the channel closes when the signal goes.
                 let _ = notify.recv().await;
             }),
-            waker: None,
+            waker: LastWaker::default(),
             fired: false,
         }
     }
@@ -74,8 +74,30 @@ pub struct Shutdown {
     /// Boxed so that the listener is `Unpin` and stays out of the session's hot fields.
     notified: Pin<Box<dyn Future<Output = ()> + Send>>,
     /// The waker `notified` was last polled with.
-    waker: Option<Waker>,
+    waker: LastWaker,
     fired: bool,
+}
+
+/// The waker a lazily polled future last handed on. Such a future (the shutdown
+/// listener, the session's idle timer) skips polling what it wraps while nothing can
+/// have happened, but must poll it again whenever it is polled with a new waker, or
+/// the wrapped future would wake the old one.
+#[derive(Debug, Default)]
+pub(crate) struct LastWaker(Option<Waker>);
+
+impl LastWaker {
+    /// Whether `cx` brings a waker other than the last one; it is kept if so.
+    pub(crate) fn is_new(&mut self, cx: &Context<'_>) -> bool {
+        if self
+            .0
+            .as_ref()
+            .is_some_and(|waker| waker.will_wake(cx.waker()))
+        {
+            return false;
+        }
+        self.0 = Some(cx.waker().clone());
+        true
+    }
 }
 
 impl std::fmt::Debug for Shutdown {
@@ -105,13 +127,7 @@ impl Future for Shutdown {
         if self.fired {
             return Poll::Ready(());
         }
-        let fresh_waker = !self
-            .waker
-            .as_ref()
-            .is_some_and(|waker| waker.will_wake(cx.waker()));
-        if fresh_waker {
-            self.waker = Some(cx.waker().clone());
-        } else if !self.started.load(Ordering::Acquire) {
+        if !self.waker.is_new(cx) && !self.started.load(Ordering::Acquire) {
             // The channel holds this waker already and the signal has not started.
             return Poll::Pending;
         }
