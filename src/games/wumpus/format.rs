@@ -239,6 +239,16 @@ pub struct FormatError {
     pub reason: Reason,
 }
 
+/// A world file parses into its cave (`text.parse::<Cave>()`), as a cave prints as its
+/// world file.
+impl std::str::FromStr for Cave {
+    type Err = FormatError;
+
+    fn from_str(text: &str) -> Result<Cave, FormatError> {
+        parse_cave(text)
+    }
+}
+
 /// Parse a world file.
 ///
 /// # Errors
@@ -779,7 +789,7 @@ mod tests {
         #[test]
         fn any_text_is_loaded_or_refused(text in "((dim|player|wumpus|gold|pit|exit|blocked|Pit|x|)( {1,3}[-+]?[0-9]{1,3}){0,6}\n){0,12}") {
             match parse_cave(&text) {
-                Ok(cave) => prop_assert_eq!(parse_cave(&cave.to_string()), Ok(cave)),
+                Ok(cave) => prop_assert_eq!(cave.to_string().parse::<Cave>(), Ok(cave)),
                 Err(error) => prop_assert!(error.line >= 1 && error.line <= text.lines().count() + 1),
             }
         }
