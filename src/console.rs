@@ -1,18 +1,32 @@
-//! What a line does: the lobby's commands, or the running game's, for one player.
+//! What a line does: the lobby's commands, the running game's, and the player
+//! commands that work everywhere, for one player.
 //!
 //! The console is the player's side of the rules, with no I/O: a line goes in, an
 //! [`Outcome`] comes out (text to send, the last text before closing, or a [`Job`] that
-//! needs the disk). The network session and `arcade play` both drive it, so the rules
-//! of "what a line does" exist once and are tested here without sockets.
+//! needs the disk, the store or a slow hash). The network session and `arcade play`
+//! both drive it, so the rules of "what a line does" exist once and are tested here
+//! without sockets. Messages from other players come in through
+//! [`Console::on_message`] and come out the same way.
+//!
+//! On the server a console has a [`Seat`] among the other players: then `who`, `say`,
+//! `tell`, `watch`, `name`, `register`, `set` and `quiet` work in the lobby, and in a
+//! game with a `/` first (a `/` line never reaches the game). `arcade play` has no
+//! seat: its one game gets every line, exactly as before.
 //!
 //! Anything that may block (starting a game, which can read a saved world; `levels`,
-//! which lists the saves; `save NAME`) comes back as a [`Job`]: the caller runs it
-//! where blocking is allowed (a blocking thread on the server, in place in `arcade
-//! play`) and hands what it gave to [`Console::finish`].
+//! which lists the saves; `save NAME`; the store; a password's hash) comes back as a
+//! [`Job`]: the caller runs it (`job.run(context).await`) and hands what it gave to
+//! [`Console::finish`].
+
+use std::net::IpAddr;
+use std::sync::Arc;
 
 use crate::games::{self, Memory, Reply, SaveName, Status};
+use crate::inbox::Message;
 use crate::lobby::{self, Command};
+use crate::registry::Place;
 use crate::saves;
+use crate::social::{self, Seat, Services};
 use crate::table::{Context, GameKind, NewGame};
 
 /// One player's place in the arcade: the lobby, or a game.
@@ -24,6 +38,8 @@ pub struct Console {
     single: bool,
     /// New saves made by this session, for its quota.
     new_saves: usize,
+    /// On a server: the player among the others.
+    seat: Option<Seat>,
 }
 
 /// A game in progress, and which one it is.
@@ -35,16 +51,15 @@ struct Playing {
 /// What a line leads to.
 #[must_use]
 pub enum Outcome {
-    /// Send this text; the session goes on.
+    /// Send this text (nothing, if empty); the session goes on.
     Send(String),
     /// Send this text, then close.
     Close(String),
-    /// Run this job off the event loop, then give what it returns to
-    /// [`Console::finish`].
+    /// Run this job, then give what it returns to [`Console::finish`].
     Wait(Job),
 }
 
-/// Work a line needs that may block on the disk; [`Job::run`] does it.
+/// Work a line needs that may block or wait; [`Job::run`] does it.
 #[must_use]
 pub struct Job(Work);
 
@@ -63,6 +78,11 @@ enum Work {
         /// This session may still make a new save.
         may_create: bool,
     },
+    Social {
+        work: social::Work,
+        services: Services,
+        address: IpAddr,
+    },
 }
 
 /// What a [`Job`] gave, for [`Console::finish`].
@@ -71,6 +91,7 @@ pub struct Done(Finished);
 enum Finished {
     Started {
         kind: &'static GameKind,
+        label: String,
         game: Result<NewGame, String>,
     },
     Listed(String),
@@ -78,17 +99,45 @@ enum Finished {
         text: String,
         created: bool,
     },
+    Social(social::Found),
+    /// The job's thread failed (a bug): say so.
+    Failed,
 }
 
+/// Sent when a job failed unexpectedly.
+const JOB_FAILED: &str = "Sorry, the server could not do that. Try again.\n";
+
 impl Job {
-    /// Do the work. This may block on the disk: never call it on the event loop.
-    pub fn run(self, context: &Context) -> Done {
-        Done(match self.0 {
+    /// Do the work. What blocks (files, hashing) runs on a blocking thread, so this may
+    /// be awaited on the event loop.
+    pub async fn run(self, context: Arc<Context>) -> Done {
+        match self.0 {
+            Work::Social {
+                work,
+                services,
+                address,
+            } => Done(Finished::Social(work.run(services, address).await)),
+            work => {
+                match tokio::task::spawn_blocking(move || Job::run_blocking(work, &context)).await {
+                    Ok(done) => done,
+                    Err(error) => {
+                        tracing::error!(%error, "a console job failed");
+                        Done(Finished::Failed)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The jobs that read or write files.
+    fn run_blocking(work: Work, context: &Context) -> Done {
+        Done(match work {
             Work::Start { kind, args } => {
-                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                let words: Vec<&str> = args.iter().map(String::as_str).collect();
                 Finished::Started {
                     kind,
-                    game: (kind.start)(&args, context),
+                    label: args.join(" "),
+                    game: (kind.start)(&words, context),
                 }
             }
             Work::Levels(kind) => Finished::Listed(lobby::levels(kind, context)),
@@ -110,24 +159,21 @@ impl Job {
                     created: saved.created,
                 }
             }
+            // Run by `run` itself.
+            Work::Social { .. } => Finished::Failed,
         })
     }
 }
 
-impl Default for Console {
-    fn default() -> Self {
-        Console::lobby()
-    }
-}
-
 impl Console {
-    /// A player in the lobby: what a server's session starts with.
-    pub fn lobby() -> Console {
+    /// A player in the lobby of a server: what a session starts with.
+    pub fn lobby(seat: Seat) -> Console {
         Console {
             game: None,
             memory: Memory::default(),
             single: false,
             new_saves: 0,
+            seat: Some(seat),
         }
     }
 
@@ -139,13 +185,23 @@ impl Console {
             memory: Memory::default(),
             single: true,
             new_saves: 0,
+            seat: None,
         };
-        let outcome = console.begin(kind, game);
+        let outcome = console.begin(kind, String::new(), game);
         (console, outcome)
     }
 
-    /// The prompt of wherever the player is.
+    /// The prompt of wherever the player is: a secret's, none while watching (the
+    /// watched game's frames bring theirs), a game's or the lobby's.
     pub fn prompt(&self) -> &'static str {
+        if let Some(seat) = &self.seat {
+            if let Some(prompt) = seat.secret_prompt() {
+                return prompt;
+            }
+            if seat.watching().is_some() {
+                return "";
+            }
+        }
         if self.game.is_some() {
             games::PROMPT
         } else {
@@ -153,19 +209,51 @@ impl Console {
         }
     }
 
+    /// Whether the next line is a secret (a password): the client must not echo it.
+    pub fn hides_input(&self) -> bool {
+        self.seat.as_ref().is_some_and(Seat::asks_secret)
+    }
+
     /// The game being played, if any.
     pub fn game(&self) -> Option<&'static GameKind> {
         self.game.as_ref().map(|playing| playing.kind)
     }
 
+    /// The player's seat among the others, on a server.
+    pub fn seat(&self) -> Option<&Seat> {
+        self.seat.as_ref()
+    }
+
     /// Handle one line, already trimmed.
     pub fn handle_line(&mut self, line: &str) -> Outcome {
+        if let Some(seat) = &mut self.seat {
+            if seat.asks_secret() {
+                let reply = seat.secret(line);
+                // The client did not echo the line, nor its line ending.
+                return match self.social_reply(reply) {
+                    Outcome::Send(text) => Outcome::Send(format!("\n{text}")),
+                    other => other,
+                };
+            }
+            if let Some(text) = seat.stop_watching() {
+                return self.say(text);
+            }
+        }
         if let Some(playing) = &mut self.game {
+            if let (Some(_), Some(command)) = (&self.seat, line.strip_prefix('/')) {
+                return self.in_game(command);
+            }
             let reply = playing.game.handle(line, &mut self.memory);
             return self.after_reply(reply);
         }
-        let text = match Command::parse(line) {
-            Command::Empty => String::from(lobby::PROMPT),
+        let line = match &self.seat {
+            // In the lobby a `/` is allowed too: fingers used to games type it.
+            Some(_) => line.strip_prefix('/').unwrap_or(line),
+            None => line,
+        };
+        let command = Command::parse(line);
+        let text = match command {
+            Command::Empty => String::new(),
             Command::Play { kind, args } => {
                 return Outcome::Wait(Job(Work::Start {
                     kind,
@@ -173,37 +261,159 @@ impl Console {
                 }))
             }
             Command::Levels(kind) => return Outcome::Wait(Job(Work::Levels(kind))),
-            Command::UnknownGame(word) => {
-                format!("{}\n{}", lobby::unknown_game(word), lobby::PROMPT)
-            }
-            Command::Help => format!("{}{}", lobby::help(), lobby::PROMPT),
+            Command::UnknownGame(word) => format!("{}\n", lobby::unknown_game(word)),
+            Command::Help => lobby::help(),
             Command::Quit => return Outcome::Close(String::from(lobby::GOODBYE)),
-            Command::Unknown(word) => {
-                format!("{}\n{}", lobby::unknown_command(word), lobby::PROMPT)
-            }
+            Command::Unknown(word) => format!("{}\n", lobby::unknown_command(word)),
+            Command::Leave => String::from("You are in the lobby: quit leaves the arcade.\n"),
+            player => return self.player_command(player),
         };
+        self.say(text)
+    }
+
+    /// A line starting with `/` in a game: a player command, `/help` or `/leave`.
+    fn in_game(&mut self, line: &str) -> Outcome {
+        let Some(playing) = &mut self.game else {
+            return self.say(String::new());
+        };
+        let text = match Command::parse(line) {
+            Command::Leave => {
+                let exit = playing.game.exit_command();
+                let reply = playing.game.handle(exit, &mut self.memory);
+                return self.after_reply(reply);
+            }
+            Command::Help => format!(
+                "Player commands, with a / first in a game:\n{}  /leave             leave this game\nThis game's commands:\n{}",
+                lobby::PLAYER_COMMANDS,
+                playing.game.help()
+            ),
+            Command::Watch(_) => {
+                String::from("Leave the game first (/leave), then watch NAME.\n")
+            }
+            Command::Play { .. } | Command::Levels(_) | Command::UnknownGame(_) | Command::Quit => {
+                String::from("You are in a game: /leave it first.\n")
+            }
+            Command::Empty => String::from("Unknown command: /. Type /help.\n"),
+            Command::Unknown(word) => format!("Unknown command: /{word}. Type /help.\n"),
+            player => return self.player_command(player),
+        };
+        self.say(text)
+    }
+
+    /// `who`, `say`, `tell`, `watch`, `set`, `quiet`, `name`, `register`.
+    fn player_command(&mut self, command: Command<'_>) -> Outcome {
+        let Some(seat) = &mut self.seat else {
+            return self.say(String::new());
+        };
+        let reply = match command {
+            Command::Who => social::Reply::Say(seat.who()),
+            Command::Say(text) => social::Reply::Say(seat.say(text)),
+            Command::Tell { name, text } => social::Reply::Say(seat.tell(name, text)),
+            Command::Watch(name) => seat.watch(name),
+            Command::Set {
+                option,
+                value,
+                extra,
+            } => seat.set(option, value, extra),
+            Command::Quiet => seat.set(Some("chat"), Some("off"), false),
+            Command::Name(name) => seat.name_command(name),
+            Command::Register => seat.register(),
+            _ => social::Reply::Say(String::new()),
+        };
+        self.social_reply(reply)
+    }
+
+    /// What a seat's answer leads to.
+    fn social_reply(&mut self, reply: social::Reply) -> Outcome {
+        match reply {
+            social::Reply::Say(text) => self.say(text),
+            social::Reply::Watching(text) => Outcome::Send(text),
+            social::Reply::Work(work) => match &self.seat {
+                Some(seat) => Outcome::Wait(Job(Work::Social {
+                    work,
+                    services: seat.services().clone(),
+                    address: seat.address(),
+                })),
+                None => self.say(String::new()),
+            },
+        }
+    }
+
+    /// `text`, then the prompt of wherever the player is now.
+    fn say(&self, mut text: String) -> Outcome {
+        text.push_str(self.prompt());
         Outcome::Send(text)
+    }
+
+    /// A message for the player from elsewhere in the server.
+    pub fn on_message(&mut self, message: Message, skipped: u64) -> Outcome {
+        let Some(seat) = &mut self.seat else {
+            return Outcome::Send(String::new());
+        };
+        match message {
+            Message::Line(line) => Outcome::Send(format!("\n{line}\n{}", self.prompt())),
+            Message::Frame(frame) if seat.watching().is_some() => {
+                let mut text = String::new();
+                if skipped > 0 {
+                    text.push_str(&format!(
+                        "\n({skipped} screens skipped: you fell behind.)\n"
+                    ));
+                }
+                text.push_str(&frame);
+                Outcome::Send(text)
+            }
+            // A frame that came after watching stopped.
+            Message::Frame(_) => Outcome::Send(String::new()),
+            Message::Close(last) => Outcome::Close(format!("\n{last}\n")),
+            Message::Watch { watcher, inbox } => {
+                let view = self
+                    .game
+                    .as_ref()
+                    .map(|playing| playing.game.view(&self.memory));
+                let note = seat.add_watcher(watcher, inbox, view);
+                if note.is_empty() {
+                    Outcome::Send(note)
+                } else {
+                    Outcome::Send(format!("\n{note}\n{}", self.prompt()))
+                }
+            }
+            Message::Unwatch(watcher) => {
+                seat.remove_watcher(watcher);
+                Outcome::Send(String::new())
+            }
+            Message::WatchEnded { name } => match seat.watch_ended(&name) {
+                Some(text) => Outcome::Send(format!("\n{text}{}", self.prompt())),
+                None => Outcome::Send(String::new()),
+            },
+        }
     }
 
     /// Take what a job gave.
     pub fn finish(&mut self, done: Done) -> Outcome {
         match done.0 {
-            Finished::Started { kind, game } => match game {
+            Finished::Started { kind, label, game } => match game {
                 Ok(game) => {
                     tracing::debug!(game = kind.name, "game started");
-                    self.begin(kind, game)
+                    self.begin(kind, label, game)
                 }
-                Err(message) => Outcome::Send(format!("{message}\n{}", lobby::PROMPT)),
+                Err(message) => self.say(format!("{message}\n")),
             },
-            Finished::Listed(mut text) => {
-                text.push_str(lobby::PROMPT);
-                Outcome::Send(text)
-            }
-            Finished::Saved { mut text, created } => {
+            Finished::Listed(text) => self.say(text),
+            Finished::Saved { text, created } => {
                 self.new_saves += usize::from(created);
-                text.push_str(self.prompt());
-                Outcome::Send(text)
+                if let Some(seat) = &mut self.seat {
+                    seat.show_watchers(&format!("{text}{}", games::PROMPT));
+                }
+                self.say(text)
             }
+            Finished::Social(found) => match &mut self.seat {
+                Some(seat) => {
+                    let text = seat.found(found);
+                    self.say(text)
+                }
+                None => self.say(String::new()),
+            },
+            Finished::Failed => self.say(String::from(JOB_FAILED)),
         }
     }
 
@@ -216,25 +426,42 @@ impl Console {
         }
     }
 
-    /// The running game's whole state as a file ([`Game::state`]).
+    /// The running game's whole state as a file ([`games::Game::state`]).
     pub fn game_state(&self) -> Option<String> {
         self.game.as_ref().and_then(|playing| playing.game.state())
     }
 
-    fn begin(&mut self, kind: &'static GameKind, mut game: NewGame) -> Outcome {
+    fn begin(&mut self, kind: &'static GameKind, label: String, mut game: NewGame) -> Outcome {
         let reply = game.start(&mut self.memory);
         self.game = Some(Playing { kind, game });
+        if let Some(seat) = &self.seat {
+            seat.set_place(Place::Game {
+                game: kind.name,
+                label,
+            });
+        }
         self.after_reply(reply)
     }
 
-    /// Act on a game's reply: what to send, and whether the game is over.
+    /// Act on a game's reply: what to send, and whether the game is over. Watchers see
+    /// what the player sees.
     fn after_reply(&mut self, reply: Reply) -> Outcome {
         let mut text = reply.text;
         match reply.status {
-            Status::Playing => Outcome::Send(text),
+            Status::Playing => {
+                if let Some(seat) = &mut self.seat {
+                    seat.show_watchers(&text);
+                }
+                Outcome::Send(text)
+            }
             Status::Ended if self.single => Outcome::Close(text),
             Status::Ended => {
                 self.game = None;
+                if let Some(seat) = &mut self.seat {
+                    seat.show_watchers(&text);
+                    seat.end_watching();
+                    seat.set_place(Place::Lobby);
+                }
                 text.push_str(lobby::PROMPT);
                 Outcome::Send(text)
             }
@@ -255,20 +482,96 @@ impl Console {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::accounts::LoginThrottle;
+    use crate::inbox::{Delivery, Inbox};
     use crate::levels::Levels;
+    use crate::registry::{Registration, Registry};
+    use crate::store::{DbUrl, Store};
 
-    fn context(data_dir: &std::path::Path) -> Context {
-        Context {
-            levels: Levels::built_in().0,
-            data_dir: data_dir.to_path_buf(),
+    /// A server's worth of services in a temporary directory.
+    struct Table {
+        _dir: tempfile::TempDir,
+        context: Arc<Context>,
+        services: Services,
+    }
+
+    /// One player at the table: the console, and what the session would hold.
+    struct Player {
+        console: Console,
+        registration: Registration,
+        inbox: Inbox,
+    }
+
+    impl Table {
+        async fn new() -> Table {
+            let dir = tempfile::tempdir().unwrap();
+            let context = Arc::new(Context {
+                levels: Levels::built_in().0,
+                data_dir: dir.path().to_path_buf(),
+            });
+            let store = Store::open(&DbUrl::in_data_dir(dir.path())).await.unwrap();
+            let services = Services {
+                registry: Registry::new(),
+                store,
+                throttle: Arc::new(LoginThrottle::new()),
+            };
+            Table {
+                _dir: dir,
+                context,
+                services,
+            }
+        }
+
+        fn player(&self) -> Player {
+            let peer = std::net::SocketAddr::from(([127, 0, 0, 1], 4000));
+            let (registration, inbox) = self.services.registry.register(peer, 100).unwrap();
+            let seat = Seat::new(self.services.clone(), registration.id(), peer.ip()).unwrap();
+            Player {
+                console: Console::lobby(seat),
+                registration,
+                inbox,
+            }
         }
     }
 
-    /// Feed `line` and carry out any job at once, as `arcade play` does.
-    fn line(console: &mut Console, context: &Context, line: &str) -> Outcome {
-        match console.handle_line(line) {
-            Outcome::Wait(job) => console.finish(job.run(context)),
-            other => other,
+    impl Player {
+        /// Type `line` and carry out any job at once, as the session does.
+        async fn line(&mut self, table: &Table, line: &str) -> Outcome {
+            let mut outcome = self.console.handle_line(line);
+            while let Outcome::Wait(job) = outcome {
+                outcome = self
+                    .console
+                    .finish(job.run(Arc::clone(&table.context)).await);
+            }
+            outcome
+        }
+
+        /// Type `line`; what is sent back.
+        async fn send(&mut self, table: &Table, line: &str) -> String {
+            sent(self.line(table, line).await)
+        }
+
+        /// The next message from elsewhere, as the session would show it.
+        async fn message(&mut self) -> String {
+            let delivery =
+                tokio::time::timeout(std::time::Duration::from_secs(5), self.inbox.recv())
+                    .await
+                    .expect("a message comes");
+            let Delivery::Message { message, skipped } = delivery else {
+                panic!("{delivery:?}");
+            };
+            match self.console.on_message(message, skipped) {
+                Outcome::Send(text) | Outcome::Close(text) => text,
+                Outcome::Wait(_) => panic!("a message made a job"),
+            }
+        }
+
+        /// Whether a message waits.
+        fn has_message(&mut self) -> bool {
+            let waker = futures::task::noop_waker();
+            self.inbox
+                .poll_recv(&mut std::task::Context::from_waker(&waker))
+                .is_ready()
         }
     }
 
@@ -280,56 +583,56 @@ mod tests {
         }
     }
 
-    #[test]
-    fn lobby_lines_answer_with_the_lobby_prompt() {
-        let dir = tempfile::tempdir().unwrap();
-        let context = context(dir.path());
-        let mut console = Console::lobby();
-        assert_eq!(sent(line(&mut console, &context, "")), "> ");
+    #[tokio::test]
+    async fn lobby_lines_answer_with_the_lobby_prompt() {
+        let table = Table::new().await;
+        let mut player = table.player();
+        assert_eq!(player.send(&table, "").await, "> ");
         assert_eq!(
-            sent(line(&mut console, &context, "dance")),
+            player.send(&table, "dance").await,
             "Unknown command: dance. Type help.\n> "
         );
-        assert!(sent(line(&mut console, &context, "help")).ends_with("quit               leave\nGames:\n  sokoban [LEVEL]\n      classic Sokoban (default level: classic)\n  starpusher [COLLECTION] [LEVEL-NUMBER]\n      level collections (default: the first, level 1)\n  2048 [size=N] [win=N] [seed=N] [style=box|ascii]\n      slide and merge tiles (default: size=4 win=2048 box)\n  wumpus [WORLD]\n      the wumpus cave (default: classic; also a saved name)\n> "));
+        assert!(player.send(&table, "help").await.ends_with("quit               leave\nIn a game, type these with a / first (/who, /say hi); /help and /leave work in every game.\nGames:\n  sokoban [LEVEL]\n      classic Sokoban (default level: classic)\n  starpusher [COLLECTION] [LEVEL-NUMBER]\n      level collections (default: the first, level 1)\n  2048 [size=N] [win=N] [seed=N] [style=box|ascii]\n      slide and merge tiles (default: size=4 win=2048 box)\n  wumpus [WORLD]\n      the wumpus cave (default: classic; also a saved name)\n> "));
         assert_eq!(
-            sent(line(&mut console, &context, "levels sokoban")),
+            player.send(&table, "levels sokoban").await,
             "sokoban: classic\n> "
         );
         assert_eq!(
-            sent(line(&mut console, &context, "play sokoban nowhere")),
+            player.send(&table, "play sokoban nowhere").await,
             "Unknown level: nowhere. Choose one of: classic.\n> "
         );
         assert!(matches!(
-            line(&mut console, &context, "QUIT"),
+            player.line(&table, "QUIT").await,
             Outcome::Close(text) if text == "Goodbye.\n"
         ));
     }
 
-    #[test]
-    fn a_game_runs_and_returns_to_the_lobby() {
-        let dir = tempfile::tempdir().unwrap();
-        let context = context(dir.path());
-        let mut console = Console::lobby();
-        let start = sent(line(&mut console, &context, "sokoban"));
+    #[tokio::test]
+    async fn a_game_runs_and_returns_to_the_lobby() {
+        let table = Table::new().await;
+        let mut player = table.player();
+        let start = player.send(&table, "sokoban").await;
         assert!(
             start.starts_with("Welcome to Sokoban!\n#######\n"),
             "{start}"
         );
-        assert_eq!(console.prompt(), "Enter command: ");
-        assert_eq!(console.game().map(|kind| kind.name), Some("sokoban"));
+        assert_eq!(player.console.prompt(), "Enter command: ");
+        assert_eq!(player.console.game().map(|kind| kind.name), Some("sokoban"));
         // In a game, lobby words are the game's: Sokoban calls `help` invalid.
-        assert!(sent(line(&mut console, &context, "help")).starts_with("Invalid command\n"));
-        assert_eq!(sent(line(&mut console, &context, "exit")), "Bye!\n> ");
-        assert_eq!(console.prompt(), "> ");
-        assert_eq!(console.game(), None);
+        assert!(player
+            .send(&table, "help")
+            .await
+            .starts_with("Invalid command\n"));
+        assert_eq!(player.send(&table, "exit").await, "Bye!\n> ");
+        assert_eq!(player.console.prompt(), "> ");
+        assert_eq!(player.console.game(), None);
     }
 
-    #[test]
-    fn memory_lasts_between_games() {
-        let dir = tempfile::tempdir().unwrap();
-        let context = context(dir.path());
-        let mut console = Console::lobby();
-        sent(line(&mut console, &context, "2048 seed=1"));
+    #[tokio::test]
+    async fn memory_lasts_between_games() {
+        let table = Table::new().await;
+        let mut player = table.player();
+        player.send(&table, "2048 seed=1").await;
         let best_of = |text: &str| {
             text.split("Best: ")
                 .nth(1)
@@ -338,72 +641,378 @@ mod tests {
         };
         let mut best = String::from("0");
         for key in ["a", "d", "w", "s"].iter().cycle().take(100) {
-            best = best_of(&sent(line(&mut console, &context, key))).unwrap_or(best);
+            best = best_of(&player.send(&table, key).await).unwrap_or(best);
             if best != "0" {
                 break;
             }
         }
         assert_ne!(best, "0", "no move scored");
-        sent(line(&mut console, &context, "q"));
-        let again = sent(line(&mut console, &context, "2048 seed=1"));
+        player.send(&table, "q").await;
+        let again = player.send(&table, "2048 seed=1").await;
         assert!(again.contains(&format!("Best: {best} ")), "{again}");
     }
 
-    #[test]
-    fn save_writes_to_the_data_directory_and_loads_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let context = context(dir.path());
-        let mut console = Console::lobby();
-        sent(line(&mut console, &context, "wumpus"));
-        sent(line(&mut console, &context, "turn left"));
+    #[tokio::test]
+    async fn save_writes_to_the_data_directory_and_loads_again() {
+        let table = Table::new().await;
+        let mut player = table.player();
+        player.send(&table, "wumpus").await;
+        player.send(&table, "turn left").await;
         assert_eq!(
-            sent(line(&mut console, &context, "save Here")),
+            player.send(&table, "save Here").await,
             "Saved as here.\nEnter command: "
         );
-        sent(line(&mut console, &context, "quit"));
+        player.send(&table, "quit").await;
         assert_eq!(
-            sent(line(&mut console, &context, "levels wumpus")),
+            player.send(&table, "levels wumpus").await,
             "wumpus: big, classic, here, maze\n> "
         );
-        let start = sent(line(&mut console, &context, "play wumpus HERE"));
+        let start = player.send(&table, "play wumpus HERE").await;
         assert!(start.starts_with("Welcome to the Wumpus World!"), "{start}");
-        assert!(console.game_state().unwrap().contains("player 0 0 0 0 1"));
+        assert!(player
+            .console
+            .game_state()
+            .unwrap()
+            .contains("player 0 0 0 0 1"));
     }
 
-    #[test]
-    fn one_session_makes_a_limited_number_of_new_saves() {
-        let dir = tempfile::tempdir().unwrap();
-        let context = context(dir.path());
-        let mut console = Console::lobby();
-        sent(line(&mut console, &context, "wumpus"));
+    #[tokio::test]
+    async fn one_session_makes_a_limited_number_of_new_saves() {
+        let table = Table::new().await;
+        let mut player = table.player();
+        player.send(&table, "wumpus").await;
         for n in 0..saves::MAX_NEW_SAVES_PER_SESSION {
-            let reply = sent(line(&mut console, &context, &format!("save s{n}")));
+            let reply = player.send(&table, &format!("save s{n}")).await;
             assert_eq!(reply, format!("Saved as s{n}.\nEnter command: "));
         }
-        let refused = sent(line(&mut console, &context, "save one-more"));
+        let refused = player.send(&table, "save one-more").await;
         assert!(
             refused
                 .starts_with("Cannot save as one-more: one session may make at most 100 new saves"),
             "{refused}"
         );
         // Saving over its own is still fine, and another session has its own quota.
-        assert!(sent(line(&mut console, &context, "save s0")).starts_with("Saved as s0."));
-        let mut other = Console::lobby();
-        sent(line(&mut other, &context, "wumpus"));
-        assert!(sent(line(&mut other, &context, "save mine")).starts_with("Saved as mine."));
+        assert!(player
+            .send(&table, "save s0")
+            .await
+            .starts_with("Saved as s0."));
+        let mut other = table.player();
+        other.send(&table, "wumpus").await;
+        assert!(other
+            .send(&table, "save mine")
+            .await
+            .starts_with("Saved as mine."));
     }
 
-    #[test]
-    fn a_single_game_closes_when_it_ends() {
-        let dir = tempfile::tempdir().unwrap();
-        let context = context(dir.path());
+    #[tokio::test]
+    async fn a_single_game_closes_when_it_ends() {
+        let table = Table::new().await;
         let kind = GameKind::from_name("sokoban").unwrap();
-        let game = (kind.start)(&[], &context).unwrap();
+        let game = (kind.start)(&[], &table.context).unwrap();
         let (mut console, first) = Console::single(kind, game);
         assert!(sent(first).ends_with("Enter command: "));
+        // Without a seat, a `/` line is the game's, as it always was.
+        assert!(sent(console.handle_line("/who")).starts_with("Invalid command\n"));
         assert!(matches!(
-            line(&mut console, &context, "e"),
+            console.handle_line("e"),
             Outcome::Close(text) if text == "Bye!\n"
         ));
+    }
+
+    #[tokio::test]
+    async fn names_are_checked_unique_and_guests_numbered() {
+        let table = Table::new().await;
+        let mut ann = table.player();
+        let mut bob = table.player();
+        let guest = format!("guest-{}", ann.registration.id());
+        assert_eq!(
+            ann.send(&table, "name").await,
+            format!("You are {guest}.\n> ")
+        );
+        assert_eq!(ann.send(&table, "name Ann").await, "You are now Ann.\n> ");
+        assert_eq!(
+            bob.send(&table, "name ann").await,
+            "ann is already playing.\n> "
+        );
+        assert_eq!(
+            bob.send(&table, "name x").await,
+            "A name is 2 to 16 letters, digits, '-' or '_'.\n> "
+        );
+        assert_eq!(
+            bob.send(&table, "name guest-1").await,
+            "Names starting with guest- are for guests: choose another.\n> "
+        );
+        assert_eq!(
+            bob.send(&table, "name b\u{1b}[2J").await,
+            "A name is 2 to 16 letters, digits, '-' or '_'.\n> "
+        );
+        assert_eq!(
+            bob.send(&table, "register").await,
+            "Choose a name first (name NAME), then register it.\n> "
+        );
+    }
+
+    #[tokio::test]
+    async fn register_then_log_in_and_take_over_a_forgotten_connection() {
+        let table = Table::new().await;
+        let mut ann = table.player();
+        ann.send(&table, "name Ann").await;
+        assert_eq!(ann.send(&table, "register").await, "Choose a password: ");
+        assert!(ann.console.hides_input());
+        assert_eq!(ann.send(&table, "secret-1").await, "\nType it again: ");
+        assert_eq!(
+            ann.send(&table, "secret-1").await,
+            "\nAnn is registered: from now on, name Ann asks for this password.\n> "
+        );
+        assert!(!ann.console.hides_input());
+        // Another connection asks for the name: the password, then a takeover.
+        let mut again = table.player();
+        assert_eq!(again.send(&table, "name ANN").await, "Password: ");
+        assert!(again.console.hides_input());
+        assert_eq!(again.send(&table, "guess").await, "\nWrong password.\n> ");
+        assert_eq!(again.send(&table, "name ann").await, "Password: ");
+        assert_eq!(
+            again.send(&table, "secret-1").await,
+            "\nYou are now Ann.\n> "
+        );
+        assert!(matches!(
+            ann.inbox.recv().await,
+            Delivery::Message { message: Message::Close(text), .. }
+                if text == "Someone logged in as Ann from elsewhere."
+        ));
+        // A registered name cannot be registered again, nor taken without it.
+        assert_eq!(
+            again.send(&table, "register").await,
+            "Ann is registered already.\n> "
+        );
+        let mut third = table.player();
+        assert_eq!(third.send(&table, "name Ann").await, "Password: ");
+    }
+
+    #[tokio::test]
+    async fn registering_needs_a_real_password_twice() {
+        let table = Table::new().await;
+        let mut bob = table.player();
+        bob.send(&table, "name bob").await;
+        bob.send(&table, "register").await;
+        assert_eq!(
+            bob.send(&table, "short").await,
+            "\nA password is 6 to 128 characters: nothing was registered.\n> "
+        );
+        bob.send(&table, "register").await;
+        bob.send(&table, "first-one").await;
+        assert_eq!(
+            bob.send(&table, "second-one").await,
+            "\nThe two passwords differ: nothing was registered.\n> "
+        );
+        let mut other = table.player();
+        drop(bob);
+        assert_eq!(other.send(&table, "name bob").await, "You are now bob.\n> ");
+    }
+
+    #[tokio::test]
+    async fn say_reaches_the_same_place_and_tell_one_player() {
+        let table = Table::new().await;
+        let mut ann = table.player();
+        let mut bob = table.player();
+        let mut cy = table.player();
+        ann.send(&table, "name ann").await;
+        bob.send(&table, "name bob").await;
+        cy.send(&table, "name cy").await;
+        cy.send(&table, "sokoban").await;
+        assert_eq!(
+            ann.send(&table, "say  hello  all ").await,
+            "[ann] hello  all\n> "
+        );
+        assert_eq!(bob.message().await, "\n[ann] hello  all\n> ");
+        assert!(!cy.has_message(), "cy plays a game: not in the lobby");
+        // In a game, `/say` reaches the game's watchers only, and never the game.
+        assert_eq!(
+            cy.send(&table, "/say anyone?").await,
+            "[cy] anyone?\nEnter command: "
+        );
+        assert_eq!(
+            cy.send(&table, "/tell ANN hi").await,
+            "[you tell ann] hi\nEnter command: "
+        );
+        assert_eq!(ann.message().await, "\n[cy tells you] hi\n> ");
+        assert_eq!(
+            ann.send(&table, "tell nobody hi").await,
+            "No player called nobody.\n> "
+        );
+        assert_eq!(
+            ann.send(&table, "tell ann hi").await,
+            "You cannot tell yourself.\n> "
+        );
+        assert_eq!(
+            ann.send(&table, "tell bob").await,
+            "Usage: tell NAME TEXT\n> "
+        );
+        assert_eq!(ann.send(&table, "say").await, "Usage: say TEXT\n> ");
+        // Escape sequences never reach another terminal.
+        ann.send(&table, "say \u{1b}[2Jgone\u{7}").await;
+        assert_eq!(bob.message().await, "\n[ann] [2Jgone\n> ");
+        let long = "x".repeat(301);
+        assert_eq!(
+            ann.send(&table, &format!("say {long}")).await,
+            "That line has 301 characters: chat lines are at most 300.\n> "
+        );
+    }
+
+    #[tokio::test]
+    async fn a_flood_of_chat_is_refused() {
+        let table = Table::new().await;
+        let mut ann = table.player();
+        let mut refused = 0;
+        for _ in 0..20 {
+            if ann.send(&table, "say spam").await == "You are sending too fast.\n> " {
+                refused += 1;
+            }
+        }
+        assert!(refused >= 10, "{refused} of 20 refused");
+    }
+
+    #[tokio::test]
+    async fn quiet_players_hear_no_say_but_still_get_tells() {
+        let table = Table::new().await;
+        let mut ann = table.player();
+        let mut bob = table.player();
+        bob.send(&table, "name bob").await;
+        assert_eq!(
+            bob.send(&table, "quiet").await,
+            "Chat is off: type set chat on to hear others again.\n> "
+        );
+        assert_eq!(bob.send(&table, "set").await, "Settings:\n  chat off\n> ");
+        ann.send(&table, "say hello").await;
+        assert!(!bob.has_message());
+        ann.send(&table, "tell bob psst").await;
+        assert!(bob.message().await.contains("tells you] psst"));
+        assert_eq!(bob.send(&table, "set chat on").await, "Chat is on.\n> ");
+        assert_eq!(
+            bob.send(&table, "set keys on").await,
+            "Unknown setting: keys. Settings: chat.\n> "
+        );
+        assert_eq!(
+            bob.send(&table, "set chat maybe").await,
+            "Usage: set chat on|off (it is on).\n> "
+        );
+    }
+
+    #[tokio::test]
+    async fn who_lists_everyone_and_where() {
+        let table = Table::new().await;
+        let mut ann = table.player();
+        let mut bob = table.player();
+        ann.send(&table, "name ann").await;
+        bob.send(&table, "name bob").await;
+        bob.send(&table, "play sokoban classic").await;
+        let who = ann.send(&table, "who").await;
+        assert_eq!(
+            who,
+            "2 players online:\n  ann               lobby                         idle 0s\n  bob               sokoban classic               idle 0s\n> "
+        );
+        let in_game = bob.send(&table, "/who").await;
+        assert!(in_game.starts_with("2 players online:\n"), "{in_game}");
+        assert!(in_game.ends_with("Enter command: "), "{in_game}");
+    }
+
+    #[tokio::test]
+    async fn slash_commands_never_reach_the_game() {
+        let table = Table::new().await;
+        for (game, exit_reply) in [
+            ("sokoban", "Bye!\n> "),
+            ("starpusher", "Bye!\n> "),
+            ("2048 seed=1", "Bye!\n> "),
+            (
+                "wumpus",
+                "dim 4 4\nplayer 0 0 1 0 1\nwumpus 3 2\ngold 3 3\npit 2 0\npit 1 2\nexit 0 0\n> ",
+            ),
+        ] {
+            let mut player = table.player();
+            player.send(&table, &format!("play {game}")).await;
+            let before = player.console.game_state();
+            let help = player.send(&table, "/help").await;
+            assert!(
+                help.starts_with("Player commands, with a / first in a game:\n"),
+                "{help}"
+            );
+            assert!(help.contains("This game's commands:\n"), "{help}");
+            assert!(help.ends_with("Enter command: "), "{help}");
+            for line in [
+                "/who",
+                "/set",
+                "/nonsense",
+                "/",
+                "/play sokoban",
+                "/watch x",
+            ] {
+                let reply = player.send(&table, line).await;
+                assert!(reply.ends_with("Enter command: "), "{game} {line}: {reply}");
+            }
+            assert_eq!(player.console.game_state(), before, "{game}");
+            assert_eq!(player.send(&table, "/leave").await, exit_reply, "{game}");
+            assert_eq!(player.console.game(), None);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_watcher_sees_the_board_then_every_move_then_the_end() {
+        let table = Table::new().await;
+        let mut ann = table.player();
+        let mut bob = table.player();
+        ann.send(&table, "name ann").await;
+        bob.send(&table, "name bob").await;
+        assert_eq!(
+            bob.send(&table, "watch ann").await,
+            "ann is not playing a game.\n> "
+        );
+        assert_eq!(
+            bob.send(&table, "watch bob").await,
+            "You cannot watch yourself.\n> "
+        );
+        assert_eq!(
+            bob.send(&table, "watch zed").await,
+            "No player called zed.\n> "
+        );
+        ann.send(&table, "sokoban").await;
+        assert_eq!(
+            bob.send(&table, "watch ANN").await,
+            "You are watching ann. Type anything to stop.\n"
+        );
+        // ann's session handles the request: bob gets the board as it stands.
+        assert_eq!(
+            ann.message().await,
+            "\nbob is watching you.\nEnter command: "
+        );
+        let board = "#######\n#.....#\n#...+.#\n##..+.#\n#--.#P#\n#######\nEnter command: ";
+        assert_eq!(bob.message().await, board);
+        let moved = ann.send(&table, "w1").await;
+        assert_eq!(bob.message().await, moved);
+        let who = ann.send(&table, "/who").await;
+        assert!(
+            who.contains("sokoban  ") && who.contains("1 watching"),
+            "{who}"
+        );
+        assert!(who.contains("watching ann"), "{who}");
+        assert_eq!(ann.send(&table, "e").await, "Bye!\n> ");
+        assert_eq!(bob.message().await, "Bye!\n");
+        assert_eq!(bob.message().await, "\nann left the game.\n> ");
+        assert_eq!(bob.console.prompt(), "> ");
+    }
+
+    #[tokio::test]
+    async fn any_line_stops_watching() {
+        let table = Table::new().await;
+        let mut ann = table.player();
+        let mut bob = table.player();
+        ann.send(&table, "name ann").await;
+        ann.send(&table, "2048 seed=1").await;
+        bob.send(&table, "watch ann").await;
+        ann.message().await;
+        bob.message().await;
+        assert_eq!(bob.send(&table, "who").await, "You stop watching ann.\n> ");
+        ann.message().await; // the Unwatch
+        ann.send(&table, "a").await;
+        assert!(!bob.has_message(), "frames stop with watching");
     }
 }

@@ -10,7 +10,7 @@
 //!   the player has stopped reading, and the session is closed with
 //!   [`Delivery::Overflow`] rather than let it hold more (as IRC servers do when a
 //!   client's send queue is exceeded).
-//! - [`Message::Close`] always gets through.
+//! - [`Message::Close`] and the messages of watching always get through.
 //!
 //! tokio's channels either wait when full or drop the newest; a watcher wants the
 //! newest board, so the queue is ours: a short `Mutex` around a `VecDeque` (never held
@@ -24,6 +24,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
 use atomic_waker::AtomicWaker;
+
+use crate::accounts::PlayerName;
+use crate::registry::SessionId;
 
 /// How many frames of a watched game may wait for a slow player.
 pub const FRAME_CAP: usize = 32;
@@ -42,6 +45,20 @@ pub enum Message {
     Frame(Arc<str>),
     /// Close the session after this text (a kick, a takeover from elsewhere).
     Close(String),
+    /// A player wants to watch this session's game: send it frames from now on.
+    Watch {
+        /// The watcher's session.
+        watcher: SessionId,
+        /// Where its frames go.
+        inbox: InboxSender,
+    },
+    /// A watcher has stopped watching.
+    Unwatch(SessionId),
+    /// The game this session watched is over, or its player gone: back to the lobby.
+    WatchEnded {
+        /// The player that was watched.
+        name: PlayerName,
+    },
 }
 
 /// What [`Inbox::recv`] hands the session.
@@ -69,6 +86,15 @@ pub struct Inbox {
 pub struct InboxSender {
     shared: Arc<Shared>,
 }
+
+/// Two senders are equal when they reach the same inbox.
+impl PartialEq for InboxSender {
+    fn eq(&self, other: &InboxSender) -> bool {
+        Arc::ptr_eq(&self.shared, &other.shared)
+    }
+}
+
+impl Eq for InboxSender {}
 
 /// The session is gone: nothing more can reach it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -144,7 +170,7 @@ impl InboxSender {
                 Message::Line(_) if queue.messages.len() - queue.frames >= MESSAGE_CAP => {
                     queue.overflowed = true;
                 }
-                Message::Line(_) | Message::Close(_) => queue.messages.push_back(message),
+                _ => queue.messages.push_back(message),
             }
             let waiting = queue.messages.len() + usize::from(queue.overflowed);
             self.shared.waiting.store(waiting, Ordering::Release);

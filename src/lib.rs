@@ -9,7 +9,10 @@
 //! - [`telnet`] is the line codec (telnet commands out, `\r\n` in);
 //! - [`session`] carries one connection's bytes and messages: lines in, replies and
 //!   messages out;
-//! - [`registry`] knows every session and reaches each one's [`inbox`];
+//! - [`registry`] knows every session, its name and place, and reaches each one's
+//!   [`inbox`];
+//! - [`social`] is a player among the others: names, chat, watching, settings;
+//! - [`accounts`] checks names and hashes passwords; [`store`] keeps accounts;
 //! - [`console`] decides what a line does: the lobby's commands or the game's;
 //! - [`lobby`] parses lobby commands and writes their texts;
 //! - [`table`] is the table of games: how each one starts, its levels, its scripts;
@@ -19,6 +22,7 @@
 //! - [`play`] runs one game on stdin/stdout;
 //! - [`loadtest`] drives thousands of sessions against a server and measures them.
 
+pub mod accounts;
 pub mod console;
 pub mod games;
 pub mod inbox;
@@ -31,5 +35,7 @@ pub mod saves;
 pub mod server;
 pub mod session;
 pub mod shutdown;
+pub mod social;
+pub mod store;
 pub mod table;
 pub mod telnet;

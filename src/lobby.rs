@@ -36,6 +36,36 @@ pub enum Command<'a> {
     Help,
     /// `quit`.
     Quit,
+    /// `who`.
+    Who,
+    /// `say TEXT` (the text as typed, trimmed; may be empty).
+    Say(&'a str),
+    /// `tell NAME TEXT`.
+    Tell {
+        /// To whom, as typed.
+        name: Option<&'a str>,
+        /// The text as typed, trimmed.
+        text: &'a str,
+    },
+    /// `watch NAME`.
+    Watch(Option<&'a str>),
+    /// `set`, `set OPTION`, `set OPTION on|off`.
+    Set {
+        /// The option, as typed.
+        option: Option<&'a str>,
+        /// The value, as typed.
+        value: Option<&'a str>,
+        /// Anything after the value (a mistake).
+        extra: bool,
+    },
+    /// `quiet`: `set chat off`.
+    Quiet,
+    /// `name` or `name NAME`.
+    Name(Option<&'a str>),
+    /// `register`.
+    Register,
+    /// `leave` (in a game, `/leave`).
+    Leave,
     /// Anything else: the first word as typed.
     Unknown(&'a str),
 }
@@ -49,7 +79,25 @@ impl<'a> Command<'a> {
         };
         let rest: Vec<&str> = words.collect();
         let lower = first.to_ascii_lowercase();
+        // The text after the first word, and after the second, as typed.
+        let after_first = text_after(line);
         match lower.as_str() {
+            "who" => Command::Who,
+            "say" => Command::Say(after_first),
+            "tell" => Command::Tell {
+                name: rest.first().copied(),
+                text: text_after(after_first),
+            },
+            "watch" => Command::Watch(rest.first().copied()),
+            "set" => Command::Set {
+                option: rest.first().copied(),
+                value: rest.get(1).copied(),
+                extra: rest.len() > 2,
+            },
+            "quiet" => Command::Quiet,
+            "name" => Command::Name(rest.first().copied()),
+            "register" => Command::Register,
+            "leave" => Command::Leave,
             "play" => match rest.split_first() {
                 Some((game, args)) => match GameKind::from_name(game) {
                     Some(kind) => Command::Play {
@@ -77,19 +125,41 @@ impl<'a> Command<'a> {
     }
 }
 
+/// The words of `line` after its first one, as typed (inner spacing kept), trimmed.
+fn text_after(line: &str) -> &str {
+    let line = line.trim_start();
+    match line.split_once(char::is_whitespace) {
+        Some((_, rest)) => rest.trim(),
+        None => "",
+    }
+}
+
 /// The greeting sent on connect, ending with the lobby prompt.
 pub fn banner() -> String {
     format!(
-        "Welcome to arcade!\nGames: {}\nCommands: play GAME [ARGS], levels [GAME], help, quit\n{PROMPT}",
+        "Welcome to arcade!\nGames: {}\nCommands: play GAME [ARGS], levels [GAME], who, say TEXT, tell NAME TEXT, watch NAME, name NAME, help, quit\n{PROMPT}",
         GameKind::names()
     )
 }
 
+/// The commands for players, the same in the lobby and (after a `/`) in a game.
+pub const PLAYER_COMMANDS: &str = "\
+  who                who is online, where, idle for how long, watched by how many
+  say TEXT           to everyone in the same place (the lobby, or a game and its watchers)
+  tell NAME TEXT     to one player
+  watch NAME         see NAME's game as it happens; any line stops watching
+  name NAME          take a name (a registered one asks for its password)
+  register           protect your name with a password
+  set [OPTION on|off]  your settings (chat); quiet is set chat off
+";
+
 /// The text of `help`, without the prompt.
 pub fn help() -> String {
     let mut text = String::from(
-        "Commands:\n  play GAME [ARGS]   start a game (or just: GAME [ARGS])\n  levels [GAME]      list what a game can load\n  help               this list\n  quit               leave\nGames:\n",
+        "Commands:\n  play GAME [ARGS]   start a game (or just: GAME [ARGS])\n  levels [GAME]      list what a game can load\n",
     );
+    text.push_str(PLAYER_COMMANDS);
+    text.push_str("  help               this list\n  quit               leave\nIn a game, type these with a / first (/who, /say hi); /help and /leave work in every game.\nGames:\n");
     // Two lines a game, so that help fits an 80-column telnet window.
     for usage in GAMES.iter().map(|kind| kind.usage) {
         let _ = writeln!(text, "  {}\n      {}", usage.args, usage.about);
@@ -181,6 +251,38 @@ mod tests {
         assert_eq!(Command::parse("HELP"), Command::Help);
         assert_eq!(Command::parse("Quit"), Command::Quit);
         assert_eq!(Command::parse("dance now"), Command::Unknown("dance"));
+        assert_eq!(Command::parse("WHO"), Command::Who);
+        assert_eq!(
+            Command::parse("say   hello   there "),
+            Command::Say("hello   there")
+        );
+        assert_eq!(Command::parse("say"), Command::Say(""));
+        assert_eq!(
+            Command::parse("tell Ann  are you there?"),
+            Command::Tell {
+                name: Some("Ann"),
+                text: "are you there?"
+            }
+        );
+        assert_eq!(
+            Command::parse("tell"),
+            Command::Tell {
+                name: None,
+                text: ""
+            }
+        );
+        assert_eq!(Command::parse("watch bob"), Command::Watch(Some("bob")));
+        assert_eq!(
+            Command::parse("set chat OFF"),
+            Command::Set {
+                option: Some("chat"),
+                value: Some("OFF"),
+                extra: false
+            }
+        );
+        assert_eq!(Command::parse("name"), Command::Name(None));
+        assert_eq!(Command::parse("Register"), Command::Register);
+        assert_eq!(Command::parse("quiet"), Command::Quiet);
         assert_eq!(
             Command::parse("StarPusher arcade 2"),
             Command::Play {

@@ -156,10 +156,10 @@ fn play(args: PlayArgs) -> ExitCode {
     for problem in &problems {
         eprintln!("skipped: {problem}");
     }
-    let context = Context {
+    let context = std::sync::Arc::new(Context {
         levels,
         data_dir: args.data_dir.clone(),
-    };
+    });
     let words: Vec<&str> = args.args.iter().map(String::as_str).collect();
     // A first argument that names a file is a level file, for every game that loads
     // files; anything else is what `play GAME` takes in the lobby.

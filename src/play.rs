@@ -5,6 +5,7 @@
 
 use std::io::{self, BufRead, Write};
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::console::{Console, Outcome};
 use crate::saves;
@@ -20,11 +21,16 @@ use crate::table::Context;
 pub fn run(
     mut console: Console,
     first: Outcome,
-    context: &Context,
+    context: &Arc<Context>,
     mut input: impl BufRead,
     mut output: impl Write,
     save_to: Option<&Path>,
 ) -> io::Result<()> {
+    // Jobs (a save) are async; this console is the only thing running, so a small
+    // runtime on this thread waits for each.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
     let mut outcome = first;
     let mut line = Vec::new();
     loop {
@@ -38,8 +44,7 @@ pub fn run(
                 break;
             }
             Outcome::Wait(job) => {
-                // Blocking is fine here: this console is the only thing running.
-                outcome = console.finish(job.run(context));
+                outcome = console.finish(runtime.block_on(job.run(Arc::clone(context))));
                 continue;
             }
         }
@@ -72,10 +77,10 @@ mod tests {
 
     /// Play the built-in `classic` world on `input`, with the data directory `dir`.
     fn play_wumpus(input: &[u8], dir: &Path, save_to: Option<&Path>) -> io::Result<String> {
-        let context = Context {
+        let context = Arc::new(Context {
             levels: Levels::built_in().0,
             data_dir: dir.to_path_buf(),
-        };
+        });
         let kind = GameKind::from_name("wumpus").unwrap();
         let game = (kind.start)(&[], &context).unwrap();
         let (console, first) = Console::single(kind, game);

@@ -1,20 +1,27 @@
-//! Who is online: every session of the server, behind one cheap handle.
+//! Who is online, where, and who watches whom: every session of the server, behind
+//! one cheap handle.
 //!
-//! A session registers when it starts and is removed when its [`Registration`] drops,
-//! however it ends. Each entry holds the sender of the session's inbox, so anything in
-//! the server can reach any player without touching another player's socket: the
-//! message waits in the player's inbox and the player's own task writes it.
+//! A session registers when it starts (as a guest, `guest-N`) and is removed when its
+//! [`Registration`] drops, however it ends. Each entry holds the sender of the
+//! session's inbox, so anything in the server can reach any player without touching
+//! another player's socket: the message waits in the player's inbox and the player's
+//! own task writes it. Names are unique ignoring case: a second map from the name's
+//! lower-case form to the session makes a rename one atomic step.
 //!
-//! The map is a `DashMap` (sharded locks): sessions come and go from every worker
+//! The maps are `DashMap`s (sharded locks): sessions come and go from every worker
 //! thread at once. No guard is ever held across an `.await`, and a message to many
-//! players is sent after the senders are collected, not under a shard's lock.
+//! players is sent after the senders are collected, not under a shard's lock. Nothing
+//! here is touched by a game command, except one atomic store a second at most (a
+//! session's last activity, for `who`).
 
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
 
+use crate::accounts::PlayerName;
 use crate::inbox::{self, Inbox, InboxSender, Message};
 
 /// A session's number, unique for the life of the server.
@@ -27,26 +34,117 @@ impl std::fmt::Display for SessionId {
     }
 }
 
+/// Where a player is, for `who` and for whom `say` reaches.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// In the lobby.
+    Lobby,
+    /// Playing a game.
+    Game {
+        /// The game's name.
+        game: &'static str,
+        /// What it was started with (level, collection, size...), as typed.
+        label: String,
+    },
+    /// Watching another player's game.
+    Watching {
+        /// Whom.
+        id: SessionId,
+        /// Their name when watching began.
+        name: PlayerName,
+    },
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Place::Lobby => f.write_str("lobby"),
+            Place::Game { game, label } if label.is_empty() => f.write_str(game),
+            Place::Game { game, label } => write!(f, "{game} {label}"),
+            Place::Watching { name, .. } => write!(f, "watching {name}"),
+        }
+    }
+}
+
 /// What the registry knows of one session.
 #[derive(Debug, Clone)]
-pub struct Entry {
-    /// The client's address.
-    pub peer: SocketAddr,
+struct Entry {
+    peer: SocketAddr,
     inbox: InboxSender,
+    name: PlayerName,
+    place: Place,
+    watchers: usize,
+    /// Hears `say` (the `chat` setting).
+    chat: bool,
+    activity: Arc<Activity>,
+}
+
+/// A session's last activity, in whole seconds since the registry started: the
+/// session writes it (at most once a second), `who` reads it.
+#[derive(Debug)]
+pub struct Activity {
+    epoch: Instant,
+    last: AtomicU32,
+}
+
+impl Activity {
+    /// The session had input now.
+    pub fn touch(&self) {
+        let now = seconds_since(self.epoch);
+        // A store only when the second changed: a cache line other threads read is
+        // written at most once a second, not on every command.
+        if self.last.load(Ordering::Relaxed) != now {
+            self.last.store(now, Ordering::Relaxed);
+        }
+    }
+
+    /// How long since the last input.
+    fn idle(&self) -> Duration {
+        let now = seconds_since(self.epoch);
+        Duration::from_secs(u64::from(
+            now.saturating_sub(self.last.load(Ordering::Relaxed)),
+        ))
+    }
+}
+
+fn seconds_since(epoch: Instant) -> u32 {
+    u32::try_from(epoch.elapsed().as_secs()).unwrap_or(u32::MAX)
+}
+
+/// One line of `who`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WhoLine {
+    /// The player.
+    pub name: PlayerName,
+    /// Where.
+    pub place: Place,
+    /// Time since the last input.
+    pub idle: Duration,
+    /// How many watch this player.
+    pub watchers: usize,
 }
 
 /// The server's sessions: clone it freely, every clone is the same registry.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Registry {
     shared: Arc<Shared>,
 }
 
-#[derive(Debug, Default)]
+impl Default for Registry {
+    fn default() -> Self {
+        Registry::new()
+    }
+}
+
+#[derive(Debug)]
 struct Shared {
     sessions: DashMap<SessionId, Entry>,
+    /// Lower-case name to session: names are unique ignoring case.
+    names: DashMap<String, SessionId>,
     /// Sessions per client address, for `--max-per-address`.
     per_address: DashMap<IpAddr, usize>,
     next_id: AtomicU64,
+    epoch: Instant,
 }
 
 /// One address already has as many sessions as it may.
@@ -59,11 +157,17 @@ pub struct TooManyFromAddress {
     pub limit: usize,
 }
 
+/// The name is someone else's right now.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0} is already playing.")]
+pub struct NameTaken(pub PlayerName);
+
 /// A session's place in the registry: removed when this is dropped.
 #[derive(Debug)]
 pub struct Registration {
     registry: Registry,
     id: SessionId,
+    activity: Arc<Activity>,
 }
 
 impl Registration {
@@ -71,19 +175,32 @@ impl Registration {
     pub fn id(&self) -> SessionId {
         self.id
     }
+
+    /// Where the session notes its input, for `who`.
+    pub fn activity(&self) -> &Arc<Activity> {
+        &self.activity
+    }
+
+    /// The registry this session is in.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        if let Some((_, entry)) = self.registry.shared.sessions.remove(&self.id) {
-            let address = entry.peer.ip();
-            if let dashmap::Entry::Occupied(mut count) =
-                self.registry.shared.per_address.entry(address)
-            {
-                *count.get_mut() -= 1;
-                if *count.get() == 0 {
-                    count.remove();
-                }
+        let shared = &self.registry.shared;
+        let Some((_, entry)) = shared.sessions.remove(&self.id) else {
+            return;
+        };
+        // The name is ours to free only if nobody has taken it over.
+        shared
+            .names
+            .remove_if(&entry.name.key(), |_, holder| *holder == self.id);
+        if let dashmap::Entry::Occupied(mut count) = shared.per_address.entry(entry.peer.ip()) {
+            *count.get_mut() -= 1;
+            if *count.get() == 0 {
+                count.remove();
             }
         }
     }
@@ -92,11 +209,19 @@ impl Drop for Registration {
 impl Registry {
     /// An empty registry.
     pub fn new() -> Registry {
-        Registry::default()
+        Registry {
+            shared: Arc::new(Shared {
+                sessions: DashMap::new(),
+                names: DashMap::new(),
+                per_address: DashMap::new(),
+                next_id: AtomicU64::new(0),
+                epoch: Instant::now(),
+            }),
+        }
     }
 
-    /// Add a session connected from `peer`: its registration, to hold for as long as
-    /// it runs, and its inbox.
+    /// Add a session connected from `peer`, as the guest `guest-N`: its registration,
+    /// to hold for as long as it runs, and its inbox.
     ///
     /// # Errors
     /// [`TooManyFromAddress`] when `peer`'s address already has `per_address` sessions.
@@ -117,26 +242,32 @@ impl Registry {
         }
         let id = SessionId(self.shared.next_id.fetch_add(1, Ordering::Relaxed) + 1);
         let (sender, inbox) = inbox::inbox();
+        let activity = Arc::new(Activity {
+            epoch: self.shared.epoch,
+            last: AtomicU32::new(seconds_since(self.shared.epoch)),
+        });
+        // No chosen name can start with `guest-`, and session numbers are never
+        // reused, so a guest's name is always free.
+        let name = PlayerName::guest(id.0);
+        self.shared.names.insert(name.key(), id);
         self.shared.sessions.insert(
             id,
             Entry {
                 peer,
                 inbox: sender,
+                name,
+                place: Place::Lobby,
+                watchers: 0,
+                chat: true,
+                activity: Arc::clone(&activity),
             },
         );
         let registration = Registration {
             registry: self.clone(),
             id,
+            activity,
         };
         Ok((registration, inbox))
-    }
-
-    /// How many sessions are connected from `address`.
-    pub fn sessions_from(&self, address: IpAddr) -> usize {
-        self.shared
-            .per_address
-            .get(&address)
-            .map_or(0, |count| *count)
     }
 
     /// How many sessions are registered.
@@ -149,6 +280,14 @@ impl Registry {
         self.shared.sessions.is_empty()
     }
 
+    /// How many sessions are connected from `address`.
+    pub fn sessions_from(&self, address: IpAddr) -> usize {
+        self.shared
+            .per_address
+            .get(&address)
+            .map_or(0, |count| *count)
+    }
+
     /// Every session's number and address, in the order they came.
     pub fn sessions(&self) -> Vec<(SessionId, SocketAddr)> {
         let mut sessions: Vec<(SessionId, SocketAddr)> = self
@@ -159,6 +298,140 @@ impl Registry {
             .collect();
         sessions.sort();
         sessions
+    }
+
+    /// The name of session `id`.
+    pub fn name_of(&self, id: SessionId) -> Option<PlayerName> {
+        self.shared
+            .sessions
+            .get(&id)
+            .map(|entry| entry.name.clone())
+    }
+
+    /// The inbox of session `id`.
+    pub fn sender(&self, id: SessionId) -> Option<InboxSender> {
+        self.shared
+            .sessions
+            .get(&id)
+            .map(|entry| entry.inbox.clone())
+    }
+
+    /// Whether session `id` is playing a game.
+    pub fn is_playing(&self, id: SessionId) -> bool {
+        self.shared
+            .sessions
+            .get(&id)
+            .is_some_and(|entry| matches!(entry.place, Place::Game { .. }))
+    }
+
+    /// The session called `name` (any case), and how to reach it.
+    pub fn find(&self, name: &str) -> Option<(SessionId, PlayerName, InboxSender)> {
+        let id = *self.shared.names.get(&name.to_ascii_lowercase())?;
+        let entry = self.shared.sessions.get(&id)?;
+        Some((id, entry.name.clone(), entry.inbox.clone()))
+    }
+
+    /// Rename session `id` to `name`.
+    ///
+    /// # Errors
+    /// [`NameTaken`] when another session has that name (in any case).
+    pub fn rename(&self, id: SessionId, name: &PlayerName) -> Result<(), NameTaken> {
+        let key = name.key();
+        match self.shared.names.entry(key) {
+            dashmap::Entry::Occupied(holder) if *holder.get() != id => {
+                return Err(NameTaken(name.clone()));
+            }
+            dashmap::Entry::Occupied(_) => {}
+            dashmap::Entry::Vacant(vacant) => {
+                vacant.insert(id);
+            }
+        }
+        self.set_name(id, name);
+        Ok(())
+    }
+
+    /// Give session `id` the name `name` even if another session has it (a registered
+    /// player who proved the password): that other session is told `why` and closed.
+    /// Returns the session that lost the name, if any.
+    pub fn take_over(&self, id: SessionId, name: &PlayerName, why: &str) -> Option<SessionId> {
+        let previous = self.shared.names.insert(name.key(), id);
+        self.set_name(id, name);
+        let previous = previous.filter(|previous| *previous != id)?;
+        self.send(previous, Message::Close(why.to_string()));
+        Some(previous)
+    }
+
+    /// Set `id`'s name in its entry and free its old one.
+    fn set_name(&self, id: SessionId, name: &PlayerName) {
+        let old = self.shared.sessions.get_mut(&id).map(|mut entry| {
+            let old = entry.name.clone();
+            entry.name = name.clone();
+            old
+        });
+        if let Some(old) = old.filter(|old| old.key() != name.key()) {
+            self.shared
+                .names
+                .remove_if(&old.key(), |_, holder| *holder == id);
+        }
+    }
+
+    /// Note where session `id` is.
+    pub fn set_place(&self, id: SessionId, place: Place) {
+        if let Some(mut entry) = self.shared.sessions.get_mut(&id) {
+            entry.place = place;
+        }
+    }
+
+    /// Note how many watch session `id`.
+    pub fn set_watchers(&self, id: SessionId, watchers: usize) {
+        if let Some(mut entry) = self.shared.sessions.get_mut(&id) {
+            entry.watchers = watchers;
+        }
+    }
+
+    /// Note whether session `id` hears `say`.
+    pub fn set_chat(&self, id: SessionId, chat: bool) {
+        if let Some(mut entry) = self.shared.sessions.get_mut(&id) {
+            entry.chat = chat;
+        }
+    }
+
+    /// Everyone online, sorted by name (ignoring case).
+    pub fn who(&self) -> Vec<WhoLine> {
+        let mut lines: Vec<WhoLine> = self
+            .shared
+            .sessions
+            .iter()
+            .map(|entry| WhoLine {
+                name: entry.name.clone(),
+                place: entry.place.clone(),
+                idle: entry.activity.idle(),
+                watchers: entry.watchers,
+            })
+            .collect();
+        lines.sort_by_key(|line| line.name.key());
+        lines
+    }
+
+    /// Those who hear what session `id` says: everyone else in the same place (the
+    /// lobby; one game and its watchers) whose chat is on.
+    pub fn hearers(&self, id: SessionId) -> Vec<InboxSender> {
+        let Some(speaker) = self
+            .shared
+            .sessions
+            .get(&id)
+            .map(|entry| group(id, &entry.place))
+        else {
+            return Vec::new();
+        };
+        self.shared
+            .sessions
+            .iter()
+            .filter(|entry| {
+                *entry.key() != id && entry.chat && group(*entry.key(), &entry.place) == speaker
+            })
+            .map(|entry| entry.inbox.clone())
+            .collect()
     }
 
     /// Send `message` to session `id`; false when there is no such session.
@@ -187,6 +460,21 @@ impl Registry {
     }
 }
 
+/// Who hears one another: the lobby, or one game (its player and its watchers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Group {
+    Lobby,
+    Game(SessionId),
+}
+
+fn group(id: SessionId, place: &Place) -> Group {
+    match place {
+        Place::Lobby => Group::Lobby,
+        Place::Game { .. } => Group::Game(id),
+        Place::Watching { id, .. } => Group::Game(*id),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -196,15 +484,19 @@ mod tests {
         SocketAddr::from(([127, 0, 0, n], 4000))
     }
 
+    fn name(text: &str) -> PlayerName {
+        PlayerName::parse(text).unwrap()
+    }
+
     async fn received(inbox: &mut Inbox) -> Message {
-        match tokio::time::timeout(std::time::Duration::from_secs(5), inbox.recv()).await {
+        match tokio::time::timeout(Duration::from_secs(5), inbox.recv()).await {
             Ok(Delivery::Message { message, .. }) => message,
             other => panic!("{other:?}"),
         }
     }
 
     #[tokio::test]
-    async fn sessions_register_and_leave() {
+    async fn sessions_register_as_guests_and_leave() {
         let registry = Registry::new();
         assert!(registry.is_empty());
         let (first, _first_inbox) = registry.register(peer(1), 10).unwrap();
@@ -214,10 +506,15 @@ mod tests {
             registry.sessions(),
             vec![(first.id(), peer(1)), (second.id(), peer(2))]
         );
+        assert_eq!(
+            registry.name_of(first.id()).map(|name| name.to_string()),
+            Some(format!("guest-{}", first.id()))
+        );
         let gone = first.id();
         drop(first);
         assert_eq!(registry.len(), 1);
         assert!(!registry.send(gone, Message::Line("hello?".into())));
+        assert!(registry.find(&format!("guest-{gone}")).is_none());
     }
 
     #[tokio::test]
@@ -237,6 +534,94 @@ mod tests {
     }
 
     #[test]
+    fn names_are_unique_ignoring_case_and_freed_on_leaving() {
+        let registry = Registry::new();
+        let (ann, _a) = registry.register(peer(1), 10).unwrap();
+        let (other, _b) = registry.register(peer(2), 10).unwrap();
+        registry.rename(ann.id(), &name("Ann")).unwrap();
+        assert_eq!(
+            registry.rename(other.id(), &name("ANN")),
+            Err(NameTaken(name("ANN")))
+        );
+        // Renaming to one's own name in another case is fine.
+        registry.rename(ann.id(), &name("ann")).unwrap();
+        assert_eq!(registry.find("ANN").map(|(id, ..)| id), Some(ann.id()));
+        // The guest name is free again, and so is Ann once she leaves.
+        assert!(registry.find(&format!("guest-{}", ann.id())).is_none());
+        drop(ann);
+        registry.rename(other.id(), &name("Ann")).unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_take_over_closes_the_old_session_and_keeps_the_name() {
+        let registry = Registry::new();
+        let (old, mut old_inbox) = registry.register(peer(1), 10).unwrap();
+        let (new, _new_inbox) = registry.register(peer(2), 10).unwrap();
+        registry.rename(old.id(), &name("Ann")).unwrap();
+        let lost = registry.take_over(
+            new.id(),
+            &name("Ann"),
+            "Someone logged in as Ann from elsewhere.",
+        );
+        assert_eq!(lost, Some(old.id()));
+        assert_eq!(
+            received(&mut old_inbox).await,
+            Message::Close("Someone logged in as Ann from elsewhere.".into())
+        );
+        // The old session ending does not free the name it lost.
+        drop(old);
+        assert_eq!(registry.find("ann").map(|(id, ..)| id), Some(new.id()));
+    }
+
+    #[test]
+    fn say_reaches_the_same_place_only_and_who_lists_everyone() {
+        let registry = Registry::new();
+        let (a, _a) = registry.register(peer(1), 10).unwrap();
+        let (b, _b) = registry.register(peer(1), 10).unwrap();
+        let (c, _c) = registry.register(peer(1), 10).unwrap();
+        let (d, _d) = registry.register(peer(1), 10).unwrap();
+        registry.rename(a.id(), &name("anna")).unwrap();
+        registry.rename(b.id(), &name("bob")).unwrap();
+        registry.rename(c.id(), &name("cy")).unwrap();
+        registry.rename(d.id(), &name("di")).unwrap();
+        // anna and bob in the lobby, cy playing, di watching cy.
+        registry.set_place(
+            c.id(),
+            Place::Game {
+                game: "sokoban",
+                label: String::from("classic"),
+            },
+        );
+        registry.set_place(
+            d.id(),
+            Place::Watching {
+                id: c.id(),
+                name: name("cy"),
+            },
+        );
+        registry.set_watchers(c.id(), 1);
+        assert_eq!(registry.hearers(a.id()).len(), 1);
+        assert_eq!(registry.hearers(c.id()).len(), 1);
+        assert_eq!(registry.hearers(d.id()).len(), 1);
+        registry.set_chat(b.id(), false);
+        assert_eq!(registry.hearers(a.id()).len(), 0);
+        let who: Vec<String> = registry
+            .who()
+            .iter()
+            .map(|line| format!("{} {} {}", line.name, line.place, line.watchers))
+            .collect();
+        assert_eq!(
+            who,
+            [
+                "anna lobby 0",
+                "bob lobby 0",
+                "cy sokoban classic 1",
+                "di watching cy 0"
+            ]
+        );
+    }
+
+    #[test]
     fn one_address_has_at_most_its_share() {
         let registry = Registry::new();
         let first = registry.register(peer(2), 2).unwrap();
@@ -253,9 +638,9 @@ mod tests {
         assert_eq!(registry.sessions_from(peer(2).ip()), 2);
         drop(first);
         assert_eq!(registry.sessions_from(peer(2).ip()), 1);
-        let _again = registry.register(peer(2), 2).unwrap();
+        let again = registry.register(peer(2), 2).unwrap();
         drop(second);
-        drop(_again);
+        drop(again);
         assert_eq!(registry.sessions_from(peer(2).ip()), 0);
     }
 }

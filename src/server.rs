@@ -21,6 +21,8 @@ use crate::registry::Registry;
 use crate::saves;
 use crate::session::{Lease, Session, Timeouts};
 use crate::shutdown::ShutdownSignal;
+use crate::social::Services;
+use crate::store::{DbUrl, Store, StoreError};
 use crate::table::Context;
 
 /// Sent to a client that connects while the server is full.
@@ -66,6 +68,9 @@ pub struct Options {
     /// NAT fits in the default).
     #[arg(long, env = "ARCADE_MAX_PER_ADDRESS", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_per_address: u32,
+    /// The database for accounts (sqlite://PATH) [default: sqlite://DATA-DIR/arcade.db].
+    #[arg(long, env = "ARCADE_DB")]
+    pub db: Option<DbUrl>,
     /// Close a connection that has not sent one whole line this long after connecting.
     #[arg(long, env = "ARCADE_LOGIN_TIMEOUT", default_value = "60s", value_parser = parse_timeout)]
     pub login_timeout: Duration,
@@ -99,6 +104,7 @@ impl Default for Options {
             idle_timeout: Duration::from_secs(30 * 60),
             max_per_address: 256,
             login_timeout: Duration::from_secs(60),
+            db: None,
         }
     }
 }
@@ -135,6 +141,7 @@ struct Shared {
     timeouts: Timeouts,
     max_per_address: usize,
     registry: Registry,
+    services: Services,
 }
 
 /// Why the server could not start.
@@ -143,6 +150,17 @@ pub enum StartError {
     /// `--levels` names no usable levels directory.
     #[error("--levels {0}")]
     Levels(#[from] LayoutError),
+    /// The data directory cannot be made.
+    #[error("--data-dir {path}: cannot create it: {source}")]
+    DataDir {
+        /// The directory.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The database cannot be opened.
+    #[error("{0}")]
+    Store(#[from] StoreError),
 }
 
 /// Run the server on `listener` until `shutdown` completes, then tell every session
@@ -169,6 +187,17 @@ pub async fn run_with(
     shutdown: impl Future,
 ) -> Result<(), StartError> {
     let levels = prepare(options.levels.clone(), options.data_dir.clone()).await?;
+    let url = options
+        .db
+        .clone()
+        .unwrap_or_else(|| DbUrl::in_data_dir(&options.data_dir));
+    let store = Store::open(&url).await?;
+    info!(db = %url, "store open");
+    let services = Services {
+        registry: registry.clone(),
+        store: store.clone(),
+        throttle: Arc::new(crate::accounts::LoginThrottle::new()),
+    };
     let capacity = session_capacity();
     let max_sessions = if options.max_sessions > capacity {
         warn!(
@@ -191,6 +220,7 @@ pub async fn run_with(
         },
         max_per_address: usize::try_from(options.max_per_address).unwrap_or(usize::MAX),
         registry,
+        services,
     });
     let notify_shutdown = ShutdownSignal::new();
     let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
@@ -226,14 +256,19 @@ pub async fn run_with(
     {
         warn!("some sessions did not close in time");
     }
+    store.close().await;
     Ok(())
 }
 
-/// On a blocking thread (a disk may be slow): remove what saves interrupted by a crash
-/// left in the data directory, then load the levels; log what came from where and
-/// every problem.
+/// On a blocking thread (a disk may be slow): make the data directory, remove what
+/// saves interrupted by a crash left in it, then load the levels; log what came from
+/// where and every problem.
 async fn prepare(extra: Option<PathBuf>, data_dir: PathBuf) -> Result<Levels, StartError> {
     let loaded = tokio::task::spawn_blocking(move || {
+        std::fs::create_dir_all(&data_dir).map_err(|source| StartError::DataDir {
+            path: data_dir.display().to_string(),
+            source,
+        })?;
         let removed = saves::remove_stale_temporaries(&data_dir);
         if removed > 0 {
             info!(removed, data_dir = %data_dir.display(), "removed temporary files left by interrupted saves");
@@ -241,7 +276,7 @@ async fn prepare(extra: Option<PathBuf>, data_dir: PathBuf) -> Result<Levels, St
         if let Some(dir) = &extra {
             levels::check_layout(dir)?;
         }
-        Ok::<_, LayoutError>(Levels::load(extra.as_deref()))
+        Ok::<_, StartError>(Levels::load(extra.as_deref()))
     })
     .await;
     let (levels, problems) = match loaded {
@@ -328,13 +363,15 @@ impl Listener {
                 stream,
                 peer,
                 Arc::clone(&self.shared.context),
+                self.shared.services.clone(),
                 self.shared.timeouts,
                 self.notify_shutdown.subscribe(),
-                registration,
-                inbox,
+                (registration, inbox),
                 lease,
             );
-            tokio::spawn(session.run());
+            if let Some(session) = session {
+                tokio::spawn(session.run());
+            }
         }
     }
 }

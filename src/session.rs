@@ -32,10 +32,11 @@ use tokio::time::{Instant, Sleep};
 use tracing::info;
 
 use crate::console::{Console, Outcome};
-use crate::inbox::{Delivery, Inbox, Message};
+use crate::inbox::{Delivery, Inbox};
 use crate::lobby;
-use crate::registry::Registration;
+use crate::registry::{Activity, Registration};
 use crate::shutdown::{LastWaker, Shutdown};
+use crate::social::{Seat, Services};
 use crate::table::Context;
 use crate::telnet::{Input, Output, TelnetCodec, LINE_TOO_LONG};
 
@@ -51,9 +52,6 @@ pub const LOGIN_TIMED_OUT: &str = "Closed: no command came within";
 /// Sent when messages for a player pile up because the client stopped reading.
 pub const FELL_BEHIND: &str =
     "\nToo many messages are waiting for you: closing. Reconnect to catch up.\n";
-
-/// Sent when a job of the console (a game start, a save) failed unexpectedly.
-const JOB_FAILED: &str = "Sorry, the server could not do that. Try again.\n";
 
 /// The most one read takes from the socket, into a buffer on the stack (left
 /// uninitialised, so its size costs nothing per read). A command is a few bytes; pasted
@@ -142,6 +140,10 @@ pub struct Session {
     inbox: Inbox,
     shutdown: Shutdown,
     idle: IdleTimer,
+    /// Where the session notes its input, for `who`.
+    activity: Arc<Activity>,
+    /// The client was told not to echo (a password is asked for).
+    echo_off: bool,
     peer: SocketAddr,
     context: Arc<Context>,
     /// Held: the session leaves the registry when it ends.
@@ -152,32 +154,35 @@ pub struct Session {
 
 impl Session {
     /// A session on an accepted stream, registered as `registration` with `inbox`;
-    /// `lease` is held until it ends.
+    /// `lease` is held until it ends. `None` if the registration has gone already.
     #[allow(clippy::too_many_arguments)] // each is one thing the server lends
     pub fn new(
         stream: TcpStream,
         peer: SocketAddr,
         context: Arc<Context>,
+        services: Services,
         timeouts: Timeouts,
         shutdown: Shutdown,
-        registration: Registration,
-        inbox: Inbox,
+        (registration, inbox): (Registration, Inbox),
         lease: Lease,
-    ) -> Session {
-        Session {
+    ) -> Option<Session> {
+        let seat = Seat::new(services, registration.id(), peer.ip())?;
+        Some(Session {
             stream,
             codec: TelnetCodec::new(),
             pending: VecDeque::new(),
             input_ended: false,
-            console: Console::lobby(),
+            console: Console::lobby(seat),
             inbox,
             shutdown,
             idle: IdleTimer::new(timeouts),
+            activity: Arc::clone(registration.activity()),
+            echo_off: false,
             peer,
             context,
             _registration: registration,
             _lease: lease,
-        }
+        })
     }
 
     /// Serve the connection until it ends; errors end only this session.
@@ -198,6 +203,7 @@ impl Session {
             let outcome = match self.next_event().await? {
                 Event::Input(Input::Line(line)) => {
                     self.idle.line_came();
+                    self.activity.touch();
                     self.console.handle_line(line.trim())
                 }
                 Event::Input(Input::LineTooLong) => {
@@ -216,9 +222,11 @@ impl Session {
                     return Ok(Ending::ClientClosed);
                 }
                 Event::Delivery(Delivery::Message { message, skipped }) => {
-                    match self.message(message, skipped) {
-                        Ok(text) => Outcome::Send(text),
-                        Err(text) => return Ok(self.last_words(&text, Ending::Closed).await),
+                    match self.console.on_message(message, skipped) {
+                        Outcome::Close(text) => {
+                            return Ok(self.last_words(&text, Ending::Closed).await)
+                        }
+                        outcome => outcome,
                     }
                 }
                 Event::Delivery(Delivery::Overflow) => {
@@ -290,37 +298,6 @@ impl Session {
         }
     }
 
-    /// The text that shows a message: on a line of its own, then the prompt again.
-    /// `Err` carries the last text of a message that closes the session.
-    fn message(&self, message: Message, skipped: u64) -> Result<String, String> {
-        let mut text = String::new();
-        if skipped > 0 {
-            text.push_str(&format!("\n({skipped} screens skipped: you fell behind.)"));
-        }
-        match message {
-            Message::Line(line) => {
-                text.push('\n');
-                text.push_str(&line);
-                text.push('\n');
-                text.push_str(self.console.prompt());
-                Ok(text)
-            }
-            Message::Frame(frame) => {
-                if !text.is_empty() {
-                    text.push('\n');
-                }
-                text.push_str(&frame);
-                Ok(text)
-            }
-            Message::Close(last) => {
-                text.push('\n');
-                text.push_str(&last);
-                text.push('\n');
-                Err(text)
-            }
-        }
-    }
-
     /// Carry out what a line led to; true when the session is to close.
     async fn act(&mut self, mut outcome: Outcome) -> std::io::Result<bool> {
         loop {
@@ -334,16 +311,10 @@ impl Session {
                     return Ok(true);
                 }
                 Outcome::Wait(job) => {
-                    // Work that may touch the disk runs on a blocking thread; the
-                    // session waits for it (messages wait in the inbox meanwhile).
-                    let context = Arc::clone(&self.context);
-                    outcome = match tokio::task::spawn_blocking(move || job.run(&context)).await {
-                        Ok(done) => self.console.finish(done),
-                        Err(error) => {
-                            tracing::error!(peer = %self.peer, %error, "a console job failed");
-                            Outcome::Send(format!("{JOB_FAILED}{}", self.console.prompt()))
-                        }
-                    };
+                    // The session waits for the job (what blocks runs on a blocking
+                    // thread); messages wait in the inbox meanwhile.
+                    let done = job.run(Arc::clone(&self.context)).await;
+                    outcome = self.console.finish(done);
                 }
             }
         }
@@ -357,9 +328,21 @@ impl Session {
         ending
     }
 
-    /// Send `text`, its `\n` as `\r\n`.
+    /// Send `text`, its `\n` as `\r\n`; nothing if it is empty. When the console has
+    /// begun or stopped asking for a secret, the client is first told to stop or to go
+    /// on echoing what is typed (`IAC WILL ECHO` / `IAC WONT ECHO`).
     async fn send(&mut self, text: &str) -> std::io::Result<()> {
-        self.write(&encode(text)).await
+        let hide = self.console.hides_input();
+        if hide == self.echo_off {
+            if text.is_empty() {
+                return Ok(());
+            }
+            return self.write(&encode(text)).await;
+        }
+        self.echo_off = hide;
+        let mut bytes = self.codec.echo(hide).to_vec();
+        Output::Text(text).encode_into(&mut bytes);
+        self.write(&bytes).await
     }
 
     /// Write `bytes` as they are. Nearly every reply fits in the socket's buffer and

@@ -59,6 +59,8 @@ const DO: u8 = 253;
 const SB: u8 = 250;
 /// Ends a subnegotiation.
 const SE: u8 = 240;
+/// The echo option (RFC 857): whether the server echoes what the client types.
+const ECHO_OPTION: u8 = 1;
 /// Carriage return.
 const CR: u8 = b'\r';
 /// Line feed.
@@ -224,6 +226,15 @@ impl TelnetCodec {
             WILL if self.refused().willing.insert(option) => Some([IAC, DONT, option]),
             _ => None,
         }
+    }
+
+    /// `IAC WILL ECHO` (`hide`: the server takes over echoing, and echoes nothing,
+    /// so a password is not shown) or `IAC WONT ECHO` (the client echoes again), for a
+    /// password prompt (SPEC section 7). The client's `DO ECHO` or `DONT ECHO` in
+    /// answer is an acknowledgement and gets no answer of its own.
+    pub fn echo(&mut self, hide: bool) -> [u8; 3] {
+        self.refused().doing.insert(ECHO_OPTION);
+        [IAC, if hide { WILL } else { WONT }, ECHO_OPTION]
     }
 
     /// The options refused so far, made on first use.
@@ -500,6 +511,18 @@ mod tests {
     fn negotiation_inside_a_line_is_removed_and_refused() {
         let items = decode_all(&[b'd', IAC, WILL, ECHO, b'2', CR, LF]);
         assert_eq!(items, vec![negotiation(&[IAC, DONT, ECHO]), line("d2")]);
+    }
+
+    #[test]
+    fn after_the_server_offers_echo_the_answer_is_not_refused() {
+        let mut codec = TelnetCodec::new();
+        assert_eq!(codec.echo(true), [IAC, WILL, ECHO]);
+        let mut pos = 0;
+        let input = [IAC, DO, ECHO, b'p', b'w', LF];
+        let items: Vec<Input> =
+            std::iter::from_fn(|| codec.decode_slice(&input, &mut pos)).collect();
+        assert_eq!(items, vec![line("pw")]);
+        assert_eq!(codec.echo(false), [IAC, WONT, ECHO]);
     }
 
     #[test]

@@ -128,6 +128,16 @@ pub trait Game: Send {
     fn state(&self) -> Option<String> {
         None
     }
+
+    /// The game as it stands, without an input: what a watcher sees on arriving (the
+    /// board and status line as the player last saw them), ending with [`PROMPT`].
+    fn view(&self, memory: &Memory) -> String;
+
+    /// The game's own commands, one per line, for `/help`.
+    fn help(&self) -> &'static str;
+
+    /// The line that leaves the game the game's own way, for `/leave`.
+    fn exit_command(&self) -> &'static str;
 }
 
 /// A boxed game is a game: what the table of games hands out.
@@ -146,6 +156,18 @@ impl<G: Game + ?Sized> Game for Box<G> {
 
     fn state(&self) -> Option<String> {
         (**self).state()
+    }
+
+    fn view(&self, memory: &Memory) -> String {
+        (**self).view(memory)
+    }
+
+    fn help(&self) -> &'static str {
+        (**self).help()
+    }
+
+    fn exit_command(&self) -> &'static str {
+        (**self).exit_command()
     }
 }
 

@@ -214,6 +214,13 @@ impl Sokoban {
     }
 }
 
+/// The commands, for `/help` (the seed's game has no help of its own: any other line is
+/// `Invalid command`).
+const HELP: &str = "\
+  wN aN sN dN   walk N steps up, left, down or right, pushing boxes (d3, w10, s0)
+  e             leave the game
+";
+
 impl Game for Sokoban {
     fn start(&mut self, _memory: &mut Memory) -> Reply {
         self.board_then(String::from(WELCOME))
@@ -228,6 +235,21 @@ impl Game for Sokoban {
             }
             None => self.board_then(String::from(INVALID)),
         }
+    }
+
+    fn view(&self, _memory: &Memory) -> String {
+        let mut text = String::with_capacity(64);
+        self.world.render_into(&GLYPHS, &mut text);
+        text.push_str(PROMPT);
+        text
+    }
+
+    fn help(&self) -> &'static str {
+        HELP
+    }
+
+    fn exit_command(&self) -> &'static str {
+        "e"
     }
 }
 

@@ -563,6 +563,18 @@ impl Game for StarPusher {
             Command::Exit => Reply::ended(String::from(BYE)),
         }
     }
+
+    fn view(&self, _memory: &Memory) -> String {
+        self.board_then_prompt(String::new()).text
+    }
+
+    fn help(&self) -> &'static str {
+        HELP
+    }
+
+    fn exit_command(&self) -> &'static str {
+        "exit"
+    }
 }
 
 #[cfg(test)]

@@ -418,6 +418,18 @@ impl Game for Twenty48 {
             Some(Command::Move(direction)) => self.slide(direction, memory),
         }
     }
+
+    fn view(&self, memory: &Memory) -> String {
+        self.show(String::new(), false, memory).text
+    }
+
+    fn help(&self) -> &'static str {
+        KEYS
+    }
+
+    fn exit_command(&self) -> &'static str {
+        "q"
+    }
 }
 
 #[cfg(test)]

@@ -21,6 +21,15 @@ pub use format::{parse_cave, FormatError};
 
 use super::{BadSaveName, Game, Memory, Reply, SaveName, Status, MAX_SAVE_NAME, PROMPT};
 
+/// The commands, for `/help` (the seed's game answers any other line with `That
+/// command had no effect.`).
+const HELP: &str = "\
+  move forward, turn left, turn right   walk and turn
+  shoot, grab, climb                    the arrow, the gold, out at the exit
+  save NAME                             keep this world to play again later
+  quit                                  leave, showing the world
+";
+
 /// The world `play wumpus` loads when none is named.
 pub const DEFAULT_WORLD: &str = "classic";
 
@@ -215,6 +224,24 @@ impl Game for Wumpus {
 
     fn state(&self) -> Option<String> {
         Some(self.cave.to_string())
+    }
+
+    fn view(&self, _memory: &Memory) -> String {
+        // No board: what the explorer perceives in the room where it stands.
+        let mut percepts = Percepts::after(String::new());
+        self.cave
+            .room_percepts_each(|percept| percepts.write(percept));
+        let mut text = percepts.text;
+        text.push_str(PROMPT);
+        text
+    }
+
+    fn help(&self) -> &'static str {
+        HELP
+    }
+
+    fn exit_command(&self) -> &'static str {
+        "quit"
     }
 }
 

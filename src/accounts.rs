@@ -1,0 +1,373 @@
+//! Players' names, passwords and settings (SPEC section 7), and what keeps other
+//! players' terminals safe from what a player types.
+//!
+//! - [`PlayerName`]: 2 to 16 letters, digits, `-` or `_`, unique ignoring case.
+//!   Guests are `guest-N`; no one may choose a name starting with `guest-`, so a
+//!   guest's name never collides with a chosen or registered one.
+//! - Passwords are hashed with Argon2id (RustCrypto `argon2`, its recommended
+//!   parameters and a random salt) on a blocking thread, never logged, and compared by
+//!   the hash's own verification.
+//! - [`LoginThrottle`]: each login attempt costs a token from a bucket for the name
+//!   and one for the client's address (`governor`); an empty bucket makes the attempt
+//!   wait, so guessing is slowed to a few tries a minute, and the log says so.
+//! - [`clean_text`]: what one player sends another has no control characters, so no
+//!   escape sequence can reach another terminal, and is at most [`MAX_CHAT`]
+//!   characters long.
+
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use argon2::{Argon2, PasswordHasher as _, PasswordVerifier as _};
+use governor::clock::{Clock as _, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+
+/// The longest name.
+pub const MAX_NAME: usize = 16;
+
+/// What a guest's name starts with.
+pub const GUEST_PREFIX: &str = "guest-";
+
+/// The longest line of chat, in characters.
+pub const MAX_CHAT: usize = 300;
+
+/// The shortest password accepted.
+pub const MIN_PASSWORD: usize = 6;
+
+/// The longest password accepted (Argon2 takes any length; this bounds the work).
+pub const MAX_PASSWORD: usize = 128;
+
+/// A player's name: checked once, carried as a type.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PlayerName(String);
+
+/// Why a name cannot be taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum BadName {
+    /// Outside the alphabet or the length.
+    #[error("A name is 2 to {MAX_NAME} letters, digits, '-' or '_'.")]
+    Form,
+    /// Starts like a guest's name.
+    #[error("Names starting with guest- are for guests: choose another.")]
+    Guest,
+}
+
+impl PlayerName {
+    /// Check a name a player typed.
+    ///
+    /// # Errors
+    /// [`BadName`] saying what a name may be.
+    pub fn parse(text: &str) -> Result<PlayerName, BadName> {
+        let valid = (2..=MAX_NAME).contains(&text.len())
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if !valid {
+            return Err(BadName::Form);
+        }
+        if text.to_ascii_lowercase().starts_with(GUEST_PREFIX) {
+            return Err(BadName::Guest);
+        }
+        Ok(PlayerName(text.to_string()))
+    }
+
+    /// The guest name of session number `n`.
+    pub fn guest(n: u64) -> PlayerName {
+        PlayerName(format!("{GUEST_PREFIX}{n}"))
+    }
+
+    /// The name as chosen.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The name in lower case: what is unique.
+    pub fn key(&self) -> String {
+        self.0.to_ascii_lowercase()
+    }
+
+    /// Whether this is a guest's name.
+    pub fn is_guest(&self) -> bool {
+        self.0.starts_with(GUEST_PREFIX)
+    }
+}
+
+impl std::fmt::Display for PlayerName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// `text` with every control character removed (so that no escape sequence can be
+/// formed) and white space at its ends trimmed, cut at [`MAX_CHAT`] characters.
+/// `Err` with the cleaned text's length when it is longer than that.
+pub fn clean_text(text: &str) -> Result<String, usize> {
+    let cleaned: String = text.chars().filter(|c| !c.is_control()).collect();
+    let cleaned = cleaned.trim();
+    let length = cleaned.chars().count();
+    if length > MAX_CHAT {
+        return Err(length);
+    }
+    Ok(cleaned.to_string())
+}
+
+/// A player's settings (SPEC section 10); registered players keep them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Settings {
+    /// Hear `say` from others.
+    pub chat: bool,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { chat: true }
+    }
+}
+
+/// A setting that `set` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setting {
+    /// `chat`.
+    Chat,
+}
+
+impl Setting {
+    /// Every setting, in the order `set` lists them.
+    pub const ALL: &'static [Setting] = &[Setting::Chat];
+
+    /// The setting called `word` (any case).
+    pub fn from_name(word: &str) -> Option<Setting> {
+        Setting::ALL
+            .iter()
+            .copied()
+            .find(|setting| setting.name().eq_ignore_ascii_case(word))
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Setting::Chat => "chat",
+        }
+    }
+}
+
+impl Settings {
+    /// The value of `setting`.
+    pub fn get(&self, setting: Setting) -> bool {
+        match setting {
+            Setting::Chat => self.chat,
+        }
+    }
+
+    /// Change `setting`.
+    pub fn set(&mut self, setting: Setting, on: bool) {
+        match setting {
+            Setting::Chat => self.chat = on,
+        }
+    }
+
+    /// As the store keeps them: `chat=on`. Settings the store has that this version
+    /// does not know are ignored when read.
+    pub fn to_stored(&self) -> String {
+        let words: Vec<String> = Setting::ALL
+            .iter()
+            .map(|setting| format!("{}={}", setting.name(), on_off(self.get(*setting))))
+            .collect();
+        words.join(" ")
+    }
+
+    /// Read what [`Settings::to_stored`] wrote; anything unknown keeps its default.
+    pub fn from_stored(text: &str) -> Settings {
+        let mut settings = Settings::default();
+        for word in text.split_whitespace() {
+            let Some((name, value)) = word.split_once('=') else {
+                continue;
+            };
+            if let (Some(setting), Some(on)) = (Setting::from_name(name), parse_on_off(value)) {
+                settings.set(setting, on);
+            }
+        }
+        settings
+    }
+}
+
+/// `on` or `off`.
+pub fn on_off(on: bool) -> &'static str {
+    if on {
+        "on"
+    } else {
+        "off"
+    }
+}
+
+/// `on` or `off` (any case).
+pub fn parse_on_off(word: &str) -> Option<bool> {
+    if word.eq_ignore_ascii_case("on") {
+        Some(true)
+    } else if word.eq_ignore_ascii_case("off") {
+        Some(false)
+    } else {
+        None
+    }
+}
+
+/// Why a password could not be hashed or checked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the password could not be hashed: {0}")]
+pub struct HashError(String);
+
+/// The Argon2id hash of `password`, in PHC format. Slow on purpose: call it on a
+/// blocking thread.
+///
+/// # Errors
+/// [`HashError`] if the system's random generator fails.
+pub fn hash_password(password: &str) -> Result<String, HashError> {
+    Argon2::default()
+        .hash_password(password.as_bytes())
+        .map(|hash| hash.to_string())
+        .map_err(|error| HashError(error.to_string()))
+}
+
+/// Whether `password` matches `hash` (a damaged hash matches nothing). Slow on
+/// purpose: call it on a blocking thread.
+pub fn verify_password(password: &str, hash: &str) -> bool {
+    Argon2::default()
+        .verify_password(password.as_bytes(), hash)
+        .is_ok()
+}
+
+/// Login attempts allowed at once, per name and per address, before they are slowed.
+const LOGIN_BURST: u32 = 5;
+
+/// The longest a login attempt is made to wait.
+const MAX_LOGIN_WAIT: Duration = Duration::from_secs(60);
+
+/// Slows down repeated logins per name and per client address.
+#[derive(Debug)]
+pub struct LoginThrottle {
+    by_name: DefaultKeyedRateLimiter<String>,
+    by_address: DefaultKeyedRateLimiter<IpAddr>,
+    clock: DefaultClock,
+    /// Checks since the limiters last forgot idle keys.
+    checks: AtomicU32,
+}
+
+impl Default for LoginThrottle {
+    fn default() -> Self {
+        LoginThrottle::new()
+    }
+}
+
+impl LoginThrottle {
+    /// Five attempts at once, then one every twelve seconds, per name and per address.
+    pub fn new() -> LoginThrottle {
+        let burst = NonZeroU32::new(LOGIN_BURST).unwrap_or(NonZeroU32::MIN);
+        let quota = Quota::per_minute(burst);
+        LoginThrottle {
+            by_name: RateLimiter::keyed(quota),
+            by_address: RateLimiter::keyed(quota),
+            clock: DefaultClock::default(),
+            checks: AtomicU32::new(0),
+        }
+    }
+
+    /// How long a login attempt for `name_key` from `address` must wait before it is
+    /// checked (zero when it may go ahead); the attempt is counted.
+    pub fn delay(&self, name_key: &str, address: IpAddr) -> Duration {
+        if self.checks.fetch_add(1, Ordering::Relaxed) % 256 == 255 {
+            // Keys whose buckets are full again need not be kept.
+            self.by_name.retain_recent();
+            self.by_address.retain_recent();
+        }
+        let now = self.clock.now();
+        let name_wait = match self.by_name.check_key(&name_key.to_string()) {
+            Ok(()) => Duration::ZERO,
+            Err(not_until) => not_until.wait_time_from(now),
+        };
+        let address_wait = match self.by_address.check_key(&address) {
+            Ok(()) => Duration::ZERO,
+            Err(not_until) => not_until.wait_time_from(now),
+        };
+        name_wait.max(address_wait).min(MAX_LOGIN_WAIT)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(PlayerName::parse("Ann_2-b").unwrap().key(), "ann_2-b");
+        assert_eq!(PlayerName::parse("Ann").unwrap().as_str(), "Ann");
+        for bad in [
+            "a",
+            "",
+            "seventeen-chars-x",
+            "a b",
+            "é1",
+            "ann!",
+            "\u{1b}[2J",
+        ] {
+            assert_eq!(PlayerName::parse(bad), Err(BadName::Form), "{bad:?}");
+        }
+        assert_eq!(PlayerName::parse("Guest-7"), Err(BadName::Guest));
+        assert!(PlayerName::guest(7).is_guest());
+        assert_eq!(PlayerName::guest(7).as_str(), "guest-7");
+    }
+
+    #[test]
+    fn text_loses_control_characters_and_is_capped() {
+        assert_eq!(
+            clean_text(" hi \u{1b}[31mred\u{7}\r\u{9b}2J "),
+            Ok(String::from("hi [31mred2J"))
+        );
+        assert_eq!(
+            clean_text(&"é".repeat(MAX_CHAT)).map(|t| t.chars().count()),
+            Ok(MAX_CHAT)
+        );
+        assert_eq!(clean_text(&"x".repeat(MAX_CHAT + 1)), Err(MAX_CHAT + 1));
+    }
+
+    #[test]
+    fn settings_round_trip_and_ignore_the_unknown() {
+        let mut settings = Settings::default();
+        assert!(settings.chat);
+        settings.set(Setting::Chat, false);
+        assert_eq!(settings.to_stored(), "chat=off");
+        assert_eq!(Settings::from_stored("chat=off keys=on junk"), settings);
+        assert_eq!(Settings::from_stored(""), Settings::default());
+        assert_eq!(Setting::from_name("CHAT"), Some(Setting::Chat));
+        assert_eq!(parse_on_off("Off"), Some(false));
+        assert_eq!(parse_on_off("maybe"), None);
+    }
+
+    #[test]
+    fn passwords_hash_with_argon2id_and_verify() {
+        let hash = hash_password("correct horse").unwrap();
+        assert!(hash.starts_with("$argon2id$"), "{hash}");
+        assert!(!hash.contains("correct horse"));
+        assert!(verify_password("correct horse", &hash));
+        assert!(!verify_password("correct hors", &hash));
+        assert!(!verify_password("correct horse", "not a hash"));
+        // A fresh salt each time.
+        assert_ne!(hash, hash_password("correct horse").unwrap());
+    }
+
+    #[test]
+    fn repeated_logins_are_slowed_per_name_and_per_address() {
+        let throttle = LoginThrottle::new();
+        let here = IpAddr::from([127, 0, 0, 2]);
+        let there = IpAddr::from([127, 0, 0, 3]);
+        for _ in 0..LOGIN_BURST {
+            assert_eq!(throttle.delay("ann", here), Duration::ZERO);
+        }
+        let wait = throttle.delay("ann", here);
+        assert!(wait > Duration::from_secs(5), "{wait:?}");
+        // The name is slowed from anywhere; another name from this address too.
+        assert!(throttle.delay("ann", there) > Duration::ZERO);
+        assert!(throttle.delay("bob", here) > Duration::ZERO);
+        assert_eq!(throttle.delay("bob", there), Duration::ZERO);
+    }
+}

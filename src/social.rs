@@ -1,0 +1,711 @@
+//! A player among others (SPEC section 7): the name, who is online, chat, watching and
+//! settings, for one session.
+//!
+//! A [`Seat`] is a session's place at the table: its number in the registry, its
+//! name, its settings, whom it watches and who watches it. The console hands it the
+//! player commands (`who`, `say`, `tell`, `watch`, `name`, `register`, `set`,
+//! `quiet`) and the messages that arrive for the player. Nothing here writes to a
+//! socket: a message to another player goes to that player's inbox, and what needs the
+//! store or a slow hash comes back as [`Work`] for the console to hand out as a job.
+
+use std::fmt::Write as _;
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+use std::time::Duration;
+
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
+
+use crate::accounts::{
+    self, clean_text, on_off, parse_on_off, LoginThrottle, PlayerName, Setting, Settings, MAX_CHAT,
+    MAX_PASSWORD, MIN_PASSWORD,
+};
+use crate::inbox::{InboxSender, Message};
+use crate::registry::{Place, Registry, SessionId};
+use crate::store::{Account, Registered, Store, StoreError};
+
+/// What the old connection of a name taken over is told.
+pub fn taken_over(name: &PlayerName) -> String {
+    format!("Someone logged in as {name} from elsewhere.")
+}
+
+/// Sent when chat comes faster than the limit.
+pub const TOO_FAST: &str = "You are sending too fast.";
+
+/// Lines of chat allowed at once before the limit starts.
+const CHAT_BURST: u32 = 5;
+
+/// What every seat of a server shares.
+#[derive(Debug, Clone)]
+pub struct Services {
+    /// Who is online.
+    pub registry: Registry,
+    /// Accounts.
+    pub store: Store,
+    /// Slows down password guessing.
+    pub throttle: Arc<LoginThrottle>,
+}
+
+/// Asking the player for a secret; the line that comes next is not echoed.
+#[derive(Debug)]
+enum Asking {
+    /// The password of the registered `name`.
+    Password { name: PlayerName, account: Account },
+    /// A password for `register`.
+    NewPassword,
+    /// The same password again.
+    Repeat { first: String },
+}
+
+/// One session among the others.
+#[derive(Debug)]
+pub struct Seat {
+    services: Services,
+    id: SessionId,
+    address: IpAddr,
+    /// This session's own inbox, for those it watches to send frames to.
+    inbox: InboxSender,
+    name: PlayerName,
+    /// The name is registered and its password was given.
+    registered: bool,
+    settings: Settings,
+    asking: Option<Asking>,
+    /// Whom this session watches.
+    watching: Option<(SessionId, PlayerName)>,
+    /// Who watches this session's game.
+    watchers: Vec<(SessionId, InboxSender)>,
+    chat_limit: DefaultDirectRateLimiter,
+}
+
+/// Work a player command needs from the store or a slow hash.
+#[derive(Debug)]
+pub enum Work {
+    /// Is `name` registered?
+    LookUp {
+        /// The name asked for.
+        name: PlayerName,
+    },
+    /// Check `password` against `account`.
+    LogIn {
+        /// The name, as typed.
+        name: PlayerName,
+        /// Its account.
+        account: Account,
+        /// What the player typed.
+        password: String,
+    },
+    /// Register the seat's name with `password`.
+    Register {
+        /// The name.
+        name: PlayerName,
+        /// The password.
+        password: String,
+        /// The settings to keep.
+        settings: Settings,
+    },
+    /// Keep a registered player's settings, then say `text`.
+    SaveSettings {
+        /// The name.
+        name: PlayerName,
+        /// The settings.
+        settings: Settings,
+        /// What to say once kept.
+        text: String,
+    },
+}
+
+/// What [`Work`] found.
+#[derive(Debug)]
+pub enum Found {
+    /// Whether the name is registered.
+    LookedUp {
+        /// The name asked for.
+        name: PlayerName,
+        /// Its account, if registered.
+        account: Result<Option<Account>, String>,
+    },
+    /// Whether the password was right.
+    LoggedIn {
+        /// The name, as typed.
+        name: PlayerName,
+        /// The account, if the password matched.
+        account: Option<Account>,
+    },
+    /// How registering went.
+    Registered(Result<Registered, String>),
+    /// The settings are kept (or could not be).
+    SettingsSaved {
+        /// What to say.
+        text: String,
+    },
+}
+
+impl Work {
+    /// Do the work: the store's queries are async, hashing runs on a blocking thread.
+    pub async fn run(self, services: Services, address: IpAddr) -> Found {
+        match self {
+            Work::LookUp { name } => Found::LookedUp {
+                account: services
+                    .store
+                    .account(&name.key())
+                    .await
+                    .map_err(|error| store_failed(&error)),
+                name,
+            },
+            Work::LogIn {
+                name,
+                account,
+                password,
+            } => {
+                let wait = services.throttle.delay(&name.key(), address);
+                if !wait.is_zero() {
+                    tracing::warn!(name = %name, %address, ?wait, "login slowed down after repeated attempts");
+                    tokio::time::sleep(wait).await;
+                }
+                let hash = account.password_hash.clone();
+                let matches = tokio::task::spawn_blocking(move || {
+                    accounts::verify_password(&password, &hash)
+                })
+                .await
+                .unwrap_or(false);
+                if !matches {
+                    tracing::warn!(name = %name, %address, "wrong password");
+                }
+                Found::LoggedIn {
+                    name,
+                    account: matches.then_some(account),
+                }
+            }
+            Work::Register {
+                name,
+                password,
+                settings,
+            } => {
+                let hashed =
+                    tokio::task::spawn_blocking(move || accounts::hash_password(&password)).await;
+                let hash = match hashed {
+                    Ok(Ok(hash)) => hash,
+                    Ok(Err(error)) => return Found::Registered(Err(error.to_string())),
+                    Err(error) => return Found::Registered(Err(error.to_string())),
+                };
+                let result = services
+                    .store
+                    .register(&name.key(), name.as_str(), &hash, &settings.to_stored())
+                    .await
+                    .map_err(|error| store_failed(&error));
+                Found::Registered(result)
+            }
+            Work::SaveSettings {
+                name,
+                settings,
+                text,
+            } => {
+                let text = match services
+                    .store
+                    .save_settings(&name.key(), &settings.to_stored())
+                    .await
+                {
+                    Ok(()) => text,
+                    Err(error) => format!(
+                        "{text}(It could not be kept for next time: {}.)\n",
+                        store_failed(&error)
+                    ),
+                };
+                Found::SettingsSaved { text }
+            }
+        }
+    }
+}
+
+/// A store error as players see it; the details go to the log.
+fn store_failed(error: &StoreError) -> String {
+    tracing::error!(%error, "the store failed");
+    String::from("the server's database is not available right now, try again later")
+}
+
+/// What a player command does.
+#[derive(Debug)]
+pub enum Reply {
+    /// Say this; the prompt follows.
+    Say(String),
+    /// Do this work first.
+    Work(Work),
+    /// Say this and wait: frames of the watched game follow, with their prompts.
+    Watching(String),
+}
+
+impl Seat {
+    /// A new session's seat, as the guest the registry named it.
+    pub fn new(services: Services, id: SessionId, address: IpAddr) -> Option<Seat> {
+        let name = services.registry.name_of(id)?;
+        let inbox = services.registry.sender(id)?;
+        let burst = NonZeroU32::new(CHAT_BURST).unwrap_or(NonZeroU32::MIN);
+        let per_second = NonZeroU32::MIN;
+        let chat_limit = RateLimiter::direct(Quota::per_second(per_second).allow_burst(burst));
+        Some(Seat {
+            services,
+            id,
+            address,
+            inbox,
+            name,
+            registered: false,
+            settings: Settings::default(),
+            asking: None,
+            watching: None,
+            watchers: Vec::new(),
+            chat_limit,
+        })
+    }
+
+    /// The player's name.
+    pub fn name(&self) -> &PlayerName {
+        &self.name
+    }
+
+    /// What the seats of this server share.
+    pub fn services(&self) -> &Services {
+        &self.services
+    }
+
+    /// The client's address.
+    pub fn address(&self) -> IpAddr {
+        self.address
+    }
+
+    /// Whether the next line is a secret (a password): the client must not echo it.
+    pub fn asks_secret(&self) -> bool {
+        self.asking.is_some()
+    }
+
+    /// The prompt while asking for a secret.
+    pub fn secret_prompt(&self) -> Option<&'static str> {
+        Some(match self.asking.as_ref()? {
+            Asking::Password { .. } => "Password: ",
+            Asking::NewPassword => "Choose a password: ",
+            Asking::Repeat { .. } => "Type it again: ",
+        })
+    }
+
+    /// Whom this session watches.
+    pub fn watching(&self) -> Option<&PlayerName> {
+        self.watching.as_ref().map(|(_, name)| name)
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> Settings {
+        self.settings
+    }
+
+    /// Where the player is now, for `who`.
+    pub fn set_place(&self, place: Place) {
+        self.services.registry.set_place(self.id, place);
+    }
+
+    /// `who`.
+    pub fn who(&self) -> String {
+        let lines = self.services.registry.who();
+        let mut text = format!("{} players online:\n", lines.len());
+        for line in lines {
+            let _ = write!(
+                text,
+                "  {:<16}  {:<28}  idle {}",
+                line.name.as_str(),
+                line.place.to_string(),
+                idle(line.idle)
+            );
+            if line.watchers > 0 {
+                let _ = write!(text, "  {} watching", line.watchers);
+            }
+            text.push('\n');
+        }
+        text
+    }
+
+    /// `say TEXT`.
+    pub fn say(&self, text: &str) -> String {
+        if text.is_empty() {
+            return String::from("Usage: say TEXT\n");
+        }
+        let text = match self.chat_line(text) {
+            Ok(text) => text,
+            Err(refusal) => return refusal,
+        };
+        let line = format!("[{}] {text}", self.name);
+        for hearer in self.services.registry.hearers(self.id) {
+            let _ = hearer.send(Message::Line(line.clone()));
+        }
+        format!("{line}\n")
+    }
+
+    /// `tell NAME TEXT`.
+    pub fn tell(&self, name: Option<&str>, text: &str) -> String {
+        let (Some(name), false) = (name, text.is_empty()) else {
+            return String::from("Usage: tell NAME TEXT\n");
+        };
+        let Some((id, name, inbox)) = self.services.registry.find(name) else {
+            return format!("No player called {}.\n", shown_name(name));
+        };
+        if id == self.id {
+            return String::from("You cannot tell yourself.\n");
+        }
+        let text = match self.chat_line(text) {
+            Ok(text) => text,
+            Err(refusal) => return refusal,
+        };
+        let _ = inbox.send(Message::Line(format!("[{} tells you] {text}", self.name)));
+        format!("[you tell {name}] {text}\n")
+    }
+
+    /// A line of chat, cleaned, if the rate and the length allow it; else the refusal.
+    fn chat_line(&self, text: &str) -> Result<String, String> {
+        if self.chat_limit.check().is_err() {
+            return Err(format!("{TOO_FAST}\n"));
+        }
+        match clean_text(text) {
+            Ok(text) if text.is_empty() => Err(String::from("Usage: say TEXT\n")),
+            Ok(text) => Ok(text),
+            Err(length) => Err(format!(
+                "That line has {length} characters: chat lines are at most {MAX_CHAT}.\n"
+            )),
+        }
+    }
+
+    /// `set`, `set OPTION on|off`, and `quiet`.
+    pub fn set(&mut self, option: Option<&str>, value: Option<&str>, extra: bool) -> Reply {
+        let names: Vec<&str> = Setting::ALL.iter().map(|setting| setting.name()).collect();
+        let Some(option) = option else {
+            let mut text = String::from("Settings:\n");
+            for setting in Setting::ALL {
+                let _ = writeln!(
+                    text,
+                    "  {} {}",
+                    setting.name(),
+                    on_off(self.settings.get(*setting))
+                );
+            }
+            return Reply::Say(text);
+        };
+        let Some(setting) = Setting::from_name(option) else {
+            return Reply::Say(format!(
+                "Unknown setting: {}. Settings: {}.\n",
+                shown_name(option),
+                names.join(", ")
+            ));
+        };
+        let (Some(on), false) = (value.and_then(parse_on_off), extra) else {
+            return Reply::Say(format!(
+                "Usage: set {} on|off (it is {}).\n",
+                setting.name(),
+                on_off(self.settings.get(setting))
+            ));
+        };
+        let text = match setting {
+            Setting::Chat if !on => {
+                String::from("Chat is off: type set chat on to hear others again.\n")
+            }
+            Setting::Chat => String::from("Chat is on.\n"),
+        };
+        self.settings.set(setting, on);
+        self.services.registry.set_chat(self.id, self.settings.chat);
+        if self.registered {
+            Reply::Work(Work::SaveSettings {
+                name: self.name.clone(),
+                settings: self.settings,
+                text,
+            })
+        } else {
+            Reply::Say(text)
+        }
+    }
+
+    /// `name` or `name NAME`.
+    pub fn name_command(&mut self, name: Option<&str>) -> Reply {
+        let Some(name) = name else {
+            return Reply::Say(format!("You are {}.\n", self.name));
+        };
+        let name = match PlayerName::parse(name) {
+            Ok(name) => name,
+            Err(error) => return Reply::Say(format!("{error}\n")),
+        };
+        if name == self.name {
+            return Reply::Say(format!("You are {}.\n", self.name));
+        }
+        Reply::Work(Work::LookUp { name })
+    }
+
+    /// `register`.
+    pub fn register(&mut self) -> Reply {
+        if self.name.is_guest() {
+            return Reply::Say(String::from(
+                "Choose a name first (name NAME), then register it.\n",
+            ));
+        }
+        if self.registered {
+            return Reply::Say(format!("{} is registered already.\n", self.name));
+        }
+        self.asking = Some(Asking::NewPassword);
+        Reply::Say(String::new())
+    }
+
+    /// The line typed while a secret was asked for.
+    pub fn secret(&mut self, line: &str) -> Reply {
+        match self.asking.take() {
+            None => Reply::Say(String::new()),
+            Some(Asking::Password { name, account }) => Reply::Work(Work::LogIn {
+                name,
+                account,
+                password: line.to_string(),
+            }),
+            Some(Asking::NewPassword) => {
+                let length = line.chars().count();
+                if !(MIN_PASSWORD..=MAX_PASSWORD).contains(&length) {
+                    return Reply::Say(format!(
+                        "A password is {MIN_PASSWORD} to {MAX_PASSWORD} characters: nothing was registered.\n"
+                    ));
+                }
+                self.asking = Some(Asking::Repeat {
+                    first: line.to_string(),
+                });
+                Reply::Say(String::new())
+            }
+            Some(Asking::Repeat { first }) if first == line => Reply::Work(Work::Register {
+                name: self.name.clone(),
+                password: first,
+                settings: self.settings,
+            }),
+            Some(Asking::Repeat { .. }) => Reply::Say(String::from(
+                "The two passwords differ: nothing was registered.\n",
+            )),
+        }
+    }
+
+    /// Take what the work found; the text to say. What answers a secret line starts on
+    /// a new line: the client echoed neither the line nor its ending.
+    pub fn found(&mut self, found: Found) -> String {
+        let after_secret = matches!(found, Found::LoggedIn { .. } | Found::Registered(_));
+        let text = self.take(found);
+        if after_secret {
+            format!("\n{text}")
+        } else {
+            text
+        }
+    }
+
+    fn take(&mut self, found: Found) -> String {
+        match found {
+            Found::LookedUp { name, account } => match account {
+                Err(error) => format!("Cannot change your name now: {error}.\n"),
+                Ok(Some(account)) => {
+                    self.asking = Some(Asking::Password { name, account });
+                    String::new()
+                }
+                Ok(None) => match self.services.registry.rename(self.id, &name) {
+                    Ok(()) => {
+                        self.name = name;
+                        self.registered = false;
+                        format!("You are now {}.\n", self.name)
+                    }
+                    Err(taken) => format!("{taken}\n"),
+                },
+            },
+            Found::LoggedIn { account: None, .. } => String::from("Wrong password.\n"),
+            Found::LoggedIn {
+                account: Some(account),
+                ..
+            } => {
+                // The name as registered, not as typed this time.
+                let name = PlayerName::parse(&account.name).unwrap_or_else(|_| self.name.clone());
+                let why = taken_over(&name);
+                if let Some(old) = self.services.registry.take_over(self.id, &name, &why) {
+                    tracing::info!(name = %name, old = %old, new = %self.id, "name taken over by its owner");
+                }
+                self.name = name;
+                self.registered = true;
+                self.settings = Settings::from_stored(&account.settings);
+                self.services.registry.set_chat(self.id, self.settings.chat);
+                format!("You are now {}.\n", self.name)
+            }
+            Found::Registered(Ok(Registered::Created)) => {
+                self.registered = true;
+                tracing::info!(name = %self.name, "name registered");
+                format!(
+                    "{} is registered: from now on, name {} asks for this password.\n",
+                    self.name, self.name
+                )
+            }
+            Found::Registered(Ok(Registered::Taken)) => format!(
+                "{} was registered by someone else just now: choose another name.\n",
+                self.name
+            ),
+            Found::Registered(Err(error)) => format!("Cannot register now: {error}.\n"),
+            Found::SettingsSaved { text } => text,
+        }
+    }
+
+    /// `watch NAME`: the text to show, and whether watching began.
+    pub fn watch(&mut self, name: Option<&str>) -> Reply {
+        let Some(name) = name else {
+            return Reply::Say(String::from("Usage: watch NAME\n"));
+        };
+        let Some((id, name, inbox)) = self.services.registry.find(name) else {
+            return Reply::Say(format!("No player called {}.\n", shown_name(name)));
+        };
+        if id == self.id {
+            return Reply::Say(String::from("You cannot watch yourself.\n"));
+        }
+        if !self.services.registry.is_playing(id) {
+            return Reply::Say(format!("{name} is not playing a game.\n"));
+        }
+        let asked = inbox.send(Message::Watch {
+            watcher: self.id,
+            inbox: self.inbox.clone(),
+        });
+        if asked.is_err() {
+            return Reply::Say(format!("No player called {name}.\n"));
+        }
+        self.set_place(Place::Watching {
+            id,
+            name: name.clone(),
+        });
+        let text = format!("You are watching {name}. Type anything to stop.\n");
+        self.watching = Some((id, name));
+        Reply::Watching(text)
+    }
+
+    /// Stop watching; the text to show, if this session watched anyone.
+    pub fn stop_watching(&mut self) -> Option<String> {
+        let (id, name) = self.watching.take()?;
+        self.services.registry.send(id, Message::Unwatch(self.id));
+        self.set_place(Place::Lobby);
+        Some(format!("You stop watching {name}.\n"))
+    }
+
+    /// The watched game ended: the text to show, if it was the one watched.
+    pub fn watch_ended(&mut self, name: &PlayerName) -> Option<String> {
+        if self.watching.as_ref().map(|(_, watched)| watched) != Some(name) {
+            return None;
+        }
+        self.watching = None;
+        self.set_place(Place::Lobby);
+        Some(format!("{name} left the game.\n"))
+    }
+
+    /// Someone wants to watch this session's game: they get `view` at once and every
+    /// frame from now on. The text to tell the player.
+    pub fn add_watcher(
+        &mut self,
+        watcher: SessionId,
+        inbox: InboxSender,
+        view: Option<String>,
+    ) -> String {
+        let Some(view) = view else {
+            // Not in a game after all (it ended while the request was on its way).
+            let _ = inbox.send(Message::WatchEnded {
+                name: self.name.clone(),
+            });
+            return String::new();
+        };
+        if inbox.send(Message::Frame(Arc::from(view))).is_err() {
+            return String::new();
+        }
+        self.watchers.retain(|(id, _)| *id != watcher);
+        self.watchers.push((watcher, inbox));
+        self.services
+            .registry
+            .set_watchers(self.id, self.watchers.len());
+        match self.services.registry.name_of(watcher) {
+            Some(name) => format!("{name} is watching you."),
+            None => String::new(),
+        }
+    }
+
+    /// A watcher stopped.
+    pub fn remove_watcher(&mut self, watcher: SessionId) {
+        self.watchers.retain(|(id, _)| *id != watcher);
+        self.services
+            .registry
+            .set_watchers(self.id, self.watchers.len());
+    }
+
+    /// Whether anyone watches.
+    pub fn is_watched(&self) -> bool {
+        !self.watchers.is_empty()
+    }
+
+    /// Send the game's output to every watcher; those gone are forgotten.
+    pub fn show_watchers(&mut self, text: &str) {
+        if self.watchers.is_empty() || text.is_empty() {
+            return;
+        }
+        let frame: Arc<str> = Arc::from(text);
+        let before = self.watchers.len();
+        self.watchers
+            .retain(|(_, inbox)| inbox.send(Message::Frame(Arc::clone(&frame))).is_ok());
+        if self.watchers.len() != before {
+            self.services
+                .registry
+                .set_watchers(self.id, self.watchers.len());
+        }
+    }
+
+    /// The game is over: every watcher goes back to the lobby.
+    pub fn end_watching(&mut self) {
+        for (_, inbox) in self.watchers.drain(..) {
+            let _ = inbox.send(Message::WatchEnded {
+                name: self.name.clone(),
+            });
+        }
+        self.services.registry.set_watchers(self.id, 0);
+    }
+}
+
+impl Drop for Seat {
+    /// However the session ends, those it watched and those who watched it are told.
+    fn drop(&mut self) {
+        if let Some((id, _)) = self.watching.take() {
+            self.services.registry.send(id, Message::Unwatch(self.id));
+        }
+        for (_, inbox) in self.watchers.drain(..) {
+            let _ = inbox.send(Message::WatchEnded {
+                name: self.name.clone(),
+            });
+        }
+    }
+}
+
+/// A name as typed, safe to show: cut and without control characters.
+fn shown_name(name: &str) -> String {
+    name.chars()
+        .filter(|c| !c.is_control())
+        .take(accounts::MAX_NAME + 4)
+        .collect()
+}
+
+/// An idle time for `who`: `42s`, `17m`, `3h05m`.
+fn idle(idle: Duration) -> String {
+    let seconds = idle.as_secs();
+    match seconds {
+        0..60 => format!("{seconds}s"),
+        60..3600 => format!("{}m", seconds / 60),
+        _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_times() {
+        assert_eq!(idle(Duration::from_secs(0)), "0s");
+        assert_eq!(idle(Duration::from_secs(59)), "59s");
+        assert_eq!(idle(Duration::from_secs(61)), "1m");
+        assert_eq!(idle(Duration::from_secs(3 * 3600 + 5 * 60 + 9)), "3h05m");
+    }
+
+    #[test]
+    fn names_as_typed_are_shown_safely() {
+        assert_eq!(shown_name("bob\u{1b}[2J"), "bob[2J");
+        assert_eq!(shown_name(&"x".repeat(100)).len(), 20);
+    }
+}
