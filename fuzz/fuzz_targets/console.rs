@@ -1,6 +1,6 @@
-//! Fuzz target `console`: lines through a player's whole console: the lobby, games, and the jobs they hand out.
-//! The property lives in [`arcade::fuzzing::console`], where `cargo test` replays the
-//! inputs kept in `fuzz/regressions/console/`.
+//! Fuzz target `console`: lines through a player's whole console, the lobby, games,
+//! and the jobs they hand out. The property lives in [`arcade::fuzzing::console`],
+//! where `cargo test` replays the inputs kept in `fuzz/regressions/console/`.
 
 #![no_main]
 
