@@ -20,10 +20,14 @@
 //! - [`levels`] loads the built-in and user-supplied level files;
 //! - [`saves`] writes saved games atomically;
 //! - [`play`] runs one game on stdin/stdout;
-//! - [`loadtest`] drives thousands of sessions against a server and measures them.
+//! - [`loadtest`] drives thousands of sessions against a server and measures them;
+//! - `fuzzing` (hidden, not an API) holds the properties the fuzz targets under `fuzz/`
+//!   check, so that `cargo test` replays the inputs kept under `fuzz/regressions/`.
 
 pub mod accounts;
 pub mod console;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod games;
 pub mod inbox;
 pub mod levels;
