@@ -262,7 +262,12 @@ impl Default for LoginThrottle {
 impl LoginThrottle {
     /// Five attempts at once, then one every twelve seconds, per name and per address.
     pub fn new() -> LoginThrottle {
-        let burst = NonZeroU32::new(LOGIN_BURST).unwrap_or(NonZeroU32::MIN);
+        LoginThrottle::with_burst(LOGIN_BURST)
+    }
+
+    /// `burst` attempts at once, then `burst` a minute, per name and per address.
+    pub fn with_burst(burst: u32) -> LoginThrottle {
+        let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
         let quota = Quota::per_minute(burst);
         LoginThrottle {
             by_name: RateLimiter::keyed(quota),

@@ -10,20 +10,27 @@
 //! in the crate uses it. Unlike the rest of the crate it panics on purpose: a panic is
 //! how a fuzz target reports a broken property.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
 
 use bytes::BytesMut;
 use tokio_util::codec::Decoder;
 
+use std::net::SocketAddr;
+
+use crate::accounts::LoginThrottle;
 use crate::console::{Console, Outcome};
 use crate::games::sokoban::{self, Sokoban};
 use crate::games::starpusher::{self, xsb, StarPusher};
 use crate::games::world::{Level, World};
 use crate::games::wumpus::{self, Cave, Wumpus};
 use crate::games::{twenty48, Game, Memory, Reply, Status, PROMPT};
+use crate::inbox::Inbox;
 use crate::levels::Levels;
 use crate::lobby::{self, Command};
+use crate::registry::{Registration, Registry};
+use crate::social::{Seat, Services};
+use crate::store::{DbUrl, Store};
 use crate::table::Context;
 use crate::telnet::{Input, TelnetCodec, MAX_LINE};
 
@@ -353,19 +360,63 @@ fn play<G: Game>(game: &mut G, lines: &[&str], mut each: impl FnMut(&G, &Reply))
 /// make a crash impossible to replay.
 pub fn console(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
-    with_context(|context| {
-        let mut console = Console::lobby();
-        for line in text.split('\n').map(str::trim).take(MAX_LINES) {
-            let line = seeded(&console, line);
-            let outcome = console.handle_line(&line);
-            if !settle(&mut console, context, outcome, &line) {
-                console = Console::lobby();
+    with_context(|context, table| {
+        table.runtime.block_on(async {
+            // A store of the input's own, so that what one input registers never
+            // changes how another plays: a kept input replays alike.
+            let store = Store::open(&DbUrl::in_data_dir(&context.data_dir))
+                .await
+                .expect("the store opens");
+            let services = Services {
+                registry: table.registry.clone(),
+                store,
+                // Logins are never slowed down: a fuzzer would wait for the throttle.
+                throttle: Arc::new(LoginThrottle::with_burst(u32::MAX)),
+            };
+            let mut player = seat(&services);
+            for line in text.split('\n').map(str::trim).take(MAX_LINES) {
+                let line = seeded(&player.0, line);
+                let outcome = player.0.handle_line(&line);
+                if !settle(&mut player.0, &context, outcome, &line).await {
+                    player = seat(&services);
+                }
+                check_state(&player.0);
             }
-            check_state(&console);
-        }
-        check_state(&console);
-        let _ = console.end_of_input();
+            check_state(&player.0);
+            let _ = player.0.end_of_input();
+        });
     });
+}
+
+/// What a console on a server needs from the process: a runtime for its jobs and the
+/// registry.
+struct FuzzTable {
+    runtime: tokio::runtime::Runtime,
+    registry: Registry,
+}
+
+impl FuzzTable {
+    fn new() -> FuzzTable {
+        FuzzTable {
+            runtime: tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime"),
+            registry: Registry::new(),
+        }
+    }
+}
+
+/// A new connection's console, and what keeps it registered.
+fn seat(services: &Services) -> (Console, Registration, Inbox) {
+    let peer = SocketAddr::from(([127, 0, 0, 1], 4000));
+    let (registration, inbox) = services
+        .registry
+        .register(peer, usize::MAX)
+        .expect("no limit per address");
+    let seat = Seat::new(services.clone(), registration.id(), peer.ip())
+        .expect("a registered session has a seat");
+    (Console::lobby(seat), registration, inbox)
 }
 
 /// `line`, with `seed=1` added when it starts a 2048 game without a seed.
@@ -381,13 +432,21 @@ fn seeded(console: &Console, line: &str) -> String {
 }
 
 /// Carries out `outcome`, running its jobs; false when the console closed.
-fn settle(console: &mut Console, context: &Context, mut outcome: Outcome, line: &str) -> bool {
+async fn settle(
+    console: &mut Console,
+    context: &Arc<Context>,
+    mut outcome: Outcome,
+    line: &str,
+) -> bool {
     // A game's first reply may be a save (a job), and its outcome a text: never more.
     for _ in 0..4 {
         match outcome {
             Outcome::Send(text) => {
                 assert!(
-                    text.ends_with(lobby::PROMPT) || text.ends_with(PROMPT),
+                    text.ends_with(lobby::PROMPT)
+                        || text.ends_with(PROMPT)
+                        || text.ends_with(": ")
+                        || console.seat().is_some_and(|seat| seat.watching().is_some()),
                     "no prompt after {line:?}: {text:?}"
                 );
                 assert!(
@@ -397,7 +456,7 @@ fn settle(console: &mut Console, context: &Context, mut outcome: Outcome, line: 
                 return true;
             }
             Outcome::Close(_) => return false,
-            Outcome::Wait(job) => outcome = console.finish(job.run(context)),
+            Outcome::Wait(job) => outcome = console.finish(job.run(Arc::clone(context)).await),
         }
     }
     panic!("job after job after {line:?}");
@@ -421,15 +480,14 @@ fn check_state(console: &Console) {
 /// The levels are read once per process (reading them for every input would cost
 /// more than the input); the data directory is made for every input, on `/dev/shm`
 /// where there is one, since saves sync to disk and a disk would slow every `save`.
-fn with_context(f: impl FnOnce(&Context)) {
-    static CONTEXT: OnceLock<Mutex<Context>> = OnceLock::new();
-    let context = CONTEXT.get_or_init(|| {
+fn with_context(f: impl FnOnce(Arc<Context>, &FuzzTable)) {
+    static TABLE: OnceLock<FuzzTable> = OnceLock::new();
+    static LEVELS: OnceLock<Levels> = OnceLock::new();
+    let table = TABLE.get_or_init(FuzzTable::new);
+    let levels = LEVELS.get_or_init(|| {
         let (levels, problems) = Levels::built_in();
         assert!(problems.is_empty(), "built-in levels: {problems:?}");
-        Mutex::new(Context {
-            levels,
-            data_dir: PathBuf::new(),
-        })
+        levels
     });
     let shm = Path::new("/dev/shm");
     let data_dir = if shm.is_dir() {
@@ -438,9 +496,10 @@ fn with_context(f: impl FnOnce(&Context)) {
         tempfile::tempdir()
     }
     .expect("a temporary data directory");
-    // A test that panicked while holding the lock left nothing half done: the data
-    // directory is set again below.
-    let mut context = context.lock().unwrap_or_else(PoisonError::into_inner);
-    context.data_dir = data_dir.path().to_path_buf();
-    f(&context);
+    // Cloning the levels clones a few maps of shared pointers, not the levels.
+    let context = Arc::new(Context {
+        levels: levels.clone(),
+        data_dir: data_dir.path().to_path_buf(),
+    });
+    f(context, table);
 }

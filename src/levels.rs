@@ -214,6 +214,15 @@ pub struct Catalog<T> {
     entries: BTreeMap<String, Arc<T>>,
 }
 
+/// A copy shares the loaded files.
+impl<T> Clone for Catalog<T> {
+    fn clone(&self) -> Self {
+        Catalog {
+            entries: self.entries.clone(),
+        }
+    }
+}
+
 impl<T> Default for Catalog<T> {
     fn default() -> Self {
         Catalog {
@@ -386,8 +395,8 @@ fn level_files(folder: &Path, extensions: &[&str]) -> Vec<PathBuf> {
 }
 
 /// Every level the server can load: one catalog per kind of level file (a game that
-/// loads no files has none).
-#[derive(Debug, Default)]
+/// loads no files has none). A copy shares the loaded files.
+#[derive(Debug, Default, Clone)]
 pub struct Levels {
     /// `sokoban` levels, one per file.
     pub sokoban: Catalog<Level>,

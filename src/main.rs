@@ -110,7 +110,6 @@ fn serve(options: Options) -> ExitCode {
         match server::run(listener, options, shutdown_signal()).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
-                tracing::error!(%error, "cannot start");
                 eprintln!("arcade: {error}");
                 ExitCode::FAILURE
             }
