@@ -76,6 +76,16 @@ pub enum XsbError {
         /// 1-based column of the count's first digit.
         column: usize,
     },
+    /// A row of a `|`-joined line holds no wall. Every board row needs one (a plain line
+    /// without `#` is not a board row), so a board is read the same however its rows
+    /// are written, and drawn back as rows the reader takes.
+    #[error("row {row} of line {line} has no wall: every board row needs a #")]
+    RowWithoutWall {
+        /// 1-based line in the file.
+        line: usize,
+        /// 1-based row within the line.
+        row: usize,
+    },
     /// The board is larger than [`MAX_SIDE`] in some direction.
     #[error("the board is larger than {MAX_SIDE} rows or columns (line {line}): split it")]
     TooBig {
@@ -381,6 +391,17 @@ fn build(block: &Block) -> Result<Level, XsbError> {
 fn expand(line: usize, text: &str, rows: &mut Vec<Vec<Cell>>) -> Result<(), XsbError> {
     let too_big = XsbError::TooBig { line };
     let mut row = Vec::new();
+    let mut row_in_line = 1;
+    let walled = |row: &[Cell], row_in_line: usize| {
+        if row.contains(&Cell::Wall) {
+            Ok(())
+        } else {
+            Err(XsbError::RowWithoutWall {
+                line,
+                row: row_in_line,
+            })
+        }
+    };
     let mut count: Option<(usize, usize)> = None; // (value, column of first digit)
     for (offset, c) in text.chars().enumerate() {
         let column = offset + 1;
@@ -397,7 +418,9 @@ fn expand(line: usize, text: &str, rows: &mut Vec<Vec<Cell>>) -> Result<(), XsbE
             if let Some((_, column)) = count {
                 return Err(XsbError::DanglingCount { line, column });
             }
+            walled(&row, row_in_line)?;
             rows.push(std::mem::take(&mut row));
+            row_in_line += 1;
             continue;
         }
         let cell = cell_of(c).ok_or(XsbError::UnknownCharacter {
@@ -414,6 +437,7 @@ fn expand(line: usize, text: &str, rows: &mut Vec<Vec<Cell>>) -> Result<(), XsbE
     if let Some((_, column)) = count {
         return Err(XsbError::DanglingCount { line, column });
     }
+    walled(&row, row_in_line)?;
     rows.push(row);
     if rows.len() > MAX_SIDE {
         return Err(too_big);
@@ -656,6 +680,21 @@ mod tests {
             errors("99999999999999999999#|#@$.#\n"),
             [(1, 1, XsbError::TooBig { line: 1 })]
         );
+    }
+
+    #[test]
+    fn every_row_of_a_joined_line_needs_a_wall() {
+        // Found by the fuzzer: such rows were read, but drawn back as lines the
+        // reader does not take for board rows.
+        assert_eq!(
+            errors("$|@#.\n"),
+            [(1, 1, XsbError::RowWithoutWall { line: 1, row: 1 })]
+        );
+        assert_eq!(
+            errors("#@$.#|-|#\n"),
+            [(1, 1, XsbError::RowWithoutWall { line: 1, row: 2 })]
+        );
+        assert_eq!(good("#@$.#|#\n").levels.len(), 1);
     }
 
     #[test]
