@@ -370,12 +370,8 @@ impl Console {
                     .game
                     .as_ref()
                     .map(|playing| playing.game.view(&self.memory));
-                let note = seat.add_watcher(watcher, inbox, view);
-                if note.is_empty() {
-                    Outcome::Send(note)
-                } else {
-                    Outcome::Send(format!("\n{note}\n{}", self.prompt()))
-                }
+                seat.add_watcher(watcher, inbox, view);
+                Outcome::Send(String::new())
             }
             Message::Unwatch(watcher) => {
                 seat.remove_watcher(watcher);

@@ -603,20 +603,16 @@ impl Seat {
             let _ = inbox.send(Message::WatchEnded {
                 name: self.name.clone(),
             });
-            return String::new();
+            return;
         };
         if inbox.send(Message::Frame(Arc::from(view))).is_err() {
-            return String::new();
+            return;
         }
         self.watchers.retain(|(id, _)| *id != watcher);
         self.watchers.push((watcher, inbox));
         self.services
             .registry
             .set_watchers(self.id, self.watchers.len());
-        match self.services.registry.name_of(watcher) {
-            Some(name) => format!("{name} is watching you."),
-            None => String::new(),
-        }
     }
 
     /// A watcher stopped.
