@@ -591,13 +591,9 @@ impl Seat {
     }
 
     /// Someone wants to watch this session's game: they get `view` at once and every
-    /// frame from now on. The text to tell the player.
-    pub fn add_watcher(
-        &mut self,
-        watcher: SessionId,
-        inbox: InboxSender,
-        view: Option<String>,
-    ) -> String {
+    /// frame from now on. The player is not interrupted (a script being watched must
+    /// not get lines it never asked for); `who` shows how many watch.
+    pub fn add_watcher(&mut self, watcher: SessionId, inbox: InboxSender, view: Option<String>) {
         let Some(view) = view else {
             // Not in a game after all (it ended while the request was on its way).
             let _ = inbox.send(Message::WatchEnded {
