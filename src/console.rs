@@ -975,7 +975,6 @@ mod tests {
             bob.send(&table, "watch ANN").await,
             "You are watching ann. Type anything to stop.\n"
         );
-        // ann's session handles the request: bob gets the board as it stands.
         // ann's session handles the request, without a word to ann: bob gets the
         // board as it stands.
         assert_eq!(ann.message().await, "");
