@@ -1,0 +1,270 @@
+//! Players over real TCP (SPEC section 7): names and accounts, who, chat, watching,
+//! the player commands inside games, and what the telnet client is told around a
+//! password.
+
+mod common;
+
+use std::time::Duration;
+
+use arcade::server::Options;
+use common::{Client, TestServer};
+
+/// Everything up to `marker`, without the telnet commands around a password prompt
+/// (checked byte for byte where they matter).
+async fn text(client: &mut Client, marker: &str) -> String {
+    let bytes = client.read_until_bytes(marker.as_bytes()).await;
+    let mut kept = Vec::new();
+    let mut rest = &bytes[..];
+    while let Some((&first, tail)) = rest.split_first() {
+        if first == 0xff && tail.len() >= 2 {
+            rest = &tail[2..];
+        } else {
+            kept.push(first);
+            rest = tail;
+        }
+    }
+    String::from_utf8(kept).expect("UTF-8 from the server")
+}
+
+/// Connect and take `name`.
+async fn named(server: &TestServer, name: &str) -> Client {
+    let mut client = Client::connect(server.addr).await;
+    client.send(&format!("name {name}")).await;
+    assert_eq!(
+        client.read_until("> ").await,
+        format!("You are now {name}.\r\n> ")
+    );
+    client
+}
+
+#[tokio::test]
+async fn three_students_and_a_teacher_see_talk_and_watch() {
+    let server = TestServer::start().await;
+    let mut ann = named(&server, "ann").await;
+    let mut bob = named(&server, "bob").await;
+    let mut cy = named(&server, "cy").await;
+    let mut teacher = named(&server, "teacher").await;
+
+    cy.send("play sokoban classic").await;
+    cy.read_until("Enter command: ").await;
+    teacher.send("who").await;
+    let who = teacher.read_until("> ").await;
+    assert!(who.starts_with("4 players online:\r\n"), "{who}");
+    for line in ["  ann ", "  bob ", "  cy ", "  teacher "] {
+        assert!(who.contains(line), "{line} in {who}");
+    }
+    assert!(who.contains("sokoban classic"), "{who}");
+
+    // The lobby hears the lobby; cy, in a game, does not.
+    ann.send("say anyone stuck on level 3?").await;
+    assert_eq!(
+        ann.read_until("> ").await,
+        "[ann] anyone stuck on level 3?\r\n> "
+    );
+    for other in [&mut bob, &mut teacher] {
+        assert_eq!(
+            other.read_until("> ").await,
+            "\r\n[ann] anyone stuck on level 3?\r\n> "
+        );
+    }
+    cy.send("/tell teacher help!").await;
+    assert_eq!(
+        cy.read_until("Enter command: ").await,
+        "[you tell teacher] help!\r\nEnter command: "
+    );
+    assert_eq!(
+        teacher.read_until("> ").await,
+        "\r\n[cy tells you] help!\r\n> "
+    );
+
+    // The teacher watches cy's game from the board as it stands to cy's exit.
+    teacher.send("watch cy").await;
+    assert_eq!(
+        teacher.read_until("Enter command: ").await,
+        "You are watching cy. Type anything to stop.\r\n#######\r\n#.....#\r\n#...+.#\r\n##..+.#\r\n#--.#P#\r\n#######\r\nEnter command: "
+    );
+    for command in ["w1", "a2", "/say watch this"] {
+        cy.send(command).await;
+        let seen = cy.read_until("Enter command: ").await;
+        if !command.starts_with('/') {
+            assert_eq!(teacher.read_until("Enter command: ").await, seen);
+        }
+    }
+    // cy's game and its watcher are one place: the teacher hears cy's /say.
+    assert_eq!(
+        teacher.read_until("\r\n[cy] watch this\r\n").await,
+        "\r\n[cy] watch this\r\n"
+    );
+    cy.send("/leave").await;
+    assert_eq!(cy.read_until("> ").await, "Bye!\r\n> ");
+    assert_eq!(
+        teacher.read_until("> ").await,
+        "Bye!\r\n\r\ncy left the game.\r\n> "
+    );
+    teacher.send("who").await;
+    assert!(teacher.read_until("> ").await.contains("  teacher "));
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_password_is_not_echoed_and_a_registered_name_is_taken_over() {
+    let server = TestServer::start().await;
+    let mut ann = named(&server, "Ann").await;
+    ann.send("register").await;
+    // IAC WILL ECHO: the client stops echoing what is typed.
+    assert_eq!(
+        ann.read_until_bytes(b"Choose a password: ").await,
+        b"\xff\xfb\x01Choose a password: "
+    );
+    ann.send("open sesame").await;
+    assert_eq!(
+        text(&mut ann, "Type it again: ").await,
+        "\r\nType it again: "
+    );
+    ann.send("open sesame").await;
+    // IAC WONT ECHO: the client echoes again.
+    assert_eq!(
+        ann.read_until_bytes(b"> ").await,
+        b"\xff\xfc\x01\r\nAnn is registered: from now on, name Ann asks for this password.\r\n> "
+    );
+
+    let mut other = Client::connect(server.addr).await;
+    other.send("name ann").await;
+    assert_eq!(
+        other.read_until_bytes(b"Password: ").await,
+        b"\xff\xfb\x01Password: "
+    );
+    // A telnet client agrees (DO ECHO): that is not refused.
+    other.send_raw(b"\xff\xfd\x01").await;
+    other.send("open sesam").await;
+    assert_eq!(
+        other.read_until_bytes(b"> ").await,
+        b"\xff\xfc\x01\r\nWrong password.\r\n> "
+    );
+    other.send("name ann").await;
+    text(&mut other, "Password: ").await;
+    other.send("open sesame").await;
+    assert_eq!(
+        other.read_until_bytes(b"> ").await,
+        b"\xff\xfc\x01\r\nYou are now Ann.\r\n> "
+    );
+    assert_eq!(
+        ann.read_to_end().await,
+        "\r\nSomeone logged in as Ann from elsewhere.\r\n"
+    );
+    other.send("who").await;
+    let who = text(&mut other, "> ").await;
+    assert!(who.starts_with("1 players online:\r\n  Ann "), "{who}");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn repeated_wrong_passwords_are_slowed_down() {
+    let server = TestServer::start().await;
+    let mut owner = named(&server, "owner").await;
+    owner.send("register").await;
+    text(&mut owner, "Choose a password: ").await;
+    owner.send("right-one").await;
+    text(&mut owner, "Type it again: ").await;
+    owner.send("right-one").await;
+    text(&mut owner, "> ").await;
+    let mut guesser = Client::connect(server.addr).await;
+    // One try to register, then five guesses go at once.
+    for _ in 0..5 {
+        guesser.send("name owner").await;
+        text(&mut guesser, "Password: ").await;
+        guesser.send("guess").await;
+        assert!(text(&mut guesser, "> ")
+            .await
+            .ends_with("Wrong password.\r\n> "));
+    }
+    guesser.send("name owner").await;
+    text(&mut guesser, "Password: ").await;
+    guesser.send("guess").await;
+    // The next answer waits for the throttle (about 12 s), not for the hash.
+    let early = tokio::time::timeout(Duration::from_secs(3), text(&mut guesser, "> ")).await;
+    assert!(early.is_err(), "the sixth guess was not slowed down");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn accounts_and_settings_survive_a_restart() {
+    let data = tempfile::tempdir().unwrap();
+    let options = || Options {
+        data_dir: data.path().to_path_buf(),
+        ..Options::default()
+    };
+    let server = TestServer::start_with(options()).await;
+    let mut zoe = named(&server, "zoe").await;
+    zoe.send("register").await;
+    text(&mut zoe, "Choose a password: ").await;
+    zoe.send("kept-password").await;
+    text(&mut zoe, "Type it again: ").await;
+    zoe.send("kept-password").await;
+    text(&mut zoe, "> ").await;
+    zoe.send("set chat off").await;
+    text(&mut zoe, "> ").await;
+    server.shutdown().await;
+    assert!(data.path().join("arcade.db").is_file());
+
+    let server = TestServer::start_with(options()).await;
+    let mut zoe = Client::connect(server.addr).await;
+    zoe.send("name ZOE").await;
+    text(&mut zoe, "Password: ").await;
+    zoe.send("kept-password").await;
+    assert!(text(&mut zoe, "> ")
+        .await
+        .ends_with("You are now zoe.\r\n> "));
+    zoe.send("set").await;
+    assert_eq!(text(&mut zoe, "> ").await, "Settings:\r\n  chat off\r\n> ");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn chat_cannot_write_into_another_terminal() {
+    let server = TestServer::start().await;
+    let mut ann = named(&server, "ann").await;
+    let mut bob = named(&server, "bob").await;
+    // ESC sequences, a bell and the one-character CSI (U+009B, in UTF-8).
+    ann.send_raw("say \u{1b}[2J\u{1b}]0;owned\u{7}hi\u{9b}\r\n".as_bytes())
+        .await;
+    ann.read_until("> ").await;
+    let seen = bob.read_until("> ").await;
+    assert_eq!(seen, "\r\n[ann] [2J]0;ownedhi\r\n> ");
+    server.shutdown().await;
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_watcher_that_never_reads_slows_no_one_and_holds_no_memory() {
+    let (mut server, addr, _log) = common::spawn_server_process(&[]);
+    let mut player = Client::connect(addr).await;
+    player.send("name player").await;
+    player.read_until("> ").await;
+    player.send("play 2048 seed=1").await;
+    player.read_until("Enter command: ").await;
+    // A watcher with a tiny receive buffer that reads nothing after asking.
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.set_recv_buffer_size(4096).unwrap();
+    let mut watcher = Client::from_stream(socket.connect(addr).await.unwrap());
+    watcher.read_until("> ").await;
+    watcher.send("watch player").await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let before = common::resident_bytes(server.id());
+    // 20,000 moves that are taken back at once: every reply a whole board.
+    for _ in 0..2_500 {
+        player
+            .send_raw(b"a\r\nb\r\nw\r\nb\r\nd\r\nb\r\ns\r\nb\r\n")
+            .await;
+        for _ in 0..8 {
+            player.read_until("Enter command: ").await;
+        }
+    }
+    let grown = common::resident_bytes(server.id()).saturating_sub(before);
+    // About 15 MB of frames went by; a watcher keeps at most 32 waiting.
+    assert!(grown < 4 * 1024 * 1024, "the server grew by {grown} bytes");
+    player.send("who").await;
+    player.read_until("Enter command: ").await;
+    server.kill().expect("stop the server");
+    let _ = server.wait();
+}
