@@ -355,14 +355,12 @@ pub fn console(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     with_context(|context, table| {
         table.runtime.block_on(async {
-            // A store of the input's own, so that what one input registers never
+            // An empty store for every input, so that what one input registers never
             // changes how another plays: a kept input replays alike.
-            let store = Store::open(&DbUrl::in_data_dir(&context.data_dir))
-                .await
-                .expect("the store opens");
+            table.store.clear().await.expect("the store empties");
             let services = Services {
                 registry: table.registry.clone(),
-                store,
+                store: table.store.clone(),
                 // Logins are never slowed down: a fuzzer would wait for the throttle.
                 throttle: Arc::new(LoginThrottle::with_burst(u32::MAX)),
             };
@@ -381,21 +379,27 @@ pub fn console(data: &[u8]) {
     });
 }
 
-/// What a console on a server needs from the process: a runtime for its jobs and the
-/// registry.
+/// What a console on a server needs from the process: a runtime for its jobs, the
+/// registry and a store in memory.
 struct FuzzTable {
     runtime: tokio::runtime::Runtime,
     registry: Registry,
+    store: Store,
 }
 
 impl FuzzTable {
     fn new() -> FuzzTable {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let store = runtime
+            .block_on(Store::open(&DbUrl::Memory))
+            .expect("the store opens");
         FuzzTable {
-            runtime: tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .expect("a runtime"),
+            runtime,
             registry: Registry::new(),
+            store,
         }
     }
 }

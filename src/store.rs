@@ -23,17 +23,23 @@ use sqlx::Row as _;
 pub enum DbUrl {
     /// `sqlite://PATH`: an SQLite file, created if missing.
     Sqlite(PathBuf),
+    /// `sqlite::memory:`: a database in memory, gone when the server stops (for tests
+    /// and trials: accounts do not survive a restart).
+    Memory,
 }
 
 /// A `--db` value the server cannot use.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("--db {0}: use sqlite://PATH (an SQLite file, created if missing)")]
+#[error("--db {0}: use sqlite://PATH (an SQLite file, created if missing) or sqlite::memory:")]
 pub struct BadDbUrl(pub String);
 
 impl FromStr for DbUrl {
     type Err = BadDbUrl;
 
     fn from_str(text: &str) -> Result<DbUrl, BadDbUrl> {
+        if text == "sqlite::memory:" {
+            return Ok(DbUrl::Memory);
+        }
         match text.strip_prefix("sqlite://") {
             Some(path) if !path.is_empty() => Ok(DbUrl::Sqlite(PathBuf::from(path))),
             _ => Err(BadDbUrl(text.to_string())),
@@ -52,6 +58,7 @@ impl std::fmt::Display for DbUrl {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             DbUrl::Sqlite(path) => write!(f, "sqlite://{}", path.display()),
+            DbUrl::Memory => f.write_str("sqlite::memory:"),
         }
     }
 }
@@ -115,14 +122,23 @@ impl Store {
     /// # Errors
     /// [`StoreError::Open`] or [`StoreError::Migrate`], naming the database.
     pub async fn open(url: &DbUrl) -> Result<Store, StoreError> {
-        let DbUrl::Sqlite(path) = url;
-        let options = SqliteConnectOptions::new()
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .busy_timeout(BUSY_TIMEOUT);
+        let (options, connections) = match url {
+            DbUrl::Sqlite(path) => (
+                SqliteConnectOptions::new()
+                    .filename(path)
+                    .create_if_missing(true)
+                    .journal_mode(SqliteJournalMode::Wal)
+                    .busy_timeout(BUSY_TIMEOUT),
+                4,
+            ),
+            // Every connection to `:memory:` is a database of its own: keep one.
+            DbUrl::Memory => (SqliteConnectOptions::new().in_memory(true), 1),
+        };
         let pool = SqlitePoolOptions::new()
-            .max_connections(4)
+            .max_connections(connections)
+            .min_connections(1)
+            .idle_timeout(None)
+            .max_lifetime(None)
             .connect_with(options)
             .await
             .map_err(|source| StoreError::Open {
@@ -204,6 +220,15 @@ impl Store {
         Ok(())
     }
 
+    /// Forget every account: the fuzz target's inputs each start from an empty store
+    /// without paying for a new one.
+    pub(crate) async fn clear(&self) -> Result<(), StoreError> {
+        sqlx::query("DELETE FROM accounts")
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Close every connection, so that the file is complete on disk.
     pub async fn close(&self) {
         self.pool.close().await;
@@ -226,6 +251,7 @@ mod tests {
                 .map(|url| url.to_string()),
             Ok(String::from("sqlite://data/arcade.db"))
         );
+        assert_eq!("sqlite::memory:".parse(), Ok(DbUrl::Memory));
         for bad in ["", "sqlite://", "mysql://x", "/tmp/x.db"] {
             assert!(bad.parse::<DbUrl>().is_err(), "{bad}");
         }
@@ -259,6 +285,13 @@ mod tests {
                 settings: String::from("chat=off"),
             })
         );
+    }
+
+    #[tokio::test]
+    async fn a_database_in_memory_works_for_its_life() {
+        let store = Store::open(&DbUrl::Memory).await.unwrap();
+        store.register("bo", "Bo", "$h", "").await.unwrap();
+        assert!(store.account("bo").await.unwrap().is_some());
     }
 
     #[tokio::test]
