@@ -83,7 +83,7 @@ start_servers() {
     stop_servers
     mkdir -p "$OUT/data"
     RUST_LOG=warn "${SERVER_ON[@]}" "$ARCADE" serve --bind 127.0.0.1 --port "$PORT_ARCADE" \
-        --max-sessions 20000 --data-dir "$OUT/data" 2>>"$OUT/arcade.log" &
+        --max-sessions 20000 --max-per-address 20000 --data-dir "$OUT/data" 2>>"$OUT/arcade.log" &
     arcade_pid=$!
     "${SERVER_ON[@]}" "$MINIMAL" "$PORT_MINIMAL" 2>>"$OUT/minimal.log" &
     minimal_pid=$!

@@ -59,9 +59,10 @@ pub enum Outcome {
     Wait(Job),
 }
 
-/// Work a line needs that may block or wait; [`Job::run`] does it.
+/// Work a line needs that may block or wait; [`Job::run`] does it. Boxed: jobs are
+/// rare, and an [`Outcome`] is held in every session's future.
 #[must_use]
-pub struct Job(Work);
+pub struct Job(Box<Work>);
 
 enum Work {
     Start {
@@ -108,10 +109,14 @@ enum Finished {
 const JOB_FAILED: &str = "Sorry, the server could not do that. Try again.\n";
 
 impl Job {
+    fn new(work: Work) -> Job {
+        Job(Box::new(work))
+    }
+
     /// Do the work. What blocks (files, hashing) runs on a blocking thread, so this may
     /// be awaited on the event loop.
     pub async fn run(self, context: Arc<Context>) -> Done {
-        match self.0 {
+        match *self.0 {
             Work::Social {
                 work,
                 services,
@@ -255,12 +260,12 @@ impl Console {
         let text = match command {
             Command::Empty => String::new(),
             Command::Play { kind, args } => {
-                return Outcome::Wait(Job(Work::Start {
+                return Outcome::Wait(Job::new(Work::Start {
                     kind,
                     args: args.into_iter().map(String::from).collect(),
                 }))
             }
-            Command::Levels(kind) => return Outcome::Wait(Job(Work::Levels(kind))),
+            Command::Levels(kind) => return Outcome::Wait(Job::new(Work::Levels(kind))),
             Command::UnknownGame(word) => format!("{}\n", lobby::unknown_game(word)),
             Command::Help => lobby::help(),
             Command::Quit => return Outcome::Close(String::from(lobby::GOODBYE)),
@@ -329,7 +334,7 @@ impl Console {
             social::Reply::Say(text) => self.say(text),
             social::Reply::Watching(text) => Outcome::Send(text),
             social::Reply::Work(work) => match &self.seat {
-                Some(seat) => Outcome::Wait(Job(Work::Social {
+                Some(seat) => Outcome::Wait(Job::new(Work::Social {
                     work,
                     services: seat.services().clone(),
                     address: seat.address(),
@@ -463,7 +468,7 @@ impl Console {
             }
             Status::Save { name, state } => {
                 let game = self.game().map_or("unknown", |kind| kind.name);
-                Outcome::Wait(Job(Work::Save {
+                Outcome::Wait(Job::new(Work::Save {
                     game,
                     name,
                     state,

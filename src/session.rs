@@ -186,15 +186,21 @@ impl Session {
     }
 
     /// Serve the connection until it ends; errors end only this session.
-    pub async fn run(mut self) {
-        let opened = std::time::Instant::now();
-        info!(peer = %self.peer, "connection opened");
-        let ending = match self.serve().await {
-            Ok(ending) => ending,
-            Err(error) => Ending::Error(error),
-        };
-        let duration = opened.elapsed();
-        info!(peer = %self.peer, ?duration, reason = %ending, "connection closed");
+    ///
+    /// Not an `async fn`: one taking `self` by value keeps the argument and its moved
+    /// copy side by side in its future, twice the session for as long as it lives.
+    #[allow(clippy::manual_async_fn)] // see above: the async fn is twice the size
+    pub fn run(mut self) -> impl Future<Output = ()> + Send {
+        async move {
+            let opened = std::time::Instant::now();
+            info!(peer = %self.peer, "connection opened");
+            let ending = match self.serve().await {
+                Ok(ending) => ending,
+                Err(error) => Ending::Error(error),
+            };
+            let duration = opened.elapsed();
+            info!(peer = %self.peer, ?duration, reason = %ending, "connection closed");
+        }
     }
 
     async fn serve(&mut self) -> std::io::Result<Ending> {
@@ -313,7 +319,9 @@ impl Session {
                 Outcome::Wait(job) => {
                     // The session waits for the job (what blocks runs on a blocking
                     // thread); messages wait in the inbox meanwhile.
-                    let done = job.run(Arc::clone(&self.context)).await;
+                    // Boxed: a job's future (a store query, a hash) is large, and
+                    // rare, while the session's future lives as long as its player.
+                    let done = Box::pin(job.run(Arc::clone(&self.context))).await;
                     outcome = self.console.finish(done);
                 }
             }
@@ -324,7 +332,13 @@ impl Session {
     /// may be gone, or not reading), then `ending`.
     async fn last_words(&mut self, text: &str, ending: Ending) -> Ending {
         let bytes = encode(text);
-        let _ = tokio::time::timeout(LAST_WRITE_TIMEOUT, self.stream.write_all(&bytes)).await;
+        // Boxed, like every rare wait here: an `async fn`'s future is as large as its
+        // largest wait, and a session's future lives as long as its player.
+        let _ = Box::pin(tokio::time::timeout(
+            LAST_WRITE_TIMEOUT,
+            self.stream.write_all(&bytes),
+        ))
+        .await;
         ending
     }
 
@@ -358,6 +372,11 @@ impl Session {
         if rest.is_empty() {
             return Ok(());
         }
+        Box::pin(self.write_slowly(rest)).await
+    }
+
+    /// The rest of a reply the socket could not take at once.
+    async fn write_slowly(&mut self, rest: &[u8]) -> std::io::Result<()> {
         tokio::select! {
             result = tokio::time::timeout(WRITE_TIMEOUT, self.stream.write_all(rest)) => {
                 result.unwrap_or_else(|_| {
@@ -551,6 +570,54 @@ fn idle_warning(idle_timeout: Duration) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The most a session's task may hold while it waits, beside what it points to:
+    /// with thousands of idle players this is most of the memory each costs.
+    const MAX_FUTURE: usize = 1024;
+
+    #[tokio::test]
+    async fn a_waiting_session_is_small() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let _client = TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (stream, peer) = listener.accept().await.unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let context = Arc::new(Context {
+            levels: crate::levels::Levels::built_in().0,
+            data_dir: dir.path().to_path_buf(),
+        });
+        let registry = crate::registry::Registry::new();
+        let services = Services {
+            registry: registry.clone(),
+            store: crate::store::Store::open(&crate::store::DbUrl::Memory)
+                .await
+                .unwrap(),
+            throttle: Arc::new(crate::accounts::LoginThrottle::new()),
+        };
+        let signal = crate::shutdown::ShutdownSignal::new();
+        let (done, _) = mpsc::channel(1);
+        let lease = Lease {
+            permit: Arc::new(tokio::sync::Semaphore::new(1))
+                .try_acquire_owned()
+                .unwrap(),
+            done,
+        };
+        let session = Session::new(
+            stream,
+            peer,
+            context,
+            services,
+            timeouts(600, 60),
+            signal.subscribe(),
+            registry.register(peer, 10).unwrap(),
+            lease,
+        )
+        .unwrap();
+        let future = session.run();
+        let size = std::mem::size_of_val(&future);
+        assert!(size <= MAX_FUTURE, "a session's future is {size} bytes");
+    }
 
     fn timeouts(idle: u64, login: u64) -> Timeouts {
         Timeouts {

@@ -69,7 +69,8 @@ pub struct Seat {
     /// The name is registered and its password was given.
     registered: bool,
     settings: Settings,
-    asking: Option<Asking>,
+    /// Boxed: rarely there, and a seat lives in every session.
+    asking: Option<Box<Asking>>,
     /// Whom this session watches.
     watching: Option<(SessionId, PlayerName)>,
     /// Who watches this session's game.
@@ -279,7 +280,7 @@ impl Seat {
 
     /// The prompt while asking for a secret.
     pub fn secret_prompt(&self) -> Option<&'static str> {
-        Some(match self.asking.as_ref()? {
+        Some(match self.asking.as_deref()? {
             Asking::Password { .. } => "Password: ",
             Asking::NewPassword => "Choose a password: ",
             Asking::Repeat { .. } => "Type it again: ",
@@ -443,13 +444,13 @@ impl Seat {
         if self.registered {
             return Reply::Say(format!("{} is registered already.\n", self.name));
         }
-        self.asking = Some(Asking::NewPassword);
+        self.asking = Some(Box::new(Asking::NewPassword));
         Reply::Say(String::new())
     }
 
     /// The line typed while a secret was asked for.
     pub fn secret(&mut self, line: &str) -> Reply {
-        match self.asking.take() {
+        match self.asking.take().map(|asking| *asking) {
             None => Reply::Say(String::new()),
             Some(Asking::Password { name, account }) => Reply::Work(Work::LogIn {
                 name,
@@ -463,9 +464,9 @@ impl Seat {
                         "A password is {MIN_PASSWORD} to {MAX_PASSWORD} characters: nothing was registered.\n"
                     ));
                 }
-                self.asking = Some(Asking::Repeat {
+                self.asking = Some(Box::new(Asking::Repeat {
                     first: line.to_string(),
-                });
+                }));
                 Reply::Say(String::new())
             }
             Some(Asking::Repeat { first }) if first == line => Reply::Work(Work::Register {
@@ -496,7 +497,7 @@ impl Seat {
             Found::LookedUp { name, account } => match account {
                 Err(error) => format!("Cannot change your name now: {error}.\n"),
                 Ok(Some(account)) => {
-                    self.asking = Some(Asking::Password { name, account });
+                    self.asking = Some(Box::new(Asking::Password { name, account }));
                     String::new()
                 }
                 Ok(None) => match self.services.registry.rename(self.id, &name) {
