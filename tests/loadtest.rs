@@ -269,6 +269,55 @@ async fn named_sessions_sit_in_the_lobby() {
     server.shutdown().await;
 }
 
+/// `arcade-minimal` on a free port, as its own process; killed on drop.
+struct Minimal {
+    child: std::process::Child,
+    addr: SocketAddr,
+}
+
+impl Minimal {
+    fn start() -> Minimal {
+        use std::io::BufRead as _;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arcade-minimal"))
+            .arg("0")
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start arcade-minimal");
+        let stderr = child.stderr.take().expect("its stderr");
+        let mut line = String::new();
+        std::io::BufReader::new(stderr)
+            .read_line(&mut line)
+            .expect("its first line");
+        let addr = line
+            .trim()
+            .rsplit(' ')
+            .next()
+            .and_then(|addr| addr.parse().ok())
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        Minimal { child, addr }
+    }
+}
+
+impl Drop for Minimal {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_and_watchers_run_unchanged_against_minimal() {
+    let minimal = Minimal::start();
+    let report = loadtest::run(&chat_options(minimal.addr))
+        .await
+        .expect("the chat load runs");
+    assert_chat(&report);
+    let report = loadtest::run(&watch_options(minimal.addr))
+        .await
+        .expect("the watch load runs");
+    assert_watch(&report);
+}
+
 /// A server that answers every line with a one-line board and the game prompt, and
 /// notes when each connection is closed by the client.
 async fn recording_server() -> (SocketAddr, Arc<Mutex<Vec<Instant>>>) {
