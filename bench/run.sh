@@ -3,22 +3,28 @@
 # answers every line with a fixed board and does nothing else), the same loads on
 # both in the same run, and a table of the ratios.
 #
-#   bench/run.sh                          # about 7 minutes on 2 cores
-#   REPS=1 THROUGHPUT_REPS=1 LATENCY_REPS=1 bench/run.sh    # one run of each: about 2 minutes
+#   bench/run.sh                          # about 11 minutes on 2 cores
+#   REPS=1 THROUGHPUT_REPS=1 LATENCY_REPS=1 SOCIAL_REPS=1 bench/run.sh   # one run of each: about 3 minutes
+#   ROWS="6 7 8" bench/run.sh             # only the rows of the players' commands
 #   ARCADE=../old/target/release/arcade bench/run.sh         # another build of the server
 #
 # Only 127.0.0.0/8 is touched. Each load runs several times per server (REPS;
 # THROUGHPUT_REPS for row 1, whose runs vary by about 10% while its target is 10% below
-# parity; LATENCY_REPS for the two p99 loads, whose runs vary most). The table shows the
-# latencies of rows 2 and 3 over all of a server's runs together (their histograms
-# summed) and every other number as the median of the runs. Results (JSON per run,
-# the servers' logs) stay in $OUT (printed at the end).
+# parity; LATENCY_REPS for the two p99 loads, whose runs vary most; SOCIAL_REPS for
+# rows 6-8, the players' commands). The table shows the latencies of rows 2, 3, 6 and
+# 7 over all of a server's runs together (their histograms summed) and every other
+# number as the median of the runs. Results (JSON per run, the servers' logs) stay in
+# $OUT (printed at the end).
+#
+# The sizes of rows 6-8 can be made smaller for a quick try (CHAT_SESSIONS,
+# WATCHERS, LOBBY_SESSIONS); their targets are set for the defaults.
 #
 # How the runs are laid out, and why:
 # - The servers run on SERVER_CPUS and the load generator on LOAD_CPUS (by default
 #   CPU 0 and the rest), so that the generator never takes the server's core.
 #   PIN=0 turns this off.
-# - Rows 1, 3, 4 and 5 run one server at a time, alternating which goes first.
+# - Rows 1, 3, 4, 5, 6, 7 and 8 run one server at a time, alternating which goes
+#   first.
 # - Row 2 (latency at 10,000 sessions) loads both servers at once, each with its own
 #   generator: on a shared VM a stall of a few milliseconds now and then sets the p99,
 #   and a stall that hits one server's run but not the other's says nothing about
@@ -26,12 +32,21 @@
 #   differs. Row 3 cannot: see there.
 # - Every loadtest gets --server-pid, so each run also reports the server's CPU time
 #   per command in its measured window.
+# - Rows 6 and 7 time deliveries (a line of chat reaching the other sessions, a
+#   player's frame reaching its watchers) as well as commands. Both fan one message
+#   out to thousands of sockets on one CPU, which measures the fan-out, not the VM's
+#   stalls, so they run one server at a time like row 3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 REPS=${REPS:-3}
 THROUGHPUT_REPS=${THROUGHPUT_REPS:-5}
 LATENCY_REPS=${LATENCY_REPS:-7}
+SOCIAL_REPS=${SOCIAL_REPS:-3}
+ROWS=${ROWS:-1 2 3 4 5 6 7 8}
+CHAT_SESSIONS=${CHAT_SESSIONS:-10000}
+WATCHERS=${WATCHERS:-1000}
+LOBBY_SESSIONS=${LOBBY_SESSIONS:-10000}
 # Ports below the ephemeral range (32768-60999 here), so that no client socket of an
 # earlier run can hold them.
 PORT_ARCADE=${PORT_ARCADE:-24100}
@@ -78,12 +93,20 @@ wait_for_port() {
     exit 1
 }
 
+# Every session comes from 127.0.0.1-16, so arcade's limit per client address
+# (--max-per-address, 256 by default: a class behind one NAT) must allow them all.
+# An ARCADE built before that option has no such limit.
+ARCADE_LIMITS=(--max-sessions 20000)
+if "$ARCADE" serve --help 2>/dev/null | grep -q -- --max-per-address; then
+    ARCADE_LIMITS+=(--max-per-address 20000)
+fi
+
 # Fresh servers for every load, so that no load inherits another's heap or sockets.
 start_servers() {
     stop_servers
     mkdir -p "$OUT/data"
     RUST_LOG=warn "${SERVER_ON[@]}" "$ARCADE" serve --bind 127.0.0.1 --port "$PORT_ARCADE" \
-        --max-sessions 20000 --max-per-address 20000 --data-dir "$OUT/data" 2>>"$OUT/arcade.log" &
+        "${ARCADE_LIMITS[@]}" --data-dir "$OUT/data" 2>>"$OUT/arcade.log" &
     arcade_pid=$!
     "${SERVER_ON[@]}" "$MINIMAL" "$PORT_MINIMAL" 2>>"$OUT/minimal.log" &
     minimal_pid=$!
@@ -114,6 +137,11 @@ steal() {
     awk '/^cpu / {print $9}' /proc/stat
 }
 
+# row N: whether row N is to run (ROWS).
+row() {
+    [[ " $ROWS " == *" $1 "* ]]
+}
+
 # repeat MODE ROW RUNS [loadtest options...]: RUNS runs, each on fresh servers. MODE
 # "apart" loads one server at a time, alternating which goes first; "together" loads
 # both at once, each with its own generator.
@@ -142,24 +170,56 @@ repeat() {
 
 started=$(date +%s)
 # 1. Closed loop, 100 sessions: throughput.
-repeat apart 1 "$THROUGHPUT_REPS" --sessions 100 --rate 0 --ramp 500ms --warmup 1s --duration 4s
+if row 1; then
+    repeat apart 1 "$THROUGHPUT_REPS" --sessions 100 --rate 0 --ramp 500ms --warmup 1s --duration 4s
+fi
 # 2. Open loop, 10,000 sessions at 1 command/s: latency. The warm-up lets the kernel
 # and both servers settle after the ramp (the first seconds after it stall more).
-repeat together 2 "$LATENCY_REPS" --sessions 10000 --rate 1 --ramp 1500ms --warmup 3s --duration 5s
+if row 2; then
+    repeat together 2 "$LATENCY_REPS" --sessions 10000 --rate 1 --ramp 1500ms --warmup 3s --duration 5s
+fi
 # 3. As many sessions as the open-file limit allows (loadtest caps --sessions). One
 # server at a time: with two servers of ~20,000 sessions sharing CPU 0 and their two
 # generators sharing CPU 1, both p99s are 20-30 ms, which measures the sharing.
-repeat apart 3 "$LATENCY_REPS" --sessions 1000000 --rate 1 --ramp 3s --warmup 5s --duration 5s
+if row 3; then
+    repeat apart 3 "$LATENCY_REPS" --sessions 1000000 --rate 1 --ramp 3s --warmup 5s --duration 5s
+fi
 # 4. A burst of 5,000 connects.
-repeat apart 4 "$REPS" --sessions 5000 --burst --rate 1 --warmup 1s --duration 2s
+if row 4; then
+    repeat apart 4 "$REPS" --sessions 5000 --burst --rate 1 --warmup 1s --duration 2s
+fi
 # 5. Memory per idle in-game session (fresh servers: each run's own before/after).
-echo "$REPS" >"$OUT/row5.runs"
-for rep in $(seq "$REPS"); do
-    for server in arcade minimal; do
-        start_servers
-        run 5 "$server" "$rep" --sessions 10000 --idle --ramp 3s --warmup 2s --duration 1s
+if row 5; then
+    echo "$REPS" >"$OUT/row5.runs"
+    for rep in $(seq "$REPS"); do
+        for server in arcade minimal; do
+            start_servers
+            run 5 "$server" "$rep" --sessions 10000 --idle --ramp 3s --warmup 2s --duration 1s
+        done
     done
-done
+fi
+# 6. Chat fan-out: named sessions in the lobby saying 10 lines a second between them
+# (each session one line every 1,000 s, far inside the chat limit); every line is
+# timed at every other session. The warm-up covers the names taken during the ramp.
+if row 6; then
+    repeat apart 6 "$SOCIAL_REPS" --sessions "$CHAT_SESSIONS" --names --chat 10 --ramp 3s --warmup 3s --duration 5s
+fi
+# 7. Watching: one player at 10 commands a second watched by WATCHERS sessions; every
+# frame is timed at every watcher, and the player's own commands as in row 2. Ten
+# seconds, so that each run has 100 of the player's commands.
+if row 7; then
+    repeat apart 7 "$SOCIAL_REPS" --sessions 1 --rate 10 --watchers "$WATCHERS" --ramp 1s --warmup 2s --duration 10s
+fi
+# 8. Memory per named session idle in the lobby (fresh servers, as row 5).
+if row 8; then
+    echo "$SOCIAL_REPS" >"$OUT/row8.runs"
+    for rep in $(seq "$SOCIAL_REPS"); do
+        for server in arcade minimal; do
+            start_servers
+            run 8 "$server" "$rep" --sessions "$LOBBY_SESSIONS" --names --lobby --ramp 3s --warmup 2s --duration 1s
+        done
+    done
+fi
 stop_servers
 elapsed=$(( $(date +%s) - started ))
 
@@ -170,7 +230,7 @@ elapsed=$(( $(date +%s) - started ))
     else
         echo "no CPU pinning"
     fi
-    echo "runs per load and server: $REPS ($THROUGHPUT_REPS for row 1, $LATENCY_REPS for rows 2 and 3); latencies of rows 2 and 3 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
+    echo "rows run: $ROWS; runs per load and server: $REPS ($THROUGHPUT_REPS for row 1, $LATENCY_REPS for rows 2 and 3, $SOCIAL_REPS for rows 6 to 8); latencies of rows 2, 3, 6 and 7 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
     echo
     python3 bench/table.py "$OUT"
 } | tee "$OUT/table.md"

@@ -5,13 +5,21 @@ Usage: table.py DIR. DIR holds rowN-SERVER-REP.json, one `arcade loadtest --json
 report each, and rowN.runs, the number of runs of row N. The ratio is arcade /
 minimal; a target is checked on the ratio (or, for memory, on arcade's own number).
 
-Latency percentiles of rows 2 and 3 are "pooled": taken from the sum of all runs'
-histograms (`latency_histogram`), that is from every command the runs measured, as
-if they were one long run. Percentiles of separate runs cannot be averaged, and a
-median of per-run p99s mostly says which runs a stall of the machine happened to
-hit; it is shown as well. Every other number is the median over the runs. The server
-CPU rows (from --server-pid) have no target: they show what each command costs the
-server, which a noisy machine disturbs less than latency.
+Latency percentiles of rows 2, 3, 6 and 7 are "pooled": taken from the sum of all
+runs' histograms (`latency_histogram` for commands, `delivery_histogram` for
+deliveries), that is from every command or delivery the runs measured, as if they
+were one long run. Percentiles of separate runs cannot be averaged, and a median of
+per-run p99s mostly says which runs a stall of the machine happened to hit; it is
+shown as well. Every other number is the median over the runs, except lost
+deliveries, which are added up. The server CPU rows (from --server-pid) have no
+target: they show what each command costs the server, which a noisy machine disturbs
+less than latency.
+
+Row 7's player p99 has a target against another row: at most 1.2x row 2's pooled p99
+for arcade in the same run (a watched player should answer about as fast as one of
+10,000 players who are not watched).
+
+A row that did not run (bench/run.sh with ROWS) is left out.
 """
 
 import functools
@@ -54,12 +62,13 @@ def median(reports, pick):
     return statistics.median(values) if values else None
 
 
-def pooled(reports, quantile):
-    """The latency at `quantile` over every command of `reports`, in ms: the same rule
-    as hdrhistogram's value_at_quantile, applied to the runs' summed buckets."""
+def pooled(reports, quantile, field="latency_histogram"):
+    """The latency at `quantile` over every command (or delivery, with
+    field="delivery_histogram") of `reports`, in ms: the same rule as hdrhistogram's
+    value_at_quantile, applied to the runs' summed buckets."""
     counts = {}
     for report in reports:
-        for value, count in report.get("latency_histogram", []):
+        for value, count in report.get(field, []):
             counts[value] = counts.get(value, 0) + count
     total = sum(counts.values())
     if not total:
@@ -92,15 +101,49 @@ def show(value, unit):
 
 
 class Pooled:
-    """A table row whose number is `pooled(reports, quantile)`."""
+    """A table row whose number is `pooled(reports, quantile, field)`."""
 
-    def __init__(self, quantile):
+    def __init__(self, quantile, field="latency_histogram"):
         self.quantile = quantile
+        self.field = field
+
+
+class Summed:
+    """A table row whose number is the sum of `pick` over a server's runs."""
+
+    def __init__(self, pick):
+        self.pick = pick
+
+
+def lost(report):
+    """Deliveries expected and not received (skipped by the server, or never came)."""
+    return max(0, report.get("deliveries_expected", 0) - report.get("deliveries_received", 0))
+
+
+def first(reports, key, default):
+    """`key` of the first report, to name a row by what actually ran."""
+    return reports[0].get(key, default) if reports else default
+
+
+def row_labels(directory):
+    """The loads of rows 6-8 as they ran (bench/run.sh can make them smaller)."""
+    chat = load(directory, 6, "arcade")
+    watch = load(directory, 7, "arcade")
+    lobby = load(directory, 8, "arcade")
+    return {
+        6: f"chat: {first(chat, 'sessions', 10000):,} named sessions in the lobby, "
+           f"{first(chat, 'chat_rate', 10):g} lines/s",
+        7: f"watching: 1 player at {first(watch, 'rate', 10):g}/s, "
+           f"{first(watch, 'watchers', 1000):,} watchers",
+        8: f"memory per named session idle in the lobby "
+           f"({first(lobby, 'sessions', 10000):,})",
+    }
 
 
 def main():
     directory = sys.argv[1]
-    # A pick takes one report, or with POOLED all of a server's reports at once.
+    labels = row_labels(directory)
+    # A pick takes one report, or with POOLED or SUMMED all of a server's reports at once.
     rows = [
         # (row, label, metric, unit, pick, target kind, target value)
         (1, "closed loop, 100 sessions", "commands/s", "/s",
@@ -125,15 +168,44 @@ def main():
         (5, "memory per idle in-game session", "RSS growth / session", "B",
          lambda r: (r.get("server_memory") or {}).get("bytes_per_session"),
          "arcade<=", 4096),
+        (6, labels[6], "delivery p50, pooled", "ms",
+         Pooled(0.50, "delivery_histogram"), None, None),
+        (6, "", "delivery p99, pooled", "ms",
+         Pooled(0.99, "delivery_histogram"), "ratio<=", 1.5),
+        (6, "", "delivery p99.9, pooled", "ms",
+         Pooled(0.999, "delivery_histogram"), None, None),
+        (6, "", "delivery p99, median of runs", "ms",
+         lambda r: ms(r["delivery"]["p99_us"]), None, None),
+        (6, "", "deliveries lost, all runs", "", Summed(lost), None, None),
+        (6, "", "say to its echo p99, pooled", "ms", Pooled(0.99), None, None),
+        (6, "", "server CPU per line said", "us", cpu_us, None, None),
+        (7, labels[7], "frame delivery p50, pooled", "ms",
+         Pooled(0.50, "delivery_histogram"), None, None),
+        (7, "", "frame delivery p99, pooled", "ms",
+         Pooled(0.99, "delivery_histogram"), "ratio<=", 1.5),
+        (7, "", "frame delivery p99.9, pooled", "ms",
+         Pooled(0.999, "delivery_histogram"), None, None),
+        (7, "", "frames lost, all runs", "", Summed(lost), None, None),
+        (7, "", "player's command p99, pooled", "ms", Pooled(0.99), "row2<=", 1.2),
+        (7, "", "server CPU per player command", "us", cpu_us, None, None),
+        (8, labels[8], "RSS growth / session", "B",
+         lambda r: (r.get("server_memory") or {}).get("bytes_per_session"),
+         "arcade<=", 3072),
     ]
     print("| # | load | metric | arcade | minimal | arcade / minimal | target | met |")
     print("|---|---|---|---:|---:|---:|---|---|")
     failures = []
     for row, label, metric, unit, pick, kind, target in rows:
+        if not runs(directory, row):
+            continue
         arcade = load(directory, row, "arcade")
         minimal = load(directory, row, "minimal")
         if isinstance(pick, Pooled):
-            a, m = pooled(arcade, pick.quantile), pooled(minimal, pick.quantile)
+            a = pooled(arcade, pick.quantile, pick.field)
+            m = pooled(minimal, pick.quantile, pick.field)
+        elif isinstance(pick, Summed):
+            a = sum(pick.pick(report) for report in arcade) if arcade else None
+            m = sum(pick.pick(report) for report in minimal) if minimal else None
         else:
             a, m = median(arcade, pick), median(minimal, pick)
         ratio = a / m if a is not None and m else None
@@ -141,6 +213,16 @@ def main():
             met, goal = ratio is not None and ratio >= target, f">= {target}x"
         elif kind == "ratio<=":
             met, goal = ratio is not None and ratio <= target, f"<= {target}x"
+        elif kind == "row2<=":
+            row2 = pooled(load(directory, 2, "arcade"), 0.99) if runs(directory, 2) else None
+            against = a / row2 if a is not None and row2 else None
+            if row2 is None:
+                # Row 2 did not run (ROWS): nothing to hold the player to.
+                met, goal = None, f"arcade <= {target}x row 2's p99 (row 2 not run)"
+            else:
+                met = against is not None and against <= target
+                shown = "n/a" if against is None else f"{against:.2f}x"
+                goal = f"arcade <= {target}x row 2's p99 ({shown})"
         elif kind == "arcade==":
             met, goal = a == target, f"arcade = {target}"
         elif kind == "arcade<=":
@@ -169,15 +251,29 @@ def main():
         (4, "connect p99 ms", lambda r: f"{r['connect']['p99_us'] / 1000:.0f}"),
         (5, "bytes/session",
          lambda r: f"{(r.get('server_memory') or {}).get('bytes_per_session', 0):.0f}"),
+        (6, "delivery p99 ms", lambda r: f"{r['delivery']['p99_us'] / 1000:.2f}"),
+        (6, "deliveries received/expected",
+         lambda r: f"{r.get('deliveries_received', 0)}/{r.get('deliveries_expected', 0)}"),
+        (6, "server CPU µs/line said", lambda r: f"{cpu_us(r) or 0:.0f}"),
+        (7, "frame delivery p99 ms", lambda r: f"{r['delivery']['p99_us'] / 1000:.2f}"),
+        (7, "frames received/expected",
+         lambda r: f"{r.get('deliveries_received', 0)}/{r.get('deliveries_expected', 0)}"),
+        (7, "player's command p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
+        (8, "bytes/session",
+         lambda r: f"{(r.get('server_memory') or {}).get('bytes_per_session', 0):.0f}"),
     ]
     for row, metric, pick in spread:
+        if not runs(directory, row):
+            continue
         parts = []
         for server in ("arcade", "minimal"):
             values = " ".join(pick(report) for report in load(directory, row, server))
             parts.append(f"{server} {values}")
         print(f"- row {row} {metric}: " + "; ".join(parts))
     print("\nCPU time stolen by the hypervisor during the runs (all runs of a row):")
-    for row in range(1, 6):
+    for row in range(1, 9):
+        if not runs(directory, row):
+            continue
         parts = []
         for server in ("arcade", "minimal"):
             ticks = 0

@@ -137,6 +137,187 @@ async fn every_game_script_plays_through_the_lobby() {
     server.shutdown().await;
 }
 
+/// The checks every social run must pass: no failure, and every delivery that was
+/// expected came, each one timed and in the buckets.
+fn assert_every_delivery_came(report: &loadtest::Report) {
+    assert_eq!(report.failures, 0, "{report}");
+    assert!(report.deliveries_expected > 0, "{report}");
+    assert_eq!(
+        report.deliveries_received, report.deliveries_expected,
+        "{report}"
+    );
+    assert_eq!(report.deliveries_skipped, 0, "{report}");
+    assert_eq!(
+        report.delivery.count, report.deliveries_received,
+        "{report}"
+    );
+    let bucketed: u64 = report
+        .delivery_histogram
+        .iter()
+        .map(|[_, count]| count)
+        .sum();
+    assert_eq!(bucketed, report.deliveries_received, "{report}");
+}
+
+/// `--chat` against `addr`: 10 named sessions in the lobby saying 5 lines a second
+/// between them for 2 seconds.
+fn chat_options(addr: SocketAddr) -> Options {
+    Options {
+        addr,
+        sessions: 10,
+        chat: Some(5.0),
+        duration: Duration::from_secs(2),
+        warmup: Duration::from_millis(500),
+        ramp: Some(Duration::from_millis(300)),
+        sources: 2,
+        quiet: true,
+        ..Options::default()
+    }
+}
+
+/// The checks of a `--chat` run of [`chat_options`].
+fn assert_chat(report: &loadtest::Report) {
+    assert_eq!(report.mode, "chat", "{report}");
+    assert_eq!(report.place, "lobby");
+    assert!(report.names, "--chat implies --names");
+    assert_eq!(report.connected, 10, "{report}");
+    // 5 lines a second for 2 seconds, each said once its slot comes.
+    assert!((8..=11).contains(&report.chat_lines), "{report}");
+    assert_eq!(report.chat_refused, 0, "{report}");
+    // Every line said comes back to its sender (its command) and reaches the 9 others.
+    assert_eq!(report.commands, report.chat_lines, "{report}");
+    assert_eq!(
+        report.deliveries_expected,
+        9 * report.chat_lines,
+        "{report}"
+    );
+    assert_every_delivery_came(report);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn named_sessions_chat_and_time_every_delivery() {
+    let server = TestServer::start().await;
+    let report = loadtest::run(&chat_options(server.addr))
+        .await
+        .expect("the load test runs");
+    assert_chat(&report);
+    server.shutdown().await;
+}
+
+/// `--watchers` against `addr`: 2 players at 5 commands a second, 3 watchers each.
+fn watch_options(addr: SocketAddr) -> Options {
+    Options {
+        addr,
+        sessions: 2,
+        rate: 5.0,
+        watchers: 6,
+        duration: Duration::from_secs(2),
+        warmup: Duration::from_millis(500),
+        ramp: Some(Duration::from_millis(300)),
+        sources: 2,
+        quiet: true,
+        ..Options::default()
+    }
+}
+
+/// The checks of a `--watchers` run of [`watch_options`].
+fn assert_watch(report: &loadtest::Report) {
+    assert_eq!(report.place, "game");
+    assert!(report.names, "--watchers implies --names");
+    assert_eq!(report.watchers, 6);
+    assert_eq!(report.connected, 8, "{report}");
+    // The players' commands, 2 x 5 a second for 2 seconds, are timed as before...
+    assert!((15..=22).contains(&report.commands), "{report}");
+    // ... and each reaches its player's 3 watchers as a frame.
+    assert_eq!(report.deliveries_expected, 3 * report.commands, "{report}");
+    assert_every_delivery_came(report);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watchers_time_every_frame_of_their_player() {
+    let server = TestServer::start().await;
+    let report = loadtest::run(&watch_options(server.addr))
+        .await
+        .expect("the load test runs");
+    assert_watch(&report);
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn named_sessions_sit_in_the_lobby() {
+    let server = TestServer::start().await;
+    let options = Options {
+        addr: server.addr,
+        sessions: 6,
+        names: true,
+        lobby: true,
+        duration: Duration::from_millis(300),
+        warmup: Duration::from_millis(200),
+        ramp: Some(Duration::from_millis(100)),
+        server_pid: Some(std::process::id()),
+        quiet: true,
+        ..Options::default()
+    };
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    assert_eq!(report.failures, 0, "{report}");
+    assert_eq!((report.mode, report.place), ("idle", "lobby"), "{report}");
+    assert_eq!(report.commands, 0);
+    assert!(report.names);
+    // Counted in place only once the server took its name (else it failed).
+    let memory = report.server_memory.expect("memory was sampled");
+    assert_eq!(memory.sessions_in_game, 6, "{report}");
+    server.shutdown().await;
+}
+
+/// `arcade-minimal` on a free port, as its own process; killed on drop.
+struct Minimal {
+    child: std::process::Child,
+    addr: SocketAddr,
+}
+
+impl Minimal {
+    fn start() -> Minimal {
+        use std::io::BufRead as _;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arcade-minimal"))
+            .arg("0")
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start arcade-minimal");
+        let stderr = child.stderr.take().expect("its stderr");
+        let mut line = String::new();
+        std::io::BufReader::new(stderr)
+            .read_line(&mut line)
+            .expect("its first line");
+        let addr = line
+            .trim()
+            .rsplit(' ')
+            .next()
+            .and_then(|addr| addr.parse().ok())
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        Minimal { child, addr }
+    }
+}
+
+impl Drop for Minimal {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_and_watchers_run_unchanged_against_minimal() {
+    let minimal = Minimal::start();
+    let report = loadtest::run(&chat_options(minimal.addr))
+        .await
+        .expect("the chat load runs");
+    assert_chat(&report);
+    let report = loadtest::run(&watch_options(minimal.addr))
+        .await
+        .expect("the watch load runs");
+    assert_watch(&report);
+}
+
 /// A server that answers every line with a one-line board and the game prompt, and
 /// notes when each connection is closed by the client.
 async fn recording_server() -> (SocketAddr, Arc<Mutex<Vec<Instant>>>) {

@@ -36,6 +36,14 @@ pub(crate) enum Waiting {
     Game,
     /// The reply to a game command.
     Reply,
+    /// The reply to `name NAME`.
+    Name,
+    /// The first board of a watched game, after `watch NAME`.
+    Watch,
+    /// A line of chat coming back to the session that said it.
+    Chat,
+    /// The next frame of a watched game.
+    Frame,
 }
 
 impl std::fmt::Display for Waiting {
@@ -44,6 +52,10 @@ impl std::fmt::Display for Waiting {
             Waiting::Banner => "the banner",
             Waiting::Game => "the game to start",
             Waiting::Reply => "a reply",
+            Waiting::Name => "the name",
+            Waiting::Watch => "watching to begin",
+            Waiting::Chat => "a line of chat to come back",
+            Waiting::Frame => "frames of the watched game",
         })
     }
 }
@@ -93,6 +105,32 @@ impl Connection {
         waiting: Waiting,
         deadline: Instant,
     ) -> Result<(), Failure> {
+        self.read_to_prompt(prompt, waiting, deadline).await?;
+        self.received.clear();
+        Ok(())
+    }
+
+    /// As [`Connection::expect`], and hand over what was received, prompt included.
+    pub(crate) async fn expect_reply(
+        &mut self,
+        prompt: &[u8],
+        waiting: Waiting,
+        deadline: Instant,
+    ) -> Result<Vec<u8>, Failure> {
+        self.read_to_prompt(prompt, waiting, deadline).await?;
+        Ok(std::mem::replace(
+            &mut self.received,
+            Vec::with_capacity(READ_CAPACITY),
+        ))
+    }
+
+    /// Read until what was received ends with `prompt`, keeping it.
+    async fn read_to_prompt(
+        &mut self,
+        prompt: &[u8],
+        waiting: Waiting,
+        deadline: Instant,
+    ) -> Result<(), Failure> {
         loop {
             let read = tokio::time::timeout_at(deadline, self.stream.read_buf(&mut self.received))
                 .await
@@ -102,7 +140,6 @@ impl Connection {
                 return Err(self.closed(waiting));
             }
             if self.received.ends_with(prompt) {
-                self.received.clear();
                 return Ok(());
             }
             let other = if prompt == GAME_PROMPT {
@@ -120,6 +157,38 @@ impl Connection {
                 return Err(Failure::TooLong(waiting));
             }
         }
+    }
+
+    /// Read what has arrived (waiting for at least one byte) onto the end of
+    /// [`Connection::buffer`], for a session that reads all the time rather than one
+    /// reply after each line. Cancel-safe: nothing is lost when another branch of a
+    /// `select!` wins.
+    pub(crate) async fn read_some(&mut self, waiting: Waiting) -> Result<(), Failure> {
+        let read = self
+            .stream
+            .read_buf(&mut self.received)
+            .await
+            .map_err(Failure::Read)?;
+        if read == 0 {
+            return Err(self.closed(waiting));
+        }
+        Ok(())
+    }
+
+    /// What was received and not yet consumed.
+    pub(crate) fn buffer(&self) -> &[u8] {
+        &self.received
+    }
+
+    /// Forget the first `count` bytes of [`Connection::buffer`], which were read; fail
+    /// when what is left, a line or frame still arriving, is already longer than any
+    /// of ours.
+    pub(crate) fn consume(&mut self, count: usize, waiting: Waiting) -> Result<(), Failure> {
+        self.received.drain(..count.min(self.received.len()));
+        if self.received.len() > MAX_REPLY {
+            return Err(Failure::TooLong(waiting));
+        }
+        Ok(())
     }
 
     /// The failure for a connection the server closed while we waited.

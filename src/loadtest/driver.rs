@@ -1,4 +1,5 @@
-//! One load-test session, from connect to the end of the run.
+//! One load-test session that plays a game, from connect to the end of the run; and
+//! the steps every kind of session starts with (connect, banner, name).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -6,28 +7,33 @@ use std::sync::Arc;
 use tokio::time::Instant;
 
 use super::connection::{Connection, Waiting, GAME_PROMPT, LOBBY_PROMPT};
+use super::social::{GoneOnDrop, Sent, Stage, Watched};
 use super::stats::Recorder;
 use super::{Failure, Mode, Plan};
 
-/// Counts a session as in its game for as long as it lives.
-struct InGame<'a>(&'a Recorder);
+/// Counts a session as ready (in its game, settled in the lobby, or watching) for as
+/// long as it lives.
+pub(crate) struct Ready<'a>(&'a Recorder);
 
-impl<'a> InGame<'a> {
-    fn enter(recorder: &'a Recorder) -> Self {
-        recorder.in_game.fetch_add(1, Ordering::Relaxed);
-        InGame(recorder)
+impl<'a> Ready<'a> {
+    /// Count the session in until this is dropped.
+    pub(crate) fn enter(recorder: &'a Recorder) -> Self {
+        recorder.ready.fetch_add(1, Ordering::Relaxed);
+        Ready(recorder)
     }
 }
 
-impl Drop for InGame<'_> {
+impl Drop for Ready<'_> {
     fn drop(&mut self) {
-        self.0.in_game.fetch_sub(1, Ordering::Relaxed);
+        self.0.ready.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
 /// Run session `index` of `plan`, recording into `recorder`; a failure is recorded
 /// with its reason and ends only this session.
 pub(crate) async fn session(index: usize, plan: Arc<Plan>, recorder: Arc<Recorder>) {
+    // However the session ends, its watchers stop waiting for it.
+    let _gone = GoneOnDrop(plan.watched.get(index));
     tokio::time::sleep_until(plan.connect_at(index)).await;
     if Instant::now() >= plan.end {
         return;
@@ -37,7 +43,14 @@ pub(crate) async fn session(index: usize, plan: Arc<Plan>, recorder: Arc<Recorde
     }
 }
 
-async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Failure> {
+/// Connect session `index` and read the banner (timed as the connect); with
+/// `take_name`, also take the session's name if the plan gives names.
+pub(crate) async fn connect(
+    index: usize,
+    plan: &Plan,
+    recorder: &Recorder,
+    take_name: bool,
+) -> Result<Connection, Failure> {
     let connecting = Instant::now();
     let mut connection = tokio::time::timeout(
         plan.timeout,
@@ -55,22 +68,66 @@ async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Fail
         .expect(LOBBY_PROMPT, Waiting::Banner, connecting + plan.timeout)
         .await?;
     recorder.connect(connecting.elapsed());
+    if let Some(name) = plan.name(index).filter(|_| take_name) {
+        connection.send_line(&format!("name {name}")).await?;
+        let reply = connection
+            .expect_reply(LOBBY_PROMPT, Waiting::Name, Instant::now() + plan.timeout)
+            .await?;
+        if reply != named(&name).as_bytes() {
+            return Err(Failure::unexpected(Waiting::Name, &reply));
+        }
+    }
+    Ok(connection)
+}
+
+/// The line the server answers `name NAME` with when it takes the name (SPEC 7).
+pub(crate) fn name_line(name: &str) -> String {
+    format!("You are now {name}.")
+}
+
+/// The server's whole reply to `name NAME` when it takes the name.
+fn named(name: &str) -> String {
+    format!("{}\r\n{}", name_line(name), crate::lobby::PROMPT)
+}
+
+async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Failure> {
+    let mut connection = connect(index, plan, recorder, true).await?;
     connection.send_line(plan.script.lobby_line()).await?;
     connection
         .expect(GAME_PROMPT, Waiting::Game, Instant::now() + plan.timeout)
         .await?;
-    let _in_game = InGame::enter(recorder);
+    let _ready = Ready::enter(recorder);
+    let mut watched = match plan.watched.get(index) {
+        Some(watched) => {
+            watched.set_stage(Stage::Playing);
+            // Its watchers match frames to commands by counting from the first
+            // board on: no command before every watcher has it. At the latest when
+            // the measured window begins, so that the window has its commands.
+            let watchers = watched.start(plan.measure_start).await;
+            Some(Frames { watched, watchers })
+        }
+        None => None,
+    };
     let commands = plan.script.commands().iter().cycle();
     match plan.mode {
-        Mode::Idle => tokio::time::sleep_until(plan.end).await,
+        Mode::Idle | Mode::Chat(_) => tokio::time::sleep_until(plan.end).await,
         Mode::Closed => {
             for command in commands {
                 let sent = Instant::now();
                 if sent >= plan.end {
                     break;
                 }
-                command_round_trip(&mut connection, command, plan).await?;
-                recorder.command(index, sent.elapsed(), plan.is_measured(sent));
+                let measured = plan.is_measured(sent);
+                command_round_trip(
+                    &mut connection,
+                    command,
+                    plan,
+                    recorder,
+                    &mut watched,
+                    measured,
+                )
+                .await?;
+                recorder.command(index, sent.elapsed(), measured);
             }
         }
         Mode::Open(interval) => {
@@ -92,9 +149,18 @@ async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Fail
                 } else {
                     Instant::now()
                 };
-                command_round_trip(&mut connection, command, plan).await?;
+                let measured = plan.is_measured(due);
+                command_round_trip(
+                    &mut connection,
+                    command,
+                    plan,
+                    recorder,
+                    &mut watched,
+                    measured,
+                )
+                .await?;
                 last_reply = Instant::now();
-                recorder.command(index, last_reply - start, plan.is_measured(due));
+                recorder.command(index, last_reply - start, measured);
                 due += interval;
             }
             // Stay connected to the end. A session that closed after its last
@@ -104,14 +170,40 @@ async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Fail
             tokio::time::sleep_until(plan.end).await;
         }
     }
+    if watched.is_some() {
+        // Stay while the watchers receive the last frames: leaving would end their
+        // watching.
+        recorder.drained(plan.drain_deadline()).await;
+    }
     Ok(())
+}
+
+/// A watched player's part in timing its frames.
+struct Frames<'a> {
+    watched: &'a Watched,
+    /// How many watch: each should get a frame for every command.
+    watchers: usize,
 }
 
 async fn command_round_trip(
     connection: &mut Connection,
     command: &str,
     plan: &Plan,
+    recorder: &Recorder,
+    watched: &mut Option<Frames<'_>>,
+    measured: bool,
 ) -> Result<(), Failure> {
+    if let Some(frames) = watched {
+        // Noted before the write, so that the frame this command causes always finds
+        // its send time.
+        if measured {
+            recorder.expect_deliveries(frames.watchers as u64);
+        }
+        frames.watched.sending(Sent {
+            at_us: plan.micros(Instant::now()),
+            measured,
+        });
+    }
     connection.send_line(command).await?;
     connection
         .expect(GAME_PROMPT, Waiting::Reply, Instant::now() + plan.timeout)

@@ -14,6 +14,23 @@
 //! - **Idle** (`--idle`): sessions start their game and then sit; with
 //!   `--server-pid` this measures the server's memory per in-game session.
 //!
+//! The players' commands of SPEC section 7 add loads of their own, where what is timed
+//! is a *delivery*: something one session sends reaching another.
+//!
+//! - **Names** (`--names`): each session takes a name right after the banner.
+//! - **Lobby** (`--lobby`): sessions stay in the lobby instead of starting a game.
+//! - **Chat** (`--chat R`): sessions in the lobby say R lines a second between them, on
+//!   a fixed schedule that keeps each session within the server's chat limit. A line
+//!   carries its send time; every other session reads it when it arrives (sessions
+//!   read their sockets all the time) and records the delivery.
+//! - **Watching** (`--watchers N`): N more sessions each watch a player; each frame a
+//!   watcher receives is timed from when the player sent the command it answers.
+//!
+//! Deliveries go into histograms of their own; the report counts how many were
+//! expected and how many came, since a lost delivery has no latency to show. After the
+//! measured window, sessions stay until the last expected delivery has come (or
+//! `--timeout` has passed), so that a late delivery counts as late, not as lost.
+//!
 //! With `--server-pid` (a server on this machine) the report also gives the CPU time
 //! the server used in the measured window, per command: a cost that a noisy machine
 //! disturbs far less than it disturbs latency.
@@ -25,10 +42,14 @@
 //! the commands. A progress line goes to stderr every second; the [`Report`] is the
 //! summary.
 
+mod chatter;
 mod connection;
 mod driver;
+mod parse;
 mod script;
+mod social;
 mod stats;
+mod watcher;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::atomic::Ordering;
@@ -40,6 +61,7 @@ use tokio::time::Instant;
 
 use crate::server;
 use connection::Waiting;
+use social::Watched;
 use stats::Recorder;
 
 pub use script::Script;
@@ -59,9 +81,27 @@ pub struct Options {
     /// reply arrives (closed loop).
     #[arg(long, default_value_t = 1.0)]
     pub rate: f64,
-    /// Start the game and send nothing more (for measuring memory per session).
+    /// Start the game and send nothing more (for measuring memory per session); with
+    /// --lobby, sit in the lobby.
     #[arg(long, conflicts_with = "rate")]
     pub idle: bool,
+    /// Each session takes a name (`name ltXXXX-N`, unique in the run) right after the
+    /// banner. Implied by --chat and --watchers.
+    #[arg(long)]
+    pub names: bool,
+    /// Stay in the lobby instead of starting a game (implied by --chat).
+    #[arg(long, conflicts_with_all = ["rate", "watchers"])]
+    pub lobby: bool,
+    /// Lines of chat (`say`) per second across all sessions, which stay in the lobby:
+    /// each session says one every SESSIONS/R seconds (at most one a second, the
+    /// server's limit), and every other session times its delivery.
+    #[arg(long, value_name = "R", conflicts_with_all = ["rate", "idle", "watchers"])]
+    pub chat: Option<f64>,
+    /// This many more sessions, each watching a player (`watch NAME`): watcher i
+    /// watches player i mod --sessions, and times every frame from when the player
+    /// sent the command it answers.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub watchers: usize,
     /// How long to measure, after the ramp and the warm-up, e.g. 30s, 2m.
     #[arg(long, default_value = "30s", value_parser = humantime::parse_duration)]
     pub duration: Duration,
@@ -104,6 +144,10 @@ impl Default for Options {
             sessions: 100,
             rate: 1.0,
             idle: false,
+            names: false,
+            lobby: false,
+            chat: None,
+            watchers: 0,
             duration: Duration::from_secs(30),
             warmup: Duration::from_secs(5),
             ramp: None,
@@ -130,6 +174,22 @@ pub enum Error {
     /// `--duration 0s`.
     #[error("--duration must be longer than zero")]
     NoDuration,
+    /// `--chat` is not a positive number.
+    #[error("--chat must be a number of lines per second, more than 0 (got {0})")]
+    Chat(f64),
+    /// `--chat` asks a session for more than the server's one line a second.
+    #[error(
+        "--chat {rate} is more than one line a second for each of {sessions} sessions, over the server's chat limit: raise --sessions or lower --chat"
+    )]
+    ChatTooFast {
+        /// Lines per second asked for.
+        rate: f64,
+        /// Sessions to say them.
+        sessions: usize,
+    },
+    /// `--watchers` with `--lobby` or `--chat`.
+    #[error("--watchers watch players in a game: not with --lobby or --chat")]
+    WatchersInLobby,
     /// `--server-pid` names a process whose /proc files cannot be read.
     #[error(
         "cannot read /proc/{pid}/{file} (is --server-pid a process on this machine?): {reason}"
@@ -181,6 +241,35 @@ pub(crate) enum Failure {
     /// Writing failed.
     #[error("write: {0}")]
     Write(std::io::Error),
+    /// A reply other than the one the protocol gives.
+    #[error("unexpected reply while waiting for {waiting}: {got:?}")]
+    Unexpected {
+        /// What we were waiting for.
+        waiting: Waiting,
+        /// The start of what came.
+        got: String,
+    },
+    /// The player a watcher was to watch failed before its game started.
+    #[error("the watched player never started its game")]
+    NoPlayer,
+    /// The first board came after the player's first command, so the frames cannot
+    /// be matched to the commands.
+    #[error("watching began after the player's first command (the player waits for its watchers until the measured window; raise --warmup)")]
+    LateWatch,
+    /// A frame came that none of the player's commands can have caused.
+    #[error("a frame beyond the player's commands (frame {0})")]
+    StrayFrame(usize),
+    /// The server sent the watcher back to the lobby while the run went on.
+    #[error("the watched game ended{}", last_line(.0))]
+    WatchEnded(String),
+}
+
+impl Failure {
+    /// The start of `reply`, as text, for [`Failure::Unexpected`].
+    pub(crate) fn unexpected(waiting: Waiting, reply: &[u8]) -> Failure {
+        let got = String::from_utf8_lossy(reply).chars().take(80).collect();
+        Failure::Unexpected { waiting, got }
+    }
 }
 
 fn last_line(last: &str) -> String {
@@ -200,6 +289,8 @@ pub(crate) enum Mode {
     Closed,
     /// No commands.
     Idle,
+    /// In the lobby, each session one line of chat every this long.
+    Chat(Duration),
 }
 
 impl Mode {
@@ -208,6 +299,7 @@ impl Mode {
             Mode::Open(_) => "open",
             Mode::Closed => "closed",
             Mode::Idle => "idle",
+            Mode::Chat(_) => "chat",
         }
     }
 }
@@ -220,7 +312,14 @@ pub(crate) struct Plan {
     pub(crate) script: Script,
     pub(crate) mode: Mode,
     pub(crate) timeout: Duration,
+    /// The sessions of `--sessions`: the players.
     pub(crate) sessions: usize,
+    /// Sessions watching the players, numbered after them.
+    pub(crate) watchers: usize,
+    /// When sessions take names: the run's tag for them.
+    pub(crate) names: Option<String>,
+    /// For each player when there are watchers (else empty): what they share.
+    pub(crate) watched: Box<[Watched]>,
     pub(crate) start: Instant,
     pub(crate) ramp: Duration,
     pub(crate) measure_start: Instant,
@@ -228,10 +327,41 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// When session `index` connects: evenly over the ramp.
+    /// Every session: players and watchers.
+    pub(crate) fn total(&self) -> usize {
+        self.sessions + self.watchers
+    }
+
+    /// When session `index` connects: evenly over the ramp, players first.
     pub(crate) fn connect_at(&self, index: usize) -> Instant {
-        let fraction = index as f64 / self.sessions as f64;
+        let fraction = index as f64 / self.total() as f64;
         self.start + self.ramp.mul_f64(fraction)
+    }
+
+    /// The name session `index` takes, if sessions take names.
+    pub(crate) fn name(&self, index: usize) -> Option<String> {
+        self.names.as_deref().map(|tag| social::name(tag, index))
+    }
+
+    /// When the chat schedule begins: once every session has had its turn to connect.
+    pub(crate) fn chat_start(&self) -> Instant {
+        self.start + self.ramp
+    }
+
+    /// Microseconds from the run's start to `at`: the clock every session shares.
+    pub(crate) fn micros(&self, at: Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.start).as_micros()).unwrap_or(u64::MAX)
+    }
+
+    /// The instant `micros` after the run's start.
+    pub(crate) fn at_micros(&self, micros: u64) -> Instant {
+        self.start + Duration::from_micros(micros)
+    }
+
+    /// After the measured window: how long sessions wait at most for deliveries still
+    /// on their way.
+    pub(crate) fn drain_deadline(&self) -> Instant {
+        self.end + self.timeout
     }
 
     /// The source address of session `index`, if connections are spread.
@@ -260,10 +390,28 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
     if options.duration.is_zero() {
         return Err(Error::NoDuration);
     }
+    if let Some(rate) = options.chat {
+        if !rate.is_finite() || rate <= 0.0 {
+            return Err(Error::Chat(rate));
+        }
+    }
+    let lobby = options.lobby || options.chat.is_some();
+    if lobby && options.watchers > 0 {
+        return Err(Error::WatchersInLobby);
+    }
+    let names = options.names || options.chat.is_some() || options.watchers > 0;
     let capacity = server::session_capacity();
     let sessions = options.sessions.min(capacity);
-    let capped = (sessions < options.sessions).then_some(capacity);
-    let mode = if options.idle {
+    let watchers = options.watchers.min(capacity - sessions);
+    let capped = (sessions < options.sessions || watchers < options.watchers).then_some(capacity);
+    let mode = if let Some(rate) = options.chat {
+        // One line a second per session is the server's limit (after a burst of 5,
+        // which a fixed schedule never uses).
+        if rate > sessions as f64 {
+            return Err(Error::ChatTooFast { rate, sessions });
+        }
+        Mode::Chat(Duration::from_secs_f64(sessions as f64 / rate))
+    } else if options.idle || lobby {
         Mode::Idle
     } else if options.rate == 0.0 {
         Mode::Closed
@@ -271,12 +419,20 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         Mode::Open(Duration::from_secs_f64(1.0 / options.rate))
     };
     let rss_before = options.server_pid.map(read_rss).transpose()?;
+    let total = sessions + watchers;
     let ramp = if options.burst {
         Duration::ZERO
     } else {
         options
             .ramp
-            .unwrap_or(Duration::from_millis(1).saturating_mul(saturate(sessions)))
+            .unwrap_or(Duration::from_millis(1).saturating_mul(saturate(total)))
+    };
+    let watched = if watchers > 0 {
+        (0..sessions)
+            .map(|player| Watched::new(watchers_of(player, sessions, watchers)))
+            .collect()
+    } else {
+        Box::default()
     };
     let start = Instant::now();
     let measure_start = start + ramp + options.warmup;
@@ -287,6 +443,9 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         mode,
         timeout: options.timeout,
         sessions,
+        watchers,
+        names: names.then(social::run_tag),
+        watched,
         start,
         ramp,
         measure_start,
@@ -294,15 +453,20 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
     });
     let recorder = Arc::new(Recorder::new(!options.quiet));
     let mut tasks = JoinSet::new();
-    for index in 0..sessions {
-        tasks.spawn(driver::session(
-            index,
-            Arc::clone(&plan),
-            Arc::clone(&recorder),
-        ));
+    for index in 0..total {
+        let (plan, recorder) = (Arc::clone(&plan), Arc::clone(&recorder));
+        if index >= sessions {
+            tasks.spawn(watcher::session(index, plan, recorder));
+        } else if lobby {
+            tasks.spawn(chatter::session(index, plan, recorder));
+        } else {
+            tasks.spawn(driver::session(index, plan, recorder));
+        }
     }
     let server = watch(&plan, &recorder, options, rss_before).await;
-    // Sessions waiting for a reply at the end get their timeout to finish.
+    recorder.end();
+    // Sessions waiting for a reply at the end get their timeout to finish; so do
+    // sessions waiting for deliveries still on their way.
     let grace = plan.end + options.timeout + Duration::from_secs(1);
     while let Ok(Some(_)) = tokio::time::timeout_at(grace, tasks.join_next()).await {}
     let stragglers = tasks.len();
@@ -313,6 +477,8 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         }
     }
     let measured = recorder.measured();
+    let deliveries = recorder.measured_deliveries();
+    let counts = recorder.delivery_counts();
     let seconds = options.duration.as_secs_f64();
     let server_cpu = server.cpu.map(|seconds| ServerCpu {
         seconds,
@@ -327,6 +493,11 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         } else {
             0.0
         },
+        place: if lobby { "lobby" } else { "game" },
+        names,
+        chat_rate: options.chat.unwrap_or(0.0),
+        watchers_requested: options.watchers,
+        watchers,
         sessions_requested: options.sessions,
         sessions,
         capped_by_open_files: capped,
@@ -342,11 +513,24 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         server_memory: server.memory,
         server_cpu,
         latency_histogram: stats::buckets(&measured),
+        chat_lines: counts.chat_lines,
+        chat_refused: counts.chat_refused,
+        deliveries_expected: counts.expected,
+        deliveries_received: counts.received,
+        deliveries_skipped: counts.skipped,
+        delivery: Latency::of(&deliveries),
+        delivery_histogram: stats::buckets(&deliveries),
     })
 }
 
 fn saturate(count: usize) -> u32 {
     u32::try_from(count).unwrap_or(u32::MAX)
+}
+
+/// How many of `watchers` watch `player` of `players`, when watcher i watches player
+/// i mod `players`.
+fn watchers_of(player: usize, players: usize, watchers: usize) -> usize {
+    watchers / players + usize::from(player < watchers % players)
 }
 
 /// What `--server-pid` found out about the server.
@@ -384,7 +568,7 @@ async fn watch(
                     } else {
                         "measure"
                     };
-                    eprintln!("{}", stats::progress_line(now - plan.start, phase, recorder, plan.sessions, &interval));
+                    eprintln!("{}", stats::progress_line(now - plan.start, phase, recorder, plan.total(), &interval));
                 }
             }
             () = tokio::time::sleep_until(plan.measure_start), if !sampled => {
@@ -411,7 +595,7 @@ fn note_failure<T>(sample: Result<T, Error>) -> Option<T> {
 
 fn sample_memory(pid: u32, before: u64, recorder: &Recorder) -> Option<ServerMemory> {
     let after = note_failure(read_rss(pid))?;
-    let sessions_in_game = recorder.in_game.load(Ordering::Relaxed);
+    let sessions_in_game = recorder.ready.load(Ordering::Relaxed);
     let grown = after.saturating_sub(before) as f64 * 1024.0;
     Some(ServerMemory {
         pid,
@@ -519,7 +703,10 @@ mod tests {
             script: Script::default(),
             mode: Mode::Closed,
             timeout: Duration::from_secs(1),
-            sessions: 4,
+            sessions: 3,
+            watchers: 1,
+            names: Some(String::from("abcd")),
+            watched: Box::default(),
             start,
             ramp: Duration::from_secs(4),
             measure_start: start + Duration::from_secs(5),
@@ -532,6 +719,20 @@ mod tests {
         assert!(!plan.is_measured(start + Duration::from_millis(4999)));
         assert!(plan.is_measured(start + Duration::from_secs(5)));
         assert!(!plan.is_measured(start + Duration::from_secs(6)));
+        assert_eq!(plan.name(3).as_deref(), Some("ltabcd-3"));
+        assert_eq!(
+            plan.at_micros(plan.micros(start + Duration::from_millis(1500))),
+            start + Duration::from_millis(1500)
+        );
+    }
+
+    #[test]
+    fn watchers_are_dealt_round_the_players() {
+        // Watcher i watches player i mod players.
+        assert_eq!(watchers_of(0, 1, 1000), 1000);
+        let dealt: Vec<usize> = (0..3).map(|player| watchers_of(player, 3, 7)).collect();
+        assert_eq!(dealt, vec![3, 2, 2]);
+        assert_eq!(watchers_of(4, 5, 3), 0);
     }
 
     #[tokio::test]
@@ -546,5 +747,25 @@ mod tests {
             ..Options::default()
         };
         assert!(matches!(run(&options).await, Err(Error::NoSessions)));
+        let options = Options {
+            sessions: 10,
+            chat: Some(11.0),
+            ..Options::default()
+        };
+        assert!(matches!(
+            run(&options).await,
+            Err(Error::ChatTooFast { sessions: 10, .. })
+        ));
+        let options = Options {
+            chat: Some(0.0),
+            ..Options::default()
+        };
+        assert!(matches!(run(&options).await, Err(Error::Chat(_))));
+        let options = Options {
+            lobby: true,
+            watchers: 1,
+            ..Options::default()
+        };
+        assert!(matches!(run(&options).await, Err(Error::WatchersInLobby)));
     }
 }

@@ -7,15 +7,22 @@
 //! end, and (unless the progress lines are off) a smaller one that the progress line
 //! swaps out every second, so that the lock is never held for a merge: a client that
 //! stalls its own sessions would blame the server for its pauses.
+//!
+//! Deliveries (a line of chat reaching another session, a frame reaching a watcher) are
+//! kept the same way in histograms of their own, by the receiving session's shard,
+//! with counts of how many were expected and how many came: a delivery that never
+//! comes has no latency to record, so only the counts show it.
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
 use serde::Serialize;
+use tokio::sync::Notify;
+use tokio::time::Instant;
 
 use super::Script;
 
@@ -48,29 +55,52 @@ fn micros(duration: Duration) -> u64 {
     u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
 }
 
-/// The two histograms of one shard.
+/// The histograms of one shard.
 struct Shard {
     /// Every command since the last progress line, when progress is shown.
     interval: Option<Histogram<u64>>,
     /// Commands sent inside the measured window.
     measured: Histogram<u64>,
+    /// Every delivery since the last progress line, when progress is shown.
+    delivery_interval: Option<Histogram<u64>>,
+    /// Deliveries of what was sent inside the measured window.
+    delivery_measured: Histogram<u64>,
 }
 
 /// Shared by every session of a run: counters, histograms and failure reasons.
 pub(crate) struct Recorder {
     shards: Box<[Mutex<Shard>]>,
-    /// Cleared histograms to swap into the shards, one per shard.
+    /// Cleared histograms to swap into the shards, two per shard (commands and
+    /// deliveries).
     spares: Mutex<Vec<Histogram<u64>>>,
     connects: Mutex<Histogram<u64>>,
     failure_reasons: Mutex<BTreeMap<String, u64>>,
     /// Sessions that received the banner.
     pub(crate) connected: AtomicU64,
-    /// Sessions in their game right now.
-    pub(crate) in_game: AtomicU64,
+    /// Sessions in place right now: in their game, settled in the lobby (named, when
+    /// names are asked for), or watching.
+    pub(crate) ready: AtomicU64,
     /// Sessions that failed.
     pub(crate) failed: AtomicU64,
     /// Commands answered, warm-up included.
     pub(crate) commands: AtomicU64,
+    /// Deliveries that what was sent in the measured window should make: for each
+    /// line of chat, every other session in the lobby; for each command of a watched
+    /// player, each of its watchers.
+    deliveries_expected: AtomicU64,
+    /// Of those, the deliveries received.
+    deliveries_received: AtomicU64,
+    /// Of those, frames the server told a watcher it dropped.
+    deliveries_skipped: AtomicU64,
+    /// Lines of chat said in the measured window.
+    chat_lines: AtomicU64,
+    /// Of those, lines the server refused as over its rate limit.
+    chat_refused: AtomicU64,
+    /// Set at the end of the measured window: from then on no delivery is expected
+    /// any more, and every one received may be the last.
+    ended: AtomicBool,
+    /// Wakes the sessions waiting for the last deliveries after the end.
+    delivered: Notify,
 }
 
 impl Recorder {
@@ -81,11 +111,13 @@ impl Recorder {
                 Mutex::new(Shard {
                     interval: progress.then(new_interval_histogram),
                     measured: new_histogram(),
+                    delivery_interval: progress.then(new_interval_histogram),
+                    delivery_measured: new_histogram(),
                 })
             })
             .collect();
         let spares = if progress {
-            (0..SHARDS).map(|_| new_interval_histogram()).collect()
+            (0..2 * SHARDS).map(|_| new_interval_histogram()).collect()
         } else {
             Vec::new()
         };
@@ -95,9 +127,16 @@ impl Recorder {
             connects: Mutex::new(new_histogram()),
             failure_reasons: Mutex::new(BTreeMap::new()),
             connected: AtomicU64::new(0),
-            in_game: AtomicU64::new(0),
+            ready: AtomicU64::new(0),
             failed: AtomicU64::new(0),
             commands: AtomicU64::new(0),
+            deliveries_expected: AtomicU64::new(0),
+            deliveries_received: AtomicU64::new(0),
+            deliveries_skipped: AtomicU64::new(0),
+            chat_lines: AtomicU64::new(0),
+            chat_refused: AtomicU64::new(0),
+            ended: AtomicBool::new(false),
+            delivered: Notify::new(),
         }
     }
 
@@ -115,6 +154,85 @@ impl Recorder {
         }
     }
 
+    /// What was just sent in the measured window should reach `count` sessions. Called
+    /// before it is sent, so that no delivery is counted before it is expected.
+    pub(crate) fn expect_deliveries(&self, count: u64) {
+        self.deliveries_expected.fetch_add(count, Ordering::Relaxed);
+    }
+
+    /// A line of chat was said in the measured window, expected to reach `receivers`.
+    pub(crate) fn chat_said(&self, receivers: u64) {
+        self.chat_lines.fetch_add(1, Ordering::Relaxed);
+        self.expect_deliveries(receivers);
+    }
+
+    /// The server refused a line of chat said in the measured window: the deliveries
+    /// it was expected to make will not come.
+    pub(crate) fn chat_refused(&self, receivers: u64) {
+        self.chat_refused.fetch_add(1, Ordering::Relaxed);
+        // Never below zero, even if a refusal is counted twice by mistake.
+        let _ = self.deliveries_expected.fetch_update(
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+            |expected| Some(expected.saturating_sub(receivers)),
+        );
+    }
+
+    /// One delivery to session `session`, `latency` after it was sent; `measured` when
+    /// it was sent inside the measured window.
+    pub(crate) fn delivery(&self, session: usize, latency: Duration, measured: bool) {
+        let value = micros(latency);
+        {
+            let mut shard = lock(&self.shards[session % SHARDS]);
+            if let Some(interval) = &mut shard.delivery_interval {
+                interval.saturating_record(value);
+            }
+            if measured {
+                shard.delivery_measured.saturating_record(value);
+            }
+        }
+        if measured {
+            self.deliveries_received.fetch_add(1, Ordering::Relaxed);
+            if self.ended.load(Ordering::Relaxed) && self.all_delivered() {
+                self.delivered.notify_waiters();
+            }
+        }
+    }
+
+    /// A watcher was told that `count` frames sent in the measured window were dropped.
+    pub(crate) fn skipped(&self, count: u64) {
+        self.deliveries_skipped.fetch_add(count, Ordering::Relaxed);
+    }
+
+    /// The measured window is over: nothing more will be expected.
+    pub(crate) fn end(&self) {
+        self.ended.store(true, Ordering::Relaxed);
+        self.delivered.notify_waiters();
+    }
+
+    fn all_delivered(&self) -> bool {
+        self.deliveries_received.load(Ordering::Relaxed)
+            >= self.deliveries_expected.load(Ordering::Relaxed)
+    }
+
+    /// After the end of the measured window: wait until every expected delivery has
+    /// come, or until `deadline`, so that sessions stay to receive what is still on
+    /// its way, and no longer than that.
+    pub(crate) async fn drained(&self, deadline: Instant) {
+        loop {
+            let delivered = self.delivered.notified();
+            tokio::pin!(delivered);
+            // Registered before the check: a delivery between the two still wakes us.
+            delivered.as_mut().enable();
+            if self.all_delivered() {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, delivered).await.is_err() {
+                return;
+            }
+        }
+    }
+
     /// One session connected: from the start of `connect` to the end of the banner.
     pub(crate) fn connect(&self, latency: Duration) {
         self.connected.fetch_add(1, Ordering::Relaxed);
@@ -127,21 +245,36 @@ impl Recorder {
         *lock(&self.failure_reasons).entry(reason).or_default() += 1;
     }
 
-    /// Every command since the last call, merged from all shards (empty when progress
-    /// is off). Each shard's histogram is swapped for a cleared one under its lock;
-    /// merging and clearing happen outside it.
-    pub(crate) fn take_interval(&self) -> Histogram<u64> {
-        let mut all = new_interval_histogram();
+    /// Every command and every delivery since the last call, merged from all shards
+    /// (empty when progress is off). Each shard's histograms are swapped for cleared
+    /// ones under its lock; merging and clearing happen outside it.
+    pub(crate) fn take_interval(&self) -> Interval {
+        let mut commands = new_interval_histogram();
+        let mut deliveries = new_interval_histogram();
         let mut spares = lock(&self.spares);
-        for (shard, spare) in self.shards.iter().zip(spares.iter_mut()) {
-            if let Some(interval) = &mut lock(shard).interval {
-                std::mem::swap(interval, spare);
+        for (shard, pair) in self.shards.iter().zip(spares.chunks_mut(2)) {
+            let [command_spare, delivery_spare] = pair else {
+                continue;
+            };
+            {
+                let mut shard = lock(shard);
+                if let Some(interval) = &mut shard.interval {
+                    std::mem::swap(interval, command_spare);
+                }
+                if let Some(interval) = &mut shard.delivery_interval {
+                    std::mem::swap(interval, delivery_spare);
+                }
             }
             // Same bounds everywhere, so adding cannot fail.
-            let _ = all.add(&*spare);
-            spare.reset();
+            let _ = commands.add(&*command_spare);
+            let _ = deliveries.add(&*delivery_spare);
+            command_spare.reset();
+            delivery_spare.reset();
         }
-        all
+        Interval {
+            commands,
+            deliveries,
+        }
     }
 
     /// The commands of the measured window, merged from all shards.
@@ -153,6 +286,26 @@ impl Recorder {
         all
     }
 
+    /// The deliveries of what was sent in the measured window, merged from all shards.
+    pub(crate) fn measured_deliveries(&self) -> Histogram<u64> {
+        let mut all = new_histogram();
+        for shard in self.shards.iter() {
+            let _ = all.add(&lock(shard).delivery_measured);
+        }
+        all
+    }
+
+    /// The delivery counts so far.
+    pub(crate) fn delivery_counts(&self) -> DeliveryCounts {
+        DeliveryCounts {
+            expected: self.deliveries_expected.load(Ordering::Relaxed),
+            received: self.deliveries_received.load(Ordering::Relaxed),
+            skipped: self.deliveries_skipped.load(Ordering::Relaxed),
+            chat_lines: self.chat_lines.load(Ordering::Relaxed),
+            chat_refused: self.chat_refused.load(Ordering::Relaxed),
+        }
+    }
+
     /// The connect latencies so far.
     pub(crate) fn connects(&self) -> Histogram<u64> {
         lock(&self.connects).clone()
@@ -162,6 +315,29 @@ impl Recorder {
     pub(crate) fn failure_reasons(&self) -> BTreeMap<String, u64> {
         lock(&self.failure_reasons).clone()
     }
+}
+
+/// The last second's commands and deliveries, for a progress line.
+pub(crate) struct Interval {
+    /// Commands answered.
+    pub(crate) commands: Histogram<u64>,
+    /// Deliveries received.
+    pub(crate) deliveries: Histogram<u64>,
+}
+
+/// The counts of [`Recorder`] that the report carries.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct DeliveryCounts {
+    /// [`Report::deliveries_expected`].
+    pub(crate) expected: u64,
+    /// [`Report::deliveries_received`].
+    pub(crate) received: u64,
+    /// [`Report::deliveries_skipped`].
+    pub(crate) skipped: u64,
+    /// [`Report::chat_lines`].
+    pub(crate) chat_lines: u64,
+    /// [`Report::chat_refused`].
+    pub(crate) chat_refused: u64,
 }
 
 /// Percentiles of a latency histogram, in microseconds.
@@ -207,7 +383,8 @@ pub struct ServerMemory {
     pub rss_before_kib: u64,
     /// VmRSS when the measured window began, in KiB.
     pub rss_after_kib: u64,
-    /// Sessions in their game when `rss_after_kib` was read.
+    /// Sessions in place when `rss_after_kib` was read: in their game, or settled in
+    /// the lobby (`--lobby`, `--chat`), or watching (the name is from before those).
     pub sessions_in_game: u64,
     /// (after - before) / sessions, in bytes.
     pub bytes_per_session: f64,
@@ -231,9 +408,21 @@ pub struct Report {
     pub addr: String,
     /// The game played.
     pub game: Script,
-    /// `open` (fixed rate), `closed` (next command on each reply) or `idle` (no
-    /// commands once in the game).
+    /// `open` (fixed rate), `closed` (next command on each reply), `idle` (no
+    /// commands once in place) or `chat` (lines of chat in the lobby).
     pub mode: &'static str,
+    /// Where the sessions of `--sessions` are: `game` or `lobby`.
+    pub place: &'static str,
+    /// Whether every session took a name (`--names`, implied by `--chat` and
+    /// `--watchers`).
+    pub names: bool,
+    /// `--chat`: lines of chat per second across all sessions (0 without).
+    pub chat_rate: f64,
+    /// `--watchers` as asked.
+    pub watchers_requested: usize,
+    /// Watching sessions run (besides `sessions`): fewer than asked when the
+    /// open-file limit allowed no more.
+    pub watchers: usize,
     /// Commands per second per session (0 in closed loop and idle mode).
     pub rate: f64,
     /// `--sessions` as asked.
@@ -245,19 +434,21 @@ pub struct Report {
     /// How many loopback source addresses connections were spread over (0: the
     /// kernel chose).
     pub source_addresses: usize,
-    /// Sessions that received the banner.
+    /// Sessions that received the banner (watchers included).
     pub connected: u64,
     /// Sessions that failed.
     pub failures: u64,
     /// Why they failed, with counts.
     pub failure_reasons: BTreeMap<String, u64>,
-    /// Commands sent inside the measured window and answered.
+    /// Commands sent inside the measured window and answered (with `--chat`: lines of
+    /// chat said and come back to their sender, or refused).
     pub commands: u64,
     /// The measured window's length, in seconds.
     pub measured_seconds: f64,
     /// `commands / measured_seconds`.
     pub commands_per_second: f64,
-    /// Latency of the measured commands, send to prompt.
+    /// Latency of the measured commands, send to prompt (with `--chat`: send to the
+    /// line's echo).
     pub latency: Latency,
     /// From `connect` to the end of the banner.
     pub connect: Latency,
@@ -271,6 +462,24 @@ pub struct Report {
     /// these can: `bench/table.py` adds up the runs of a load and takes its
     /// percentiles from the sum, the way [`Latency`] takes them from one run.
     pub latency_histogram: Vec<[u64; 2]>,
+    /// Lines of chat said in the measured window (`--chat`).
+    pub chat_lines: u64,
+    /// Of those, lines the server refused as over its rate limit.
+    pub chat_refused: u64,
+    /// Deliveries that what was sent in the measured window should make: each line of
+    /// chat the server took, to every other session in the lobby at the time; each
+    /// command of a watched player, to each of its watchers.
+    pub deliveries_expected: u64,
+    /// Of those, the deliveries received (each one timed in `delivery`).
+    pub deliveries_received: u64,
+    /// Of those expected, frames the server told a watcher it dropped because the
+    /// watcher fell behind (lost, not late).
+    pub deliveries_skipped: u64,
+    /// Latency of the deliveries received, from the send to its arrival at another
+    /// session (a line of chat, a watched player's frame).
+    pub delivery: Latency,
+    /// Every delivery latency of `delivery`, as `latency_histogram` is for commands.
+    pub delivery_histogram: Vec<[u64; 2]>,
 }
 
 /// The `[microseconds, count]` pairs of [`Report::latency_histogram`].
@@ -297,17 +506,26 @@ impl fmt::Display for Millis {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mode = match self.mode {
-            "open" => format!("open loop at {} command/s per session", self.rate),
-            "closed" => String::from("closed loop"),
+        let mode = match (self.mode, self.place) {
+            ("open", _) => format!("open loop at {} command/s per session", self.rate),
+            ("closed", _) => String::from("closed loop"),
+            ("chat", _) => format!(
+                "chat in the lobby at {} lines/s across the sessions",
+                self.chat_rate
+            ),
+            (_, "lobby") => String::from("idle in the lobby"),
             _ => String::from("idle in the game"),
         };
+        let what = if self.place == "lobby" {
+            "lobby"
+        } else {
+            self.game.name()
+        };
+        let named = if self.names { ", named" } else { "" };
         writeln!(
             f,
-            "arcade loadtest: {} against {}, {}",
-            self.game.name(),
-            self.addr,
-            mode
+            "arcade loadtest: {what} against {}, {mode}{named}",
+            self.addr
         )?;
         if let Some(cap) = self.capped_by_open_files {
             writeln!(
@@ -316,10 +534,14 @@ impl fmt::Display for Report {
                 self.sessions_requested
             )?;
         }
+        write!(f, "sessions:   {} run", self.sessions)?;
+        if self.watchers_requested > 0 {
+            write!(f, " and {} watching them", self.watchers)?;
+        }
         writeln!(
             f,
-            "sessions:   {} run, {} connected, {} failed",
-            self.sessions, self.connected, self.failures
+            ", {} connected, {} failed",
+            self.connected, self.failures
         )?;
         writeln!(
             f,
@@ -335,6 +557,33 @@ impl fmt::Display for Report {
             Millis(l.p999_us),
             Millis(l.max_us)
         )?;
+        if self.mode == "chat" {
+            writeln!(
+                f,
+                "chat:       {} lines said, {} refused as too fast",
+                self.chat_lines, self.chat_refused
+            )?;
+        }
+        if self.deliveries_expected > 0 || self.deliveries_received > 0 {
+            writeln!(
+                f,
+                "deliveries: {} received of {} expected ({} lost, {} of them skipped by the server)",
+                self.deliveries_received,
+                self.deliveries_expected,
+                self.deliveries_expected
+                    .saturating_sub(self.deliveries_received),
+                self.deliveries_skipped
+            )?;
+            let d = &self.delivery;
+            writeln!(
+                f,
+                "delivery:   p50 {}  p99 {}  p99.9 {}  max {}",
+                Millis(d.p50_us),
+                Millis(d.p99_us),
+                Millis(d.p999_us),
+                Millis(d.max_us)
+            )?;
+        }
         let c = &self.connect;
         writeln!(
             f,
@@ -346,7 +595,7 @@ impl fmt::Display for Report {
         if let Some(memory) = &self.server_memory {
             writeln!(
                 f,
-                "memory:     server {} KiB -> {} KiB with {} sessions in game: {:.0} bytes per session",
+                "memory:     server {} KiB -> {} KiB with {} sessions in place: {:.0} bytes per session",
                 memory.rss_before_kib,
                 memory.rss_after_kib,
                 memory.sessions_in_game,
@@ -372,25 +621,37 @@ impl fmt::Display for Report {
     }
 }
 
-/// One progress line: the last second's commands and latencies.
+/// One progress line: the last second's commands and latencies, and its deliveries
+/// when there are any.
 pub(crate) fn progress_line(
     elapsed: Duration,
     phase: &str,
     recorder: &Recorder,
     sessions: usize,
-    interval: &Histogram<u64>,
+    interval: &Interval,
 ) -> String {
-    let latency = Latency::of(interval);
-    format!(
-        "{:>5}s {phase:<7} sessions {}/{sessions} in game, {} failed  commands/s {:>6}  p50 {}  p99 {}  max {}",
+    let latency = Latency::of(&interval.commands);
+    let mut line = format!(
+        "{:>5}s {phase:<7} sessions {}/{sessions} ready, {} failed  commands/s {:>6}  p50 {}  p99 {}  max {}",
         elapsed.as_secs(),
-        recorder.in_game.load(Ordering::Relaxed),
+        recorder.ready.load(Ordering::Relaxed),
         recorder.failed.load(Ordering::Relaxed),
         latency.count,
         Millis(latency.p50_us),
         Millis(latency.p99_us),
         Millis(latency.max_us),
-    )
+    );
+    let delivery = Latency::of(&interval.deliveries);
+    if delivery.count > 0 {
+        line.push_str(&format!(
+            "  deliveries/s {:>7}  p50 {}  p99 {}  max {}",
+            delivery.count,
+            Millis(delivery.p50_us),
+            Millis(delivery.p99_us),
+            Millis(delivery.max_us),
+        ));
+    }
+    line
 }
 
 #[cfg(test)]
@@ -404,8 +665,9 @@ mod tests {
         recorder.command(1, Duration::from_millis(2), true);
         recorder.command(33, Duration::from_millis(3), true);
         let interval = recorder.take_interval();
-        assert_eq!(interval.len(), 3);
-        assert_eq!(recorder.take_interval().len(), 0, "drained");
+        assert_eq!(interval.commands.len(), 3);
+        assert_eq!(interval.deliveries.len(), 0);
+        assert_eq!(recorder.take_interval().commands.len(), 0, "drained");
         let measured = Latency::of(&recorder.measured());
         assert_eq!(measured.count, 2);
         assert!((2990..=3010).contains(&measured.max_us), "{measured:?}");
@@ -416,8 +678,61 @@ mod tests {
     fn without_progress_only_the_measured_window_is_kept() {
         let recorder = Recorder::new(false);
         recorder.command(0, Duration::from_millis(1), true);
-        assert_eq!(recorder.take_interval().len(), 0);
+        assert_eq!(recorder.take_interval().commands.len(), 0);
         assert_eq!(recorder.measured().len(), 1);
+    }
+
+    #[test]
+    fn deliveries_are_counted_against_what_was_expected() {
+        let recorder = Recorder::new(true);
+        recorder.chat_said(3);
+        recorder.chat_said(3);
+        recorder.chat_refused(3);
+        recorder.expect_deliveries(2);
+        recorder.delivery(0, Duration::from_millis(1), true);
+        recorder.delivery(40, Duration::from_millis(2), true);
+        // Sent before the window: timed for the progress line, not counted.
+        recorder.delivery(1, Duration::from_millis(9), false);
+        recorder.skipped(1);
+        let counts = recorder.delivery_counts();
+        assert_eq!(
+            counts,
+            DeliveryCounts {
+                expected: 5,
+                received: 2,
+                skipped: 1,
+                chat_lines: 2,
+                chat_refused: 1
+            }
+        );
+        assert_eq!(recorder.measured_deliveries().len(), 2);
+        assert_eq!(recorder.take_interval().deliveries.len(), 3);
+        assert_eq!(recorder.measured().len(), 0, "deliveries are not commands");
+    }
+
+    #[tokio::test]
+    async fn the_drain_ends_with_the_last_delivery_or_the_deadline() {
+        let recorder = std::sync::Arc::new(Recorder::new(false));
+        recorder.expect_deliveries(2);
+        recorder.delivery(0, Duration::from_millis(1), true);
+        recorder.end();
+        let soon = Instant::now() + Duration::from_millis(20);
+        recorder.drained(soon).await;
+        assert!(Instant::now() >= soon, "one delivery still to come");
+        let waiting = tokio::spawn({
+            let recorder = std::sync::Arc::clone(&recorder);
+            async move {
+                recorder
+                    .drained(Instant::now() + Duration::from_secs(30))
+                    .await;
+            }
+        });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        recorder.delivery(1, Duration::from_millis(1), true);
+        tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("the last delivery ends the drain")
+            .unwrap();
     }
 
     #[test]
