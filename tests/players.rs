@@ -237,7 +237,7 @@ async fn chat_cannot_write_into_another_terminal() {
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn a_watcher_that_never_reads_slows_no_one_and_holds_no_memory() {
-    let (mut server, addr, _log) = common::spawn_server_process(&[]);
+    let (mut server, addr, _log, _data) = common::spawn_server_process(&[]);
     let mut player = Client::connect(addr).await;
     player.send("name player").await;
     player.read_until("> ").await;

@@ -520,7 +520,7 @@ async fn shutdown_does_not_wait_for_a_client_that_stopped_reading() {
 
 #[tokio::test]
 async fn a_closed_log_pipe_harms_no_session() {
-    let (mut server, addr, log) = common::spawn_server_process(&[]);
+    let (mut server, addr, log, _data) = common::spawn_server_process(&[]);
     // As when `arcade serve 2>&1 | tee lab.log` loses its tee: every later log line
     // fails to write.
     drop(log);

@@ -167,7 +167,7 @@ async fn public_collections_load_with_levels_dir() {
 #[cfg(target_os = "linux")]
 #[tokio::test]
 async fn twenty_million_moves_leave_the_server_memory_within_a_few_megabytes() {
-    let (mut server, addr, _log) = common::spawn_server_process(&[]);
+    let (mut server, addr, _log, _data) = common::spawn_server_process(&[]);
     let mut client = Client::connect(addr).await;
     // Level 1 is `#@ $ .#`: right and left again never touch the box.
     command(&mut client, "play starpusher arcade 1").await;

@@ -32,20 +32,24 @@ pub fn shared_levels() -> Option<std::path::PathBuf> {
     None
 }
 
-/// `arcade serve` as its own process on 127.0.0.1 and a free port, with `args` added:
-/// the process, its address, and its log (stderr), read up to the line that says
-/// where it listens. Drop the log to close the pipe.
+/// `arcade serve` as its own process on 127.0.0.1 and a free port, with a temporary
+/// data directory and `args` added: the process, its address, its log (stderr), read
+/// up to the line that says where it listens (drop it to close the pipe), and the data
+/// directory (removed when dropped).
 pub fn spawn_server_process(
     args: &[&str],
 ) -> (
     std::process::Child,
     SocketAddr,
     std::io::BufReader<std::process::ChildStderr>,
+    tempfile::TempDir,
 ) {
     use std::io::BufRead as _;
     use std::process::{Command, Stdio};
+    let data = tempfile::tempdir().expect("a temporary data directory");
     let mut child = Command::new(env!("CARGO_BIN_EXE_arcade"))
-        .args(["serve", "--bind", "127.0.0.1", "--port", "0"])
+        .args(["serve", "--bind", "127.0.0.1", "--port", "0", "--data-dir"])
+        .arg(data.path())
         .args(args)
         .env("RUST_LOG", "info")
         .stdin(Stdio::null())
@@ -66,7 +70,12 @@ pub fn spawn_server_process(
             break digits.parse::<u16>().expect("a port");
         }
     };
-    (child, SocketAddr::from((Ipv4Addr::LOCALHOST, port)), log)
+    (
+        child,
+        SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+        log,
+        data,
+    )
 }
 
 /// The resident memory of process `pid` in bytes, from `/proc`.
