@@ -65,6 +65,17 @@ pub enum Outcome {
 pub struct Job(Box<Work>);
 
 enum Work {
+    /// Reads or writes files: runs on a blocking thread.
+    Files(FileWork),
+    /// The store or a password hash: async (hashing goes to a blocking thread inside).
+    Social {
+        work: social::Work,
+        services: Services,
+        address: IpAddr,
+    },
+}
+
+enum FileWork {
     Start {
         kind: &'static GameKind,
         args: Vec<String>,
@@ -78,11 +89,6 @@ enum Work {
         text: String,
         /// This session may still make a new save.
         may_create: bool,
-    },
-    Social {
-        work: social::Work,
-        services: Services,
-        address: IpAddr,
     },
 }
 
@@ -122,7 +128,7 @@ impl Job {
                 services,
                 address,
             } => Done(Finished::Social(work.run(services, address).await)),
-            work => {
+            Work::Files(work) => {
                 match tokio::task::spawn_blocking(move || Job::run_blocking(work, &context)).await {
                     Ok(done) => done,
                     Err(error) => {
@@ -135,9 +141,9 @@ impl Job {
     }
 
     /// The jobs that read or write files.
-    fn run_blocking(work: Work, context: &Context) -> Done {
+    fn run_blocking(work: FileWork, context: &Context) -> Done {
         Done(match work {
-            Work::Start { kind, args } => {
+            FileWork::Start { kind, args } => {
                 let words: Vec<&str> = args.iter().map(String::as_str).collect();
                 Finished::Started {
                     kind,
@@ -145,8 +151,8 @@ impl Job {
                     game: (kind.start)(&words, context),
                 }
             }
-            Work::Levels(kind) => Finished::Listed(lobby::levels(kind, context)),
-            Work::Save {
+            FileWork::Levels(kind) => Finished::Listed(lobby::levels(kind, context)),
+            FileWork::Save {
                 game,
                 name,
                 state,
@@ -164,8 +170,6 @@ impl Job {
                     created: saved.created,
                 }
             }
-            // Run by `run` itself.
-            Work::Social { .. } => Finished::Failed,
         })
     }
 }
@@ -234,11 +238,7 @@ impl Console {
         if let Some(seat) = &mut self.seat {
             if seat.asks_secret() {
                 let reply = seat.secret(line);
-                // The client did not echo the line, nor its line ending.
-                return match self.social_reply(reply) {
-                    Outcome::Send(text) => Outcome::Send(format!("\n{text}")),
-                    other => other,
-                };
+                return self.social_reply(reply);
             }
             if let Some(text) = seat.stop_watching() {
                 return self.say(text);
@@ -260,12 +260,14 @@ impl Console {
         let text = match command {
             Command::Empty => String::new(),
             Command::Play { kind, args } => {
-                return Outcome::Wait(Job::new(Work::Start {
+                return Outcome::Wait(Job::new(Work::Files(FileWork::Start {
                     kind,
                     args: args.into_iter().map(String::from).collect(),
-                }))
+                })))
             }
-            Command::Levels(kind) => return Outcome::Wait(Job::new(Work::Levels(kind))),
+            Command::Levels(kind) => {
+                return Outcome::Wait(Job::new(Work::Files(FileWork::Levels(kind))))
+            }
             Command::UnknownGame(word) => format!("{}\n", lobby::unknown_game(word)),
             Command::Help => lobby::help(),
             Command::Quit => return Outcome::Close(String::from(lobby::GOODBYE)),
@@ -468,13 +470,13 @@ impl Console {
             }
             Status::Save { name, state } => {
                 let game = self.game().map_or("unknown", |kind| kind.name);
-                Outcome::Wait(Job::new(Work::Save {
+                Outcome::Wait(Job::new(Work::Files(FileWork::Save {
                     game,
                     name,
                     state,
                     text,
                     may_create: self.new_saves < saves::MAX_NEW_SAVES_PER_SESSION,
-                }))
+                })))
             }
         }
     }
@@ -850,6 +852,11 @@ mod tests {
             "Usage: tell NAME TEXT\n> "
         );
         assert_eq!(ann.send(&table, "say").await, "Usage: say TEXT\n> ");
+        // Nothing left once the control characters are gone: the command's own usage.
+        assert_eq!(
+            ann.send(&table, "tell bob \u{1b}\u{7}").await,
+            "Usage: tell NAME TEXT\n> "
+        );
         // Escape sequences never reach another terminal.
         ann.send(&table, "say \u{1b}[2Jgone\u{7}").await;
         assert_eq!(bob.message().await, "\n[ann] [2Jgone\n> ");

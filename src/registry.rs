@@ -180,11 +180,6 @@ impl Registration {
     pub fn activity(&self) -> &Arc<Activity> {
         &self.activity
     }
-
-    /// The registry this session is in.
-    pub fn registry(&self) -> &Registry {
-        &self.registry
-    }
 }
 
 impl Drop for Registration {

@@ -258,11 +258,6 @@ impl Seat {
         })
     }
 
-    /// The player's name.
-    pub fn name(&self) -> &PlayerName {
-        &self.name
-    }
-
     /// What the seats of this server share.
     pub fn services(&self) -> &Services {
         &self.services
@@ -292,11 +287,6 @@ impl Seat {
         self.watching.as_ref().map(|(_, name)| name)
     }
 
-    /// The settings.
-    pub fn settings(&self) -> Settings {
-        self.settings
-    }
-
     /// Where the player is now, for `who`.
     pub fn set_place(&self, place: Place) {
         self.services.registry.set_place(self.id, place);
@@ -324,10 +314,11 @@ impl Seat {
 
     /// `say TEXT`.
     pub fn say(&self, text: &str) -> String {
+        const USAGE: &str = "Usage: say TEXT\n";
         if text.is_empty() {
-            return String::from("Usage: say TEXT\n");
+            return String::from(USAGE);
         }
-        let text = match self.chat_line(text) {
+        let text = match self.chat_line(text, USAGE) {
             Ok(text) => text,
             Err(refusal) => return refusal,
         };
@@ -340,8 +331,9 @@ impl Seat {
 
     /// `tell NAME TEXT`.
     pub fn tell(&self, name: Option<&str>, text: &str) -> String {
+        const USAGE: &str = "Usage: tell NAME TEXT\n";
         let (Some(name), false) = (name, text.is_empty()) else {
-            return String::from("Usage: tell NAME TEXT\n");
+            return String::from(USAGE);
         };
         let Some((id, name, inbox)) = self.services.registry.find(name) else {
             return format!("No player called {}.\n", shown_name(name));
@@ -349,7 +341,7 @@ impl Seat {
         if id == self.id {
             return String::from("You cannot tell yourself.\n");
         }
-        let text = match self.chat_line(text) {
+        let text = match self.chat_line(text, USAGE) {
             Ok(text) => text,
             Err(refusal) => return refusal,
         };
@@ -358,12 +350,13 @@ impl Seat {
     }
 
     /// A line of chat, cleaned, if the rate and the length allow it; else the refusal.
-    fn chat_line(&self, text: &str) -> Result<String, String> {
+    fn chat_line(&self, text: &str, usage: &str) -> Result<String, String> {
         if self.chat_limit.check().is_err() {
             return Err(format!("{TOO_FAST}\n"));
         }
         match clean_text(text) {
-            Ok(text) if text.is_empty() => Err(String::from("Usage: say TEXT\n")),
+            // Nothing left once the control characters are gone.
+            Ok(text) if text.is_empty() => Err(usage.to_string()),
             Ok(text) => Ok(text),
             Err(length) => Err(format!(
                 "That line has {length} characters: chat lines are at most {MAX_CHAT}.\n"
@@ -450,6 +443,15 @@ impl Seat {
 
     /// The line typed while a secret was asked for.
     pub fn secret(&mut self, line: &str) -> Reply {
+        match self.take_secret(line) {
+            // The client echoed neither the line nor its ending: answer on a new line
+            // (what comes back from work does so in `found`).
+            Reply::Say(text) => Reply::Say(format!("\n{text}")),
+            other => other,
+        }
+    }
+
+    fn take_secret(&mut self, line: &str) -> Reply {
         match self.asking.take().map(|asking| *asking) {
             None => Reply::Say(String::new()),
             Some(Asking::Password { name, account }) => Reply::Work(Work::LogIn {
