@@ -38,8 +38,9 @@ pub const MESSAGE_CAP: usize = 256;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Message {
     /// A line for the player (chat, news, a broadcast): shown on a line of its own,
-    /// then the prompt again. Never dropped.
-    Line(String),
+    /// then the prompt again. Never dropped. Shared: one line of chat goes to every
+    /// player in a place, without a copy each.
+    Line(Arc<str>),
     /// A frame of a watched game, exactly as its player saw it. Dropped, oldest first,
     /// when the player falls behind.
     Frame(Arc<str>),
@@ -242,7 +243,7 @@ mod tests {
     use super::*;
 
     fn line(text: &str) -> Message {
-        Message::Line(text.to_string())
+        Message::Line(Arc::from(text))
     }
 
     fn frame(text: &str) -> Message {

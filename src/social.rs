@@ -322,9 +322,9 @@ impl Seat {
             Ok(text) => text,
             Err(refusal) => return refusal,
         };
-        let line = format!("[{}] {text}", self.name);
+        let line: Arc<str> = Arc::from(format!("[{}] {text}", self.name));
         for hearer in self.services.registry.hearers(self.id) {
-            let _ = hearer.send(Message::Line(line.clone()));
+            let _ = hearer.send(Message::Line(Arc::clone(&line)));
         }
         format!("{line}\n")
     }
@@ -345,7 +345,8 @@ impl Seat {
             Ok(text) => text,
             Err(refusal) => return refusal,
         };
-        let _ = inbox.send(Message::Line(format!("[{} tells you] {text}", self.name)));
+        let line = format!("[{} tells you] {text}", self.name);
+        let _ = inbox.send(Message::Line(Arc::from(line)));
         format!("[you tell {name}] {text}\n")
     }
 

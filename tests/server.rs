@@ -449,7 +449,7 @@ async fn a_message_arrives_on_a_line_of_its_own_then_the_prompt_again() {
     let mut playing = Client::connect(server.addr).await;
     playing.send("sokoban").await;
     playing.read_until("Enter command: ").await;
-    let news = Message::Line(String::from("[teacher] Ten minutes left."));
+    let news = Message::Line("[teacher] Ten minutes left.".into());
     assert_eq!(server.registry.broadcast(&news), 2);
     assert_eq!(
         lobby.read_until("> ").await,
