@@ -5,6 +5,7 @@
 mod common;
 
 use std::net::SocketAddr;
+use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -133,6 +134,69 @@ async fn every_game_script_plays_through_the_lobby() {
         let report = loadtest::run(&options).await.expect("the load test runs");
         assert_eq!(report.failures, 0, "{}: {report}", game.name());
         assert!(report.commands > 3, "{}: {report}", game.name());
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn named_2048_players_end_and_restart_their_games() {
+    let server = TestServer::start().await;
+    let options = Options {
+        addr: server.addr,
+        sessions: 6,
+        rate: 5.0,
+        names: true,
+        game: Script::from_name("2048").expect("2048 has a load script"),
+        restart_every: NonZeroUsize::new(3),
+        duration: Duration::from_secs(2),
+        warmup: Duration::from_millis(500),
+        ramp: Some(Duration::from_millis(200)),
+        sources: 2,
+        quiet: true,
+        ..Options::default()
+    };
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    // Every reply ended with the prompt its line calls for: the game's after a move
+    // and after the lobby line, the lobby's after `q`. Anything else is a failure.
+    assert_eq!(report.failures, 0, "{report}");
+    assert!(report.failure_reasons.is_empty(), "{report}");
+    assert_eq!(report.connected, 6, "{report}");
+    assert!(report.names);
+    assert_eq!(report.restart_every, Some(3));
+    // 6 sessions at 5 lines a second for 2 seconds, in cycles of 3 moves, `q` and the
+    // lobby line: about 60 lines and 12 new games (counts, not timings).
+    assert!((30..=66).contains(&report.commands), "{report}");
+    assert!(report.games_restarted > 0, "{report}");
+    assert!(
+        report.games_restarted * 5 <= report.commands + 6 * 5,
+        "at most one new game per 5 lines, and each session's shorter first one: {report}"
+    );
+    assert!(report.games_restarted_whole_run >= report.games_restarted);
+    assert!(report.commands_whole_run >= report.commands);
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_ends_with_its_own_exit_line() {
+    let server = TestServer::start().await;
+    let scripts = arcade::table::GAMES
+        .iter()
+        .filter_map(|kind| Script::from_name(kind.name));
+    for game in scripts {
+        let options = Options {
+            addr: server.addr,
+            sessions: 2,
+            rate: 0.0,
+            game,
+            restart_every: NonZeroUsize::new(2),
+            duration: Duration::from_millis(300),
+            warmup: Duration::ZERO,
+            quiet: true,
+            ..Options::default()
+        };
+        let report = loadtest::run(&options).await.expect("the load test runs");
+        assert_eq!(report.failures, 0, "{}: {report}", game.name());
+        assert!(report.games_restarted > 2, "{}: {report}", game.name());
     }
     server.shutdown().await;
 }

@@ -36,6 +36,8 @@ pub(crate) enum Waiting {
     Game,
     /// The reply to a game command.
     Reply,
+    /// The lobby, after the game's exit line (`--restart-every`).
+    Exit,
     /// The reply to `name NAME`.
     Name,
     /// The first board of a watched game, after `watch NAME`.
@@ -52,6 +54,7 @@ impl std::fmt::Display for Waiting {
             Waiting::Banner => "the banner",
             Waiting::Game => "the game to start",
             Waiting::Reply => "a reply",
+            Waiting::Exit => "the lobby after the exit line",
             Waiting::Name => "the name",
             Waiting::Watch => "watching to begin",
             Waiting::Chat => "a line of chat to come back",

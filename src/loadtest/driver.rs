@@ -1,5 +1,6 @@
-//! One load-test session that plays a game, from connect to the end of the run; and
-//! the steps every kind of session starts with (connect, banner, name).
+//! One load-test session that plays a game, from connect to the end of the run
+//! (ending it and starting another every so often with `--restart-every`); and the
+//! steps every kind of session starts with (connect, banner, name).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -7,6 +8,7 @@ use std::sync::Arc;
 use tokio::time::Instant;
 
 use super::connection::{Connection, Waiting, GAME_PROMPT, LOBBY_PROMPT};
+use super::script::{Step, StepKind};
 use super::social::{GoneOnDrop, Sent, Stage, Watched};
 use super::stats::Recorder;
 use super::{Failure, Mode, Plan};
@@ -108,19 +110,24 @@ async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Fail
         }
         None => None,
     };
-    let commands = plan.script.commands().iter().cycle();
+    // The first game's length is random in 1..=K, so that the sessions' exits are
+    // spread over time instead of coming in waves of those that connected together.
+    let first_game = plan
+        .restart
+        .map_or(0, |restart| rand::random_range(1..=restart.every.get()));
+    let steps = plan.script.steps(plan.restart, first_game);
     match plan.mode {
         Mode::Idle | Mode::Chat(_) => tokio::time::sleep_until(plan.end).await,
         Mode::Closed => {
-            for command in commands {
+            for step in steps {
                 let sent = Instant::now();
                 if sent >= plan.end {
                     break;
                 }
                 let measured = plan.is_measured(sent);
-                command_round_trip(
+                round_trip(
                     &mut connection,
-                    command,
+                    step,
                     plan,
                     recorder,
                     &mut watched,
@@ -135,7 +142,7 @@ async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Fail
             // do not send together.
             let mut due = Instant::now() + interval.mul_f64(rand::random::<f64>());
             let mut last_reply = Instant::now();
-            for command in commands {
+            for step in steps {
                 if due >= plan.end {
                     break;
                 }
@@ -150,9 +157,9 @@ async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Fail
                     Instant::now()
                 };
                 let measured = plan.is_measured(due);
-                command_round_trip(
+                round_trip(
                     &mut connection,
-                    command,
+                    step,
                     plan,
                     recorder,
                     &mut watched,
@@ -185,15 +192,20 @@ struct Frames<'a> {
     watchers: usize,
 }
 
-async fn command_round_trip(
+/// Send one line of the game and wait for the prompt its reply ends with: the game's
+/// for a command and for the lobby line that starts a new game, the lobby's for the
+/// exit line.
+async fn round_trip(
     connection: &mut Connection,
-    command: &str,
+    step: Step,
     plan: &Plan,
     recorder: &Recorder,
     watched: &mut Option<Frames<'_>>,
     measured: bool,
 ) -> Result<(), Failure> {
-    if let Some(frames) = watched {
+    // Watchers time the frames of game commands only (--watchers and --restart-every
+    // do not go together).
+    if let (Some(frames), StepKind::Command) = (watched, step.kind) {
         // Noted before the write, so that the frame this command causes always finds
         // its send time.
         if measured {
@@ -204,8 +216,17 @@ async fn command_round_trip(
             measured,
         });
     }
-    connection.send_line(command).await?;
+    connection.send_line(step.line).await?;
+    let (prompt, waiting) = match step.kind {
+        StepKind::Command => (GAME_PROMPT, Waiting::Reply),
+        StepKind::Exit => (LOBBY_PROMPT, Waiting::Exit),
+        StepKind::Restart => (GAME_PROMPT, Waiting::Game),
+    };
     connection
-        .expect(GAME_PROMPT, Waiting::Reply, Instant::now() + plan.timeout)
-        .await
+        .expect(prompt, waiting, Instant::now() + plan.timeout)
+        .await?;
+    if step.kind == StepKind::Restart {
+        recorder.restarted(measured);
+    }
+    Ok(())
 }

@@ -13,6 +13,10 @@
 //!   previous reply is complete; this measures throughput.
 //! - **Idle** (`--idle`): sessions start their game and then sit; with
 //!   `--server-pid` this measures the server's memory per in-game session.
+//! - **Restarts** (`--restart-every K`, with either loop): after every K commands a
+//!   session ends its game the game's own way and starts a new one from the lobby,
+//!   each of the two lines timed and scheduled like a command. Every game ended is a
+//!   finished game for the server to record (a result, for a named player's 2048).
 //!
 //! The players' commands of SPEC section 7 add loads of their own, where what is timed
 //! is a *delivery*: something one session sends reaching another.
@@ -52,6 +56,7 @@ mod stats;
 mod watcher;
 
 use std::net::{Ipv4Addr, SocketAddr};
+use std::num::NonZeroUsize;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
@@ -61,6 +66,7 @@ use tokio::time::Instant;
 
 use crate::server;
 use connection::Waiting;
+use script::Restart;
 use social::Watched;
 use stats::Recorder;
 
@@ -117,6 +123,18 @@ pub struct Options {
     /// The game to play.
     #[arg(long, default_value = "sokoban", value_parser = Script::value_parser())]
     pub game: Script,
+    /// After every K commands of a game, end it the game's own way (`e`, `q`, `quit`),
+    /// wait for the lobby, and start a new game with the same lobby line; both lines
+    /// are timed and scheduled like commands. Each session's first game is cut after a
+    /// random 1 to K commands, so that sessions started together do not end their
+    /// games together.
+    #[arg(
+        long,
+        value_name = "K",
+        value_parser = parse_restart_every,
+        conflicts_with_all = ["lobby", "chat", "idle", "watchers"]
+    )]
+    pub restart_every: Option<NonZeroUsize>,
     /// Spread connections over this many source addresses, 127.0.0.1 to 127.0.0.N
     /// (only when --addr is an IPv4 loopback address).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..))]
@@ -153,6 +171,7 @@ impl Default for Options {
             ramp: None,
             burst: false,
             game: Script::default(),
+            restart_every: None,
             sources: 8,
             timeout: Duration::from_secs(10),
             server_pid: None,
@@ -190,6 +209,17 @@ pub enum Error {
     /// `--watchers` with `--lobby` or `--chat`.
     #[error("--watchers watch players in a game: not with --lobby or --chat")]
     WatchersInLobby,
+    /// `--restart-every` with `--lobby`, `--chat`, `--idle` or `--watchers`.
+    #[error("--restart-every ends and starts games while playing them: not with --lobby, --chat, --idle or --watchers")]
+    RestartNotPlaying,
+    /// The game gives no exit line for `--restart-every`.
+    #[error("--restart-every: cannot ask {game} for its exit line: {reason}")]
+    NoExitLine {
+        /// The game.
+        game: &'static str,
+        /// Why its script's game did not start.
+        reason: String,
+    },
     /// `--server-pid` names a process whose /proc files cannot be read.
     #[error(
         "cannot read /proc/{pid}/{file} (is --server-pid a process on this machine?): {reason}"
@@ -310,6 +340,8 @@ pub(crate) struct Plan {
     pub(crate) target: SocketAddr,
     pub(crate) sources: Vec<Ipv4Addr>,
     pub(crate) script: Script,
+    /// `--restart-every`, with the game's exit line.
+    pub(crate) restart: Option<Restart>,
     pub(crate) mode: Mode,
     pub(crate) timeout: Duration,
     /// The sessions of `--sessions`: the players.
@@ -399,6 +431,22 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
     if lobby && options.watchers > 0 {
         return Err(Error::WatchersInLobby);
     }
+    let restart = match options.restart_every {
+        Some(_) if lobby || options.idle || options.watchers > 0 => {
+            return Err(Error::RestartNotPlaying)
+        }
+        Some(every) => {
+            let exit = options
+                .game
+                .exit_line()
+                .map_err(|reason| Error::NoExitLine {
+                    game: options.game.name(),
+                    reason,
+                })?;
+            Some(Restart { every, exit })
+        }
+        None => None,
+    };
     let names = options.names || options.chat.is_some() || options.watchers > 0;
     let capacity = server::session_capacity();
     let sessions = options.sessions.min(capacity);
@@ -440,6 +488,7 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         target: options.addr,
         sources: connection::sources(options.addr, options.sources),
         script: options.game,
+        restart,
         mode,
         timeout: options.timeout,
         sessions,
@@ -506,6 +555,10 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         failures: recorder.failed.load(Ordering::Relaxed),
         failure_reasons: recorder.failure_reasons(),
         commands: measured.len(),
+        commands_whole_run: recorder.commands.load(Ordering::Relaxed),
+        restart_every: options.restart_every.map(NonZeroUsize::get),
+        games_restarted: recorder.restarts_measured.load(Ordering::Relaxed),
+        games_restarted_whole_run: recorder.restarts.load(Ordering::Relaxed),
         measured_seconds: seconds,
         commands_per_second: measured.len() as f64 / seconds,
         latency: Latency::of(&measured),
@@ -521,6 +574,13 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         delivery: Latency::of(&deliveries),
         delivery_histogram: stats::buckets(&deliveries),
     })
+}
+
+/// `--restart-every K`: game commands per game, at least one (a game with none
+/// would only be started and ended).
+fn parse_restart_every(text: &str) -> Result<NonZeroUsize, String> {
+    text.parse()
+        .map_err(|_| String::from("K is game commands per game: a whole number, 1 or more"))
 }
 
 fn saturate(count: usize) -> u32 {
@@ -701,6 +761,7 @@ mod tests {
             target: SocketAddr::from((Ipv4Addr::LOCALHOST, 4000)),
             sources: connection::sources(SocketAddr::from((Ipv4Addr::LOCALHOST, 4000)), 2),
             script: Script::default(),
+            restart: None,
             mode: Mode::Closed,
             timeout: Duration::from_secs(1),
             sessions: 3,
@@ -767,5 +828,70 @@ mod tests {
             ..Options::default()
         };
         assert!(matches!(run(&options).await, Err(Error::WatchersInLobby)));
+        let every = NonZeroUsize::new(3);
+        for options in [
+            Options {
+                lobby: true,
+                restart_every: every,
+                ..Options::default()
+            },
+            Options {
+                chat: Some(1.0),
+                restart_every: every,
+                ..Options::default()
+            },
+            Options {
+                idle: true,
+                restart_every: every,
+                ..Options::default()
+            },
+            Options {
+                watchers: 1,
+                restart_every: every,
+                ..Options::default()
+            },
+        ] {
+            assert!(matches!(run(&options).await, Err(Error::RestartNotPlaying)));
+        }
+    }
+
+    /// `arcade loadtest ARGS` as clap reads it.
+    fn parse(args: &[&str]) -> Result<Options, clap::Error> {
+        #[derive(clap::Parser)]
+        struct Command {
+            #[command(flatten)]
+            options: Options,
+        }
+        use clap::Parser as _;
+        let args = std::iter::once("loadtest").chain(args.iter().copied());
+        Command::try_parse_from(args).map(|command| command.options)
+    }
+
+    #[test]
+    fn restart_every_is_a_positive_count_for_sessions_that_play() {
+        let options = parse(&["--restart-every", "10", "--names", "--game", "2048"]).unwrap();
+        assert_eq!(options.restart_every, NonZeroUsize::new(10));
+        assert_eq!(parse(&[]).unwrap().restart_every, None);
+        let error = parse(&["--restart-every", "0"]).err().unwrap();
+        assert_eq!(
+            error.kind(),
+            clap::error::ErrorKind::ValueValidation,
+            "{error}"
+        );
+        for other in [
+            &["--lobby"][..],
+            &["--chat", "1"],
+            &["--idle"],
+            &["--watchers", "5"],
+        ] {
+            let mut args = vec!["--restart-every", "3"];
+            args.extend_from_slice(other);
+            let error = parse(&args).err().unwrap();
+            assert_eq!(
+                error.kind(),
+                clap::error::ErrorKind::ArgumentConflict,
+                "{other:?}"
+            );
+        }
     }
 }

@@ -84,6 +84,10 @@ pub(crate) struct Recorder {
     pub(crate) failed: AtomicU64,
     /// Commands answered, warm-up included.
     pub(crate) commands: AtomicU64,
+    /// Games ended and started again (`--restart-every`), warm-up included.
+    pub(crate) restarts: AtomicU64,
+    /// Of those, the ones whose new game was asked for in the measured window.
+    pub(crate) restarts_measured: AtomicU64,
     /// Deliveries that what was sent in the measured window should make: for each
     /// line of chat, every other session in the lobby; for each command of a watched
     /// player, each of its watchers.
@@ -130,6 +134,8 @@ impl Recorder {
             ready: AtomicU64::new(0),
             failed: AtomicU64::new(0),
             commands: AtomicU64::new(0),
+            restarts: AtomicU64::new(0),
+            restarts_measured: AtomicU64::new(0),
             deliveries_expected: AtomicU64::new(0),
             deliveries_received: AtomicU64::new(0),
             deliveries_skipped: AtomicU64::new(0),
@@ -151,6 +157,15 @@ impl Recorder {
         }
         if measured {
             shard.measured.saturating_record(value);
+        }
+    }
+
+    /// A session ended its game and has a new one; `measured` when it asked for the
+    /// new one inside the measured window.
+    pub(crate) fn restarted(&self, measured: bool) {
+        self.restarts.fetch_add(1, Ordering::Relaxed);
+        if measured {
+            self.restarts_measured.fetch_add(1, Ordering::Relaxed);
         }
     }
 
@@ -441,8 +456,20 @@ pub struct Report {
     /// Why they failed, with counts.
     pub failure_reasons: BTreeMap<String, u64>,
     /// Commands sent inside the measured window and answered (with `--chat`: lines of
-    /// chat said and come back to their sender, or refused).
+    /// chat said and come back to their sender, or refused). With `--restart-every`,
+    /// the exit and lobby lines that end and start games are commands too.
     pub commands: u64,
+    /// Commands answered over the whole run, ramp and warm-up included: what the
+    /// server has seen (and, where it records games, recorded), for sizes per command.
+    pub commands_whole_run: u64,
+    /// `--restart-every`: game commands per game (none without).
+    pub restart_every: Option<usize>,
+    /// With `--restart-every`: games ended (by the game's exit line) and started again
+    /// whose new game was asked for in the measured window. Each is a finished game
+    /// for the server.
+    pub games_restarted: u64,
+    /// As `games_restarted`, over the whole run.
+    pub games_restarted_whole_run: u64,
     /// The measured window's length, in seconds.
     pub measured_seconds: f64,
     /// `commands / measured_seconds`.
@@ -522,9 +549,13 @@ impl fmt::Display for Report {
             self.game.name()
         };
         let named = if self.names { ", named" } else { "" };
+        let restarting = match self.restart_every {
+            Some(every) => format!(", a new game every {every} commands"),
+            None => String::new(),
+        };
         writeln!(
             f,
-            "arcade loadtest: {what} against {}, {mode}{named}",
+            "arcade loadtest: {what} against {}, {mode}{named}{restarting}",
             self.addr
         )?;
         if let Some(cap) = self.capped_by_open_files {
@@ -548,6 +579,15 @@ impl fmt::Display for Report {
             "commands:   {} in {:.1} s, {:.0} per second",
             self.commands, self.measured_seconds, self.commands_per_second
         )?;
+        if self.restart_every.is_some() {
+            writeln!(
+                f,
+                "restarts:   {} games ended and started again in the window ({:.1} per second), {} in the whole run",
+                self.games_restarted,
+                self.games_restarted as f64 / self.measured_seconds,
+                self.games_restarted_whole_run
+            )?;
+        }
         let l = &self.latency;
         writeln!(
             f,
@@ -672,6 +712,16 @@ mod tests {
         assert_eq!(measured.count, 2);
         assert!((2990..=3010).contains(&measured.max_us), "{measured:?}");
         assert_eq!(recorder.commands.load(Ordering::Relaxed), 3);
+    }
+
+    #[test]
+    fn restarts_are_counted_in_the_window_and_in_all() {
+        let recorder = Recorder::new(false);
+        recorder.restarted(false);
+        recorder.restarted(true);
+        recorder.restarted(true);
+        assert_eq!(recorder.restarts.load(Ordering::Relaxed), 3);
+        assert_eq!(recorder.restarts_measured.load(Ordering::Relaxed), 2);
     }
 
     #[test]
