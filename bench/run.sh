@@ -3,9 +3,10 @@
 # answers every line with a fixed board and does nothing else), the same loads on
 # both in the same run, and a table of the ratios.
 #
-#   bench/run.sh                          # about 11 minutes on 2 cores
-#   REPS=1 THROUGHPUT_REPS=1 LATENCY_REPS=1 SOCIAL_REPS=1 bench/run.sh   # one run of each: about 3 minutes
+#   bench/run.sh                          # about 13 minutes on 2 cores
+#   REPS=1 THROUGHPUT_REPS=1 LATENCY_REPS=1 SOCIAL_REPS=1 bench/run.sh   # one run of each: about 4.5 minutes
 #   ROWS="6 7 8" bench/run.sh             # only the rows of the players' commands
+#   ROWS="2 9" bench/run.sh               # games that end all the time, against row 2
 #   ARCADE=../old/target/release/arcade bench/run.sh         # another build of the server
 #
 # Only 127.0.0.0/8 is touched. Each load runs several times per server (REPS;
@@ -17,7 +18,9 @@
 # $OUT (printed at the end).
 #
 # The sizes of rows 6-8 can be made smaller for a quick try (CHAT_SESSIONS,
-# WATCHERS, LOBBY_SESSIONS); their targets are set for the defaults.
+# WATCHERS, LOBBY_SESSIONS); their targets are set for the defaults. So can row 9's
+# (RESTART_SESSIONS, RESTART_DURATION; RESTART_EVERY, RESTART_REPS), whose target is
+# against row 2 of the same run.
 #
 # How the runs are laid out, and why:
 # - The servers run on SERVER_CPUS and the load generator on LOAD_CPUS (by default
@@ -32,6 +35,12 @@
 #   differs. Row 3 cannot: see there.
 # - Every loadtest gets --server-pid, so each run also reports the server's CPU time
 #   per command in its measured window.
+# - Row 9 (games that end and start again all the time, each one recorded by the
+#   server) runs arcade only: arcade-minimal has no games to end, record or replay.
+#   Its p99 is held to row 2's arcade p99 of the same run. Each run has a fresh data
+#   directory and a log of its own, from which bench/table.py reads the recorder's
+#   10-second reports; after the server has stopped, the database's size (and, with
+#   the sqlite3 shell, its results) goes to row9-arcade-REP.db.
 # - Rows 6 and 7 time deliveries (a line of chat reaching the other sessions, a
 #   player's frame reaching its watchers) as well as commands. Both fan one message
 #   out to thousands of sockets on one CPU, which measures the fan-out, not the VM's
@@ -43,10 +52,18 @@ REPS=${REPS:-3}
 THROUGHPUT_REPS=${THROUGHPUT_REPS:-5}
 LATENCY_REPS=${LATENCY_REPS:-7}
 SOCIAL_REPS=${SOCIAL_REPS:-3}
-ROWS=${ROWS:-1 2 3 4 5 6 7 8}
+RESTART_REPS=${RESTART_REPS:-1}
+ROWS=${ROWS:-1 2 3 4 5 6 7 8 9}
 CHAT_SESSIONS=${CHAT_SESSIONS:-10000}
 WATCHERS=${WATCHERS:-1000}
 LOBBY_SESSIONS=${LOBBY_SESSIONS:-10000}
+RESTART_SESSIONS=${RESTART_SESSIONS:-10000}
+RESTART_EVERY=${RESTART_EVERY:-10}
+RESTART_DURATION=${RESTART_DURATION:-60s}
+# Row 9's server log: warnings, and the recorder's reports (src/recorder.rs logs them
+# at info). Not info for everything: a line per game or per session in the measured
+# window would cost the server what no other row pays.
+RESTART_LOG=${RESTART_LOG:-warn,arcade::recorder=info}
 # Ports below the ephemeral range (32768-60999 here), so that no client socket of an
 # earlier run can hold them.
 PORT_ARCADE=${PORT_ARCADE:-24100}
@@ -55,9 +72,11 @@ OUT=${OUT:-$(mktemp -d -t arcade-bench.XXXXXX)}
 mkdir -p "$OUT"
 # ARCADE=path/to/another/build compares another version of the server against the same
 # minimal, with the same load generator (LOADTEST).
-ARCADE=${ARCADE:-target/release/arcade}
-MINIMAL=${MINIMAL:-target/release/arcade-minimal}
-LOADTEST=${LOADTEST:-target/release/arcade}
+# The builds below go where cargo puts them (CARGO_TARGET_DIR, else target/).
+TARGET=${CARGO_TARGET_DIR:-target}
+ARCADE=${ARCADE:-$TARGET/release/arcade}
+MINIMAL=${MINIMAL:-$TARGET/release/arcade-minimal}
+LOADTEST=${LOADTEST:-$TARGET/release/arcade}
 
 SERVER_ON=()
 LOAD_ON=()
@@ -101,13 +120,19 @@ if "$ARCADE" serve --help 2>/dev/null | grep -q -- --max-per-address; then
     ARCADE_LIMITS+=(--max-per-address 20000)
 fi
 
+# start_arcade DATA_DIR LOG FILTER: arcade on PORT_ARCADE with that data directory,
+# its stderr appended to LOG, RUST_LOG=FILTER.
+start_arcade() {
+    mkdir -p "$1"
+    RUST_LOG=$3 "${SERVER_ON[@]}" "$ARCADE" serve --bind 127.0.0.1 --port "$PORT_ARCADE" \
+        "${ARCADE_LIMITS[@]}" --data-dir "$1" 2>>"$2" &
+    arcade_pid=$!
+}
+
 # Fresh servers for every load, so that no load inherits another's heap or sockets.
 start_servers() {
     stop_servers
-    mkdir -p "$OUT/data"
-    RUST_LOG=warn "${SERVER_ON[@]}" "$ARCADE" serve --bind 127.0.0.1 --port "$PORT_ARCADE" \
-        "${ARCADE_LIMITS[@]}" --data-dir "$OUT/data" 2>>"$OUT/arcade.log" &
-    arcade_pid=$!
+    start_arcade "$OUT/data" "$OUT/arcade.log" warn
     "${SERVER_ON[@]}" "$MINIMAL" "$PORT_MINIMAL" 2>>"$OUT/minimal.log" &
     minimal_pid=$!
     wait_for_port "$PORT_ARCADE"
@@ -124,11 +149,37 @@ run() {
     echo "row $row, $server, run $rep: loadtest $*" >&2
     local before after
     before=$(steal)
-    # A failed session makes loadtest exit 1; its JSON still says why.
-    timeout 180 "${LOAD_ON[@]}" "$LOADTEST" loadtest --addr "127.0.0.1:$port" --sources 16 \
+    # A failed session makes loadtest exit 1; its JSON still says why. RUN_LIMIT: for a
+    # load longer than the usual few seconds.
+    timeout "${RUN_LIMIT:-180}" "${LOAD_ON[@]}" "$LOADTEST" loadtest --addr "127.0.0.1:$port" --sources 16 \
         --json --quiet --server-pid "$pid" "$@" >"$OUT/row$row-$server-$rep.json" || true
     after=$(steal)
     echo $((after - before)) >"$OUT/row$row-$server-$rep.steal"
+}
+
+# db_facts DATA_DIR: what a stopped arcade left in its database, as key=value lines:
+# db_bytes, arcade.db and arcade.db-wal together; and with the sqlite3 shell, if
+# installed, results (rows), results_bytes (the pages of the results table and its
+# indexes) and inputs_recorded (input lines, by the recordings' counts). A query the
+# database cannot answer (no such table yet) leaves its line out.
+db_facts() {
+    local db="$1/arcade.db" bytes=0 file copy
+    for file in "$db" "$db-wal"; do
+        if [ -f "$file" ]; then bytes=$((bytes + $(stat -c %s "$file"))); fi
+    done
+    echo "db_bytes=$bytes"
+    if ! command -v sqlite3 >/dev/null || [ ! -f "$db" ]; then return 0; fi
+    # Queried on a copy: opening the database itself may checkpoint its WAL into it.
+    copy=$(mktemp -d)
+    cp "$db" "$copy/"
+    if [ -f "$db-wal" ]; then cp "$db-wal" "$copy/"; fi
+    sqlite3 "$copy/arcade.db" "SELECT 'results=' || COUNT(*) FROM results;" 2>/dev/null || true
+    sqlite3 "$copy/arcade.db" "SELECT 'results_bytes=' || SUM(pgsize) FROM dbstat
+        WHERE name IN (SELECT name FROM sqlite_master WHERE tbl_name = 'results')
+        HAVING SUM(pgsize) IS NOT NULL;" 2>/dev/null || true
+    sqlite3 "$copy/arcade.db" "SELECT 'inputs_recorded=' || COALESCE(SUM(inputs), 0) FROM recordings;" \
+        2>/dev/null || true
+    rm -rf "$copy"
 }
 
 # CPU time taken by the hypervisor from this VM so far, in clock ticks (1/100 s): a
@@ -220,6 +271,31 @@ if row 8; then
         done
     done
 fi
+# 9. Games that end and restart all the time: 10,000 named sessions at 1 command/s
+# playing 2048, each ending its game with `q` after every RESTART_EVERY moves and
+# starting another (the `q` and the lobby line are commands too, so a session ends a
+# game every RESTART_EVERY + 2 s: about 830 finished games a second, each a result
+# for the server to record and check by replay). arcade only, each run on a fresh
+# data directory, with a log of its own for the recorder's reports; 60 s measured, so
+# that the log has several of them. The database's size is taken once the server has
+# stopped, so that nothing is still being written.
+if row 9; then
+    echo "$RESTART_REPS" >"$OUT/row9.runs"
+    for rep in $(seq "$RESTART_REPS"); do
+        stop_servers
+        data="$OUT/row9-data-$rep"
+        rm -rf "$data"
+        start_arcade "$data" "$OUT/row9-arcade-$rep.log" "$RESTART_LOG"
+        wait_for_port "$PORT_ARCADE"
+        sleep 0.5
+        RUN_LIMIT=600 run 9 arcade "$rep" --sessions "$RESTART_SESSIONS" --rate 1 --names \
+            --game 2048 --restart-every "$RESTART_EVERY" --ramp 3s --warmup 5s \
+            --duration "$RESTART_DURATION"
+        stop_servers
+        db_facts "$data" >"$OUT/row9-arcade-$rep.db"
+        sleep 1
+    done
+fi
 stop_servers
 elapsed=$(( $(date +%s) - started ))
 
@@ -230,7 +306,7 @@ elapsed=$(( $(date +%s) - started ))
     else
         echo "no CPU pinning"
     fi
-    echo "rows run: $ROWS; runs per load and server: $REPS ($THROUGHPUT_REPS for row 1, $LATENCY_REPS for rows 2 and 3, $SOCIAL_REPS for rows 6 to 8); latencies of rows 2, 3, 6 and 7 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
+    echo "rows run: $ROWS; runs per load and server: $REPS ($THROUGHPUT_REPS for row 1, $LATENCY_REPS for rows 2 and 3, $SOCIAL_REPS for rows 6 to 8, $RESTART_REPS for row 9, arcade only); latencies of rows 2, 3, 6, 7 and 9 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
     echo
     python3 bench/table.py "$OUT"
 } | tee "$OUT/table.md"

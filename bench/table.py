@@ -5,7 +5,7 @@ Usage: table.py DIR. DIR holds rowN-SERVER-REP.json, one `arcade loadtest --json
 report each, and rowN.runs, the number of runs of row N. The ratio is arcade /
 minimal; a target is checked on the ratio (or, for memory, on arcade's own number).
 
-Latency percentiles of rows 2, 3, 6 and 7 are "pooled": taken from the sum of all
+Latency percentiles of rows 2, 3, 6, 7 and 9 are "pooled": taken from the sum of all
 runs' histograms (`latency_histogram` for commands, `delivery_histogram` for
 deliveries), that is from every command or delivery the runs measured, as if they
 were one long run. Percentiles of separate runs cannot be averaged, and a median of
@@ -19,6 +19,14 @@ Row 7's player p99 has a target against another row: at most 1.2x row 2's pooled
 for arcade in the same run (a watched player should answer about as fast as one of
 10,000 players who are not watched).
 
+Row 9 (games that end and start again all the time) runs arcade only: arcade-minimal
+has no games to end, record or replay. Its p99 is held to row 2's as row 7's is. Its
+notes come from files bench/run.sh leaves beside the JSON: the server's log
+(row9-arcade-REP.log), where the recorder reports every 10 s (`written=N backlog=M
+largest_backlog=L`, `checked=N replay_us_each=U`), and what the database held after
+the server stopped (row9-arcade-REP.db: `db_bytes=`, and with the sqlite3 shell
+`results=`, `results_bytes=`, `inputs_recorded=`). What is missing shows as n/a.
+
 A row that did not run (bench/run.sh with ROWS) is left out.
 """
 
@@ -26,8 +34,12 @@ import functools
 import json
 import math
 import os
+import re
 import statistics
 import sys
+
+# Rows run on arcade alone: arcade-minimal has nothing to compare there.
+ARCADE_ONLY = {9}
 
 
 def runs(directory, row):
@@ -40,6 +52,8 @@ def runs(directory, row):
 
 @functools.cache
 def load(directory, row, server):
+    if server == "minimal" and row in ARCADE_ONLY:
+        return ()
     reports = []
     reps = runs(directory, row)
     for rep in range(1, reps + 1):
@@ -130,6 +144,7 @@ def row_labels(directory):
     chat = load(directory, 6, "arcade")
     watch = load(directory, 7, "arcade")
     lobby = load(directory, 8, "arcade")
+    restart = load(directory, 9, "arcade")
     return {
         6: f"chat: {first(chat, 'sessions', 10000):,} named sessions in the lobby, "
            f"{first(chat, 'chat_rate', 10):g} lines/s",
@@ -137,7 +152,100 @@ def row_labels(directory):
            f"{first(watch, 'watchers', 1000):,} watchers",
         8: f"memory per named session idle in the lobby "
            f"({first(lobby, 'sessions', 10000):,})",
+        9: f"{first(restart, 'sessions', 10000):,} named sessions at "
+           f"{first(restart, 'rate', 1):g}/s playing {first(restart, 'game', '2048')}, "
+           f"a new game every {first(restart, 'restart_every', 10)} moves (arcade only)",
     }
+
+
+def games_per_second(report):
+    """Games ended and started again per second of the measured window."""
+    seconds = report.get("measured_seconds")
+    return report.get("games_restarted", 0) / seconds if seconds else None
+
+
+def key_values(line):
+    """The `key=value` fields of a log line (tracing's fmt output), numbers as ints."""
+    fields = {}
+    for key, value in re.findall(r"(\w+)=(\S+)", line):
+        try:
+            fields[key] = int(value)
+        except ValueError:
+            pass
+    return fields
+
+
+def server_log(directory, rep):
+    """The recorder's reports in row 9's server log of run `rep`: the `written=`
+    lines and the `checked=` lines, each as a list of their fields."""
+    written, checked = [], []
+    try:
+        with open(os.path.join(directory, f"row9-arcade-{rep}.log"), errors="replace") as file:
+            for line in file:
+                if "recorder: changes written" in line:
+                    written.append(key_values(line))
+                elif "results checked by replay" in line:
+                    checked.append(key_values(line))
+    except OSError:
+        pass
+    return written, checked
+
+
+def db_facts(directory, rep):
+    """What row 9's database held after run `rep` (row9-arcade-REP.db), as ints."""
+    facts = {}
+    try:
+        with open(os.path.join(directory, f"row9-arcade-{rep}.db")) as file:
+            for line in file:
+                facts.update(key_values(line))
+    except OSError:
+        pass
+    return facts
+
+
+def number(value, unit=""):
+    return "n/a" if value is None else f"{value:,.0f}{unit}"
+
+
+def row9_notes(directory):
+    """Per run of row 9: the finished games, the recorder's backlog and replays from
+    the server's log, and the database's bytes per command and per result."""
+    reports = load(directory, 9, "arcade")
+    lines = []
+    for rep, report in enumerate(reports, start=1):
+        written, checked = server_log(directory, rep)
+        backlogs = [fields["backlog"] for fields in written if "backlog" in fields]
+        largest = [fields["largest_backlog"] for fields in written if "largest_backlog" in fields]
+        replays = [fields["replay_us_each"] for fields in checked if "replay_us_each" in fields]
+        checked_all = sum(fields.get("checked", 0) for fields in checked) if checked else None
+        written_all = sum(fields.get("written", 0) for fields in written) if written else None
+        facts = db_facts(directory, rep)
+        commands = report.get("commands_whole_run")
+        db_bytes = facts.get("db_bytes")
+        per_command = db_bytes / commands if db_bytes is not None and commands else None
+        results = facts.get("results")
+        per_result = (facts["results_bytes"] / results
+                      if results and "results_bytes" in facts else None)
+        restarted = report.get("games_restarted_whole_run")
+        per_command_text = "n/a" if per_command is None else f"{per_command:.0f} B"
+        per_result_text = "n/a" if per_result is None else f"{per_result:.0f} B"
+        lines += [
+            f"- run {rep}: {report.get('games_restarted', 0):,} games ended and restarted in "
+            f"the window ({number(games_per_second(report), '/s')}), "
+            f"{number(restarted)} in the whole run",
+            f"  - recorder backlog: largest {number(max(largest) if largest else None)}, "
+            f"last {number(backlogs[-1] if backlogs else None)} "
+            f"({len(written)} reports, {number(written_all)} changes written)",
+            f"  - replay per result: {number(statistics.median(replays) if replays else None)} µs "
+            f"(median of {len(replays)} reports, last "
+            f"{number(replays[-1] if replays else None)} µs); {number(checked_all)} results "
+            f"checked, {number(results)} in the database",
+            f"  - database: {number(db_bytes, ' B')} (arcade.db + -wal) after "
+            f"{number(commands)} commands: {per_command_text} per recorded command, "
+            f"{per_result_text} per result (results table and indexes); "
+            f"{number(facts.get('inputs_recorded'))} input lines recorded",
+        ]
+    return lines
 
 
 def main():
@@ -191,6 +299,11 @@ def main():
         (8, labels[8], "RSS growth / session", "B",
          lambda r: (r.get("server_memory") or {}).get("bytes_per_session"),
          "arcade<=", 3072),
+        (9, labels[9], "p50, pooled", "ms", Pooled(0.50), None, None),
+        (9, "", "p99, pooled", "ms", Pooled(0.99), "row2<=", 1.2),
+        (9, "", "p99.9, pooled", "ms", Pooled(0.999), None, None),
+        (9, "", "games ended and restarted", "/s", games_per_second, None, None),
+        (9, "", "server CPU per command", "us", cpu_us, None, None),
     ]
     print("| # | load | metric | arcade | minimal | arcade / minimal | target | met |")
     print("|---|---|---|---:|---:|---:|---|---|")
@@ -231,8 +344,11 @@ def main():
             met, goal = None, ""
         mark = "" if met is None else ("yes" if met else "**no**")
         ratio_text = "n/a" if ratio is None else f"{ratio:.2f}x"
-        number = f"{row}" if label else ""
-        print(f"| {number} | {label} | {metric} | {show(a, unit)} | {show(m, unit)} "
+        minimal_text = show(m, unit)
+        if row in ARCADE_ONLY:
+            minimal_text, ratio_text = "not run", "-"
+        shown_row = f"{row}" if label else ""
+        print(f"| {shown_row} | {label} | {metric} | {show(a, unit)} | {minimal_text} "
               f"| {ratio_text} | {goal} | {mark} |")
         if not label:
             continue
@@ -261,21 +377,27 @@ def main():
         (7, "player's command p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
         (8, "bytes/session",
          lambda r: f"{(r.get('server_memory') or {}).get('bytes_per_session', 0):.0f}"),
+        (9, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
+        (9, "games restarted/s", lambda r: f"{games_per_second(r) or 0:.0f}"),
     ]
     for row, metric, pick in spread:
         if not runs(directory, row):
             continue
         parts = []
         for server in ("arcade", "minimal"):
+            if server == "minimal" and row in ARCADE_ONLY:
+                continue
             values = " ".join(pick(report) for report in load(directory, row, server))
             parts.append(f"{server} {values}")
         print(f"- row {row} {metric}: " + "; ".join(parts))
     print("\nCPU time stolen by the hypervisor during the runs (all runs of a row):")
-    for row in range(1, 9):
+    for row in range(1, 10):
         if not runs(directory, row):
             continue
         parts = []
         for server in ("arcade", "minimal"):
+            if server == "minimal" and row in ARCADE_ONLY:
+                continue
             ticks = 0
             for rep in range(1, runs(directory, row) + 1):
                 try:
@@ -285,6 +407,15 @@ def main():
                     pass
             parts.append(f"{server} {ticks / 100:.2f} s")
         print(f"- row {row}: " + ", ".join(parts))
+    if runs(directory, 9):
+        print("\nRow 9 runs arcade alone (arcade-minimal has no games to end, record or "
+              "replay). Its p99 target is against row 2's arcade p99 of the same run; row 2 "
+              "loads arcade and arcade-minimal side by side on the same server CPU, while "
+              "row 9 has that CPU to itself, which favours row 9. From the server's log and "
+              "database (n/a: not logged or not measurable; bytes per result need the "
+              "sqlite3 shell):")
+        for line in row9_notes(directory):
+            print(line)
     capped = load(directory, 3, "arcade")
     if capped and capped[0].get("capped_by_open_files"):
         print(f"\nRow 3: loadtest capped --sessions to {capped[0]['capped_by_open_files']} "
