@@ -21,12 +21,19 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use std::borrow::Cow;
+use std::time::Duration;
+
 use crate::games::{self, Memory, Reply, SaveName, Status};
-use crate::inbox::Message;
+use crate::inbox::{InboxSender, Message};
 use crate::lobby::{self, Command};
+use crate::recorder::{Player, Tape};
+use crate::recording::{self, Recording, Replay};
 use crate::registry::Place;
 use crate::saves;
+use crate::scores;
 use crate::social::{self, Seat, Services};
+use crate::store::Listed;
 use crate::table::{Context, GameKind, NewGame};
 
 /// One player's place in the arcade: the lobby, or a game.
@@ -46,7 +53,29 @@ pub struct Console {
 struct Playing {
     kind: &'static GameKind,
     game: NewGame,
+    /// Its recording (on a server). Boxed: a session's future holds the console.
+    tape: Option<Box<Tape>>,
 }
+
+impl Drop for Playing {
+    /// A game dropped while it runs lost its connection (or the server stops): a
+    /// registered player's waits for `resume`.
+    fn drop(&mut self) {
+        if let Some(tape) = self.tape.take() {
+            tape.interrupted();
+        }
+    }
+}
+
+/// The fastest `replay ID SPEED`.
+pub const MAX_SPEED: u32 = 100;
+
+/// The longest pause a replay keeps (before SPEED): a player who went for coffee is
+/// not waited for.
+const MAX_PAUSE: Duration = Duration::from_secs(5);
+
+/// How long `resume` waits for the recording to be written.
+const RESUME_WAIT: Duration = Duration::from_secs(5);
 
 /// What a line leads to.
 #[must_use]
@@ -73,15 +102,37 @@ enum Work {
         services: Services,
         address: IpAddr,
     },
+    /// Results and recordings.
+    Store { work: StoreWork, services: Services },
+}
+
+enum StoreWork {
+    Query(scores::Query),
+    /// Play recording `id` to `inbox`.
+    Replay {
+        id: i64,
+        speed: u32,
+        inbox: InboxSender,
+    },
+    /// Rebuild the player's unfinished game.
+    Resume {
+        player: Player,
+    },
 }
 
 enum FileWork {
     Start {
         kind: &'static GameKind,
         args: Vec<String>,
+        /// The player's saves, under the data directory.
+        saves: Option<String>,
     },
-    Levels(Option<&'static GameKind>),
+    Levels {
+        kind: Option<&'static GameKind>,
+        saves: Option<String>,
+    },
     Save {
+        saves: Option<String>,
         game: &'static str,
         name: SaveName,
         state: String,
@@ -98,9 +149,11 @@ pub struct Done(Finished);
 enum Finished {
     Started {
         kind: &'static GameKind,
-        label: String,
+        args: Vec<String>,
         game: Result<NewGame, String>,
     },
+    Replaying(Result<(i64, tokio::task::AbortHandle), String>),
+    Resumed(Result<Box<Resumed>, String>),
     Listed(String),
     Saved {
         text: String,
@@ -109,6 +162,14 @@ enum Finished {
     Social(social::Found),
     /// The job's thread failed (a bug): say so.
     Failed,
+}
+
+/// An unfinished game rebuilt from its recording.
+struct Resumed {
+    kind: &'static GameKind,
+    game: NewGame,
+    memory: Memory,
+    tape: Tape,
 }
 
 /// Sent when a job failed unexpectedly.
@@ -128,6 +189,7 @@ impl Job {
                 services,
                 address,
             } => Done(Finished::Social(work.run(services, address).await)),
+            Work::Store { work, services } => Done(work.run(services, context).await),
             Work::Files(work) => {
                 match tokio::task::spawn_blocking(move || Job::run_blocking(work, &context)).await {
                     Ok(done) => done,
@@ -143,16 +205,17 @@ impl Job {
     /// The jobs that read or write files.
     fn run_blocking(work: FileWork, context: &Context) -> Done {
         Done(match work {
-            FileWork::Start { kind, args } => {
+            FileWork::Start { kind, args, saves } => {
+                let context = owned_by(context, saves.as_deref());
                 let words: Vec<&str> = args.iter().map(String::as_str).collect();
-                Finished::Started {
-                    kind,
-                    label: args.join(" "),
-                    game: (kind.start)(&words, context),
-                }
+                let game = (kind.start)(&words, &*context);
+                Finished::Started { kind, args, game }
             }
-            FileWork::Levels(kind) => Finished::Listed(lobby::levels(kind, context)),
+            FileWork::Levels { kind, saves } => {
+                Finished::Listed(lobby::levels(kind, &owned_by(context, saves.as_deref())))
+            }
             FileWork::Save {
+                saves: owner,
                 game,
                 name,
                 state,
@@ -163,6 +226,7 @@ impl Job {
                     may_create,
                     max_saves: saves::MAX_SAVES_PER_GAME,
                 };
+                let context = owned_by(context, owner.as_deref());
                 let saved = saves::save(&context.data_dir, game, &name, &state, quota);
                 text.push_str(&saved.message);
                 Finished::Saved {
@@ -172,6 +236,162 @@ impl Job {
             }
         })
     }
+}
+
+/// The context with a player's own saves, when the player has a folder of them.
+fn owned_by<'c>(context: &'c Context, saves: Option<&str>) -> Cow<'c, Context> {
+    match saves {
+        Some(folder) => Cow::Owned(context.with_saves_in(context.data_dir.join(folder))),
+        None => Cow::Borrowed(context),
+    }
+}
+
+impl StoreWork {
+    async fn run(self, services: Services, context: Arc<Context>) -> Finished {
+        match self {
+            StoreWork::Query(query) => match query.run(&services.store).await {
+                Ok(text) => Finished::Listed(text),
+                Err(error) => Finished::Listed(format!("{}.\n", social::store_failed(&error))),
+            },
+            StoreWork::Replay { id, speed, inbox } => {
+                let found = match services.store.recording(id).await {
+                    Ok(Some(found)) => found,
+                    Ok(None) => return Finished::Replaying(Err(format!("No recording {id}."))),
+                    Err(error) => {
+                        return Finished::Replaying(Err(format!(
+                            "Cannot replay {id}: {}.",
+                            social::store_failed(&error)
+                        )))
+                    }
+                };
+                let task = tokio::spawn(play_back(found, speed, inbox, context));
+                Finished::Replaying(Ok((id, task.abort_handle())))
+            }
+            StoreWork::Resume { player } => {
+                Finished::Resumed(resume(player, services, context).await)
+            }
+        }
+    }
+}
+
+/// Send recording `found` to `inbox` at its own pace times `speed`, then say it ended.
+async fn play_back(
+    found: (Listed, Recording),
+    speed: u32,
+    inbox: InboxSender,
+    context: Arc<Context>,
+) {
+    let (listed, recording) = found;
+    let id = listed.id;
+    let first = Replay::begin(&recording.start, &context);
+    let (mut replay, first) = match first {
+        Ok(begun) => begun,
+        Err(error) => {
+            let _ = inbox.send(Message::Frame(Arc::from(format!("{error}.\n"))));
+            let _ = inbox.send(Message::ReplayEnded(id));
+            return;
+        }
+    };
+    let header = format!(
+        "Recording {id}: {} playing {} {}. Type anything to stop.\n",
+        listed.player, listed.game, listed.args
+    );
+    if inbox
+        .send(Message::Frame(Arc::from(header + &first.text)))
+        .is_err()
+    {
+        return;
+    }
+    let mut previous = 0;
+    for input in &recording.inputs {
+        if replay.is_over() {
+            break;
+        }
+        let pause = Duration::from_millis(input.at_ms.saturating_sub(previous)).min(MAX_PAUSE);
+        previous = input.at_ms;
+        tokio::time::sleep(pause / speed).await;
+        let step = replay.step(&input.line);
+        // The line as the player's terminal showed it, then the game's answer.
+        let frame = format!("{}\n{}", input.line, step.text);
+        if inbox.send(Message::Frame(Arc::from(frame))).is_err() {
+            return;
+        }
+    }
+    let _ = inbox.send(Message::ReplayEnded(id));
+}
+
+/// Rebuild `player`'s unfinished game from its recording, exactly: every input is
+/// played again, so board, counters and undo history are as they were.
+async fn resume(
+    player: Player,
+    services: Services,
+    context: Arc<Context>,
+) -> Result<Box<Resumed>, String> {
+    let failed = |error: &crate::store::StoreError| {
+        format!("Cannot resume now: {}.", social::store_failed(error))
+    };
+    // The game may have lost its connection a moment ago (a takeover): wait for its
+    // last lines to be written.
+    let mut found = None;
+    for _ in 0..20 {
+        if !services.recorder.flush(RESUME_WAIT).await {
+            return Err(String::from(
+                "Cannot resume now: the server's database is not available right now, try again later.",
+            ));
+        }
+        found = services
+            .store
+            .unfinished(&player.key)
+            .await
+            .map_err(|e| failed(&e))?;
+        if found.is_some() {
+            break;
+        }
+        if !services.registry.is_online_elsewhere(&player.key) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let Some((id, _)) = found else {
+        return Err(String::from("You have no unfinished game."));
+    };
+    let Some((listed, recording)) = services.store.recording(id).await.map_err(|e| failed(&e))?
+    else {
+        return Err(String::from("You have no unfinished game."));
+    };
+    let kind = GameKind::from_name(&listed.game)
+        .ok_or_else(|| format!("Cannot resume: this server has no game {}.", listed.game))?;
+    let rebuilt = tokio::task::spawn_blocking(move || {
+        let (mut replay, _) = Replay::begin(&recording.start, &context)?;
+        for input in &recording.inputs {
+            replay.step(&input.line);
+        }
+        let over = replay.is_over();
+        Ok::<_, recording::ReplayError>((replay.into_game(), over, recording))
+    })
+    .await
+    .map_err(|_| String::from(JOB_FAILED.trim_end()))?
+    .map_err(|error| format!("Cannot resume: {error}."))?;
+    let ((game, memory), over, recording) = rebuilt;
+    if over {
+        return Err(String::from("You have no unfinished game."));
+    }
+    let level = (kind.level_key)(&recording.start.args);
+    let tape = services.recorder.reopen(
+        id,
+        player,
+        listed.game.clone(),
+        listed.args.clone(),
+        level,
+        recording.inputs.len() as u64,
+        listed.duration_ms,
+    );
+    Ok(Box::new(Resumed {
+        kind,
+        game,
+        memory,
+        tape,
+    }))
 }
 
 impl Console {
@@ -196,7 +416,7 @@ impl Console {
             new_saves: 0,
             seat: None,
         };
-        let outcome = console.begin(kind, String::new(), game);
+        let outcome = console.begin(kind, Vec::new(), game);
         (console, outcome)
     }
 
@@ -244,12 +464,11 @@ impl Console {
                 return self.say(text);
             }
         }
-        if let Some(playing) = &mut self.game {
+        if self.game.is_some() {
             if let (Some(_), Some(command)) = (&self.seat, line.strip_prefix('/')) {
                 return self.in_game(command);
             }
-            let reply = playing.game.handle(line, &mut self.memory);
-            return self.after_reply(reply);
+            return self.play_line(line);
         }
         let line = match &self.seat {
             // In the lobby a `/` is allowed too: fingers used to games type it.
@@ -260,13 +479,34 @@ impl Console {
         let text = match command {
             Command::Empty => String::new(),
             Command::Play { kind, args } => {
+                if let Some(text) = self.seat.as_mut().and_then(Seat::confirm_discard) {
+                    return self.say(text);
+                }
+                let args = (kind.recorded_args)(args.into_iter().map(String::from).collect());
                 return Outcome::Wait(Job::new(Work::Files(FileWork::Start {
                     kind,
-                    args: args.into_iter().map(String::from).collect(),
-                })))
+                    args,
+                    saves: self.saves(),
+                })));
             }
             Command::Levels(kind) => {
-                return Outcome::Wait(Job::new(Work::Files(FileWork::Levels(kind))))
+                return Outcome::Wait(Job::new(Work::Files(FileWork::Levels {
+                    kind,
+                    saves: self.saves(),
+                })))
+            }
+            Command::Replay { id, speed, extra } => return self.replay(id, speed, extra),
+            Command::Resume => {
+                let Some(seat) = &self.seat else {
+                    return self.say(String::new());
+                };
+                if !seat.is_registered() {
+                    return self.say(String::from(
+                        "Only a registered name's games are kept (register): nothing to resume.\n",
+                    ));
+                }
+                let player = seat.player();
+                return self.store_job(StoreWork::Resume { player });
             }
             Command::UnknownGame(word) => format!("{}\n", lobby::unknown_game(word)),
             Command::Help => lobby::help(),
@@ -286,8 +526,7 @@ impl Console {
         let text = match Command::parse(line) {
             Command::Leave => {
                 let exit = playing.game.exit_command();
-                let reply = playing.game.handle(exit, &mut self.memory);
-                return self.after_reply(reply);
+                return self.play_line(exit);
             }
             Command::Help => format!(
                 "Player commands, with a / first in a game:\n{}  /leave             leave this game\nThis game's commands:\n{}",
@@ -297,9 +536,12 @@ impl Console {
             Command::Watch(_) => {
                 String::from("Leave the game first (/leave), then watch NAME.\n")
             }
-            Command::Play { .. } | Command::Levels(_) | Command::UnknownGame(_) | Command::Quit => {
-                String::from("You are in a game: /leave it first.\n")
-            }
+            Command::Play { .. }
+            | Command::Levels(_)
+            | Command::UnknownGame(_)
+            | Command::Quit
+            | Command::Replay { .. }
+            | Command::Resume => String::from("You are in a game: /leave it first.\n"),
             Command::Empty => String::from("Unknown command: /. Type /help.\n"),
             Command::Unknown(word) => format!("Unknown command: /{word}. Type /help.\n"),
             player => return self.player_command(player),
@@ -325,9 +567,84 @@ impl Console {
             Command::Quiet => seat.set(Some("chat"), Some("off"), false),
             Command::Name(name) => seat.name_command(name),
             Command::Register => seat.register(),
+            Command::Top(words) => {
+                return match scores::parse_top(&words) {
+                    Ok(query) => self.store_job(StoreWork::Query(query)),
+                    Err(error) => self.say(format!("{error}\n")),
+                }
+            }
+            Command::Stats(name) => {
+                let key = match name {
+                    Some(name) => name.to_ascii_lowercase(),
+                    None => seat.player().key,
+                };
+                if !valid_key(&key) {
+                    return self.say(String::from("Usage: stats [NAME]\n"));
+                }
+                return self.store_job(StoreWork::Query(scores::Query::Stats { key }));
+            }
+            Command::Recordings(name) => {
+                let key = name.map(str::to_ascii_lowercase);
+                if key.as_deref().is_some_and(|key| !valid_key(key)) {
+                    return self.say(String::from("Usage: recordings [NAME]\n"));
+                }
+                return self.store_job(StoreWork::Query(scores::Query::Recordings { key }));
+            }
             _ => social::Reply::Say(String::new()),
         };
         self.social_reply(reply)
+    }
+
+    /// A job on the store, for a player with a seat.
+    fn store_job(&mut self, work: StoreWork) -> Outcome {
+        match &self.seat {
+            Some(seat) => Outcome::Wait(Job::new(Work::Store {
+                work,
+                services: seat.services().clone(),
+            })),
+            None => self.say(String::new()),
+        }
+    }
+
+    /// `replay ID [SPEED]`.
+    fn replay(&mut self, id: Option<&str>, speed: Option<&str>, extra: bool) -> Outcome {
+        let usage = || {
+            format!("Usage: replay ID [SPEED] (SPEED from 1 to {MAX_SPEED}; recordings lists the ids)\n")
+        };
+        let Some(id) = id.and_then(|id| id.parse::<i64>().ok()).filter(|_| !extra) else {
+            return self.say(usage());
+        };
+        let speed = match speed.map(str::parse::<u32>) {
+            None => 1,
+            Some(Ok(speed)) if (1..=MAX_SPEED).contains(&speed) => speed,
+            Some(_) => return self.say(usage()),
+        };
+        let Some(seat) = &self.seat else {
+            return self.say(String::new());
+        };
+        let inbox = seat.own_inbox();
+        self.store_job(StoreWork::Replay { id, speed, inbox })
+    }
+
+    /// Where this player's saves live under the data directory: a registered name's
+    /// folder, or this session's (gone with it); `arcade play`: the data directory.
+    fn saves(&self) -> Option<String> {
+        self.seat.as_ref().map(Seat::saves_folder)
+    }
+
+    /// The folder of saves this session made and no one else will read again (it has
+    /// no registered name), to remove when it ends.
+    pub fn saves_to_forget(&self) -> Option<String> {
+        let seat = self.seat.as_ref()?;
+        (self.new_saves > 0 && !seat.is_registered()).then(|| seat.saves_folder())
+    }
+
+    /// The words the session says when the server stops under this player.
+    pub fn keeps_game(&self) -> bool {
+        self.game
+            .as_ref()
+            .and_then(|playing| playing.tape.as_ref())
+            .is_some_and(|tape| tape.is_kept())
     }
 
     /// What a seat's answer leads to.
@@ -359,7 +676,7 @@ impl Console {
         };
         match message {
             Message::Line(line) => Outcome::Send(format!("\n{line}\n{}", self.prompt())),
-            Message::Frame(frame) if seat.watching().is_some() => {
+            Message::Frame(frame) if seat.is_viewing() => {
                 let mut text = String::new();
                 if skipped > 0 {
                     text.push_str(&format!(
@@ -384,6 +701,10 @@ impl Console {
                 seat.remove_watcher(watcher);
                 Outcome::Send(String::new())
             }
+            Message::ReplayEnded(id) => match seat.replay_ended(id) {
+                Some(text) => Outcome::Send(format!("\n{text}{}", self.prompt())),
+                None => Outcome::Send(String::new()),
+            },
             Message::WatchEnded { name } => match seat.watch_ended(&name) {
                 Some(text) => Outcome::Send(format!("\n{text}{}", self.prompt())),
                 None => Outcome::Send(String::new()),
@@ -394,13 +715,56 @@ impl Console {
     /// Take what a job gave.
     pub fn finish(&mut self, done: Done) -> Outcome {
         match done.0 {
-            Finished::Started { kind, label, game } => match game {
+            Finished::Started { kind, args, game } => match game {
                 Ok(game) => {
                     tracing::debug!(game = kind.name, "game started");
-                    self.begin(kind, label, game)
+                    self.begin(kind, args, game)
                 }
                 Err(message) => self.say(format!("{message}\n")),
             },
+            Finished::Replaying(Err(message)) => self.say(format!("{message}\n")),
+            Finished::Replaying(Ok((id, handle))) => match &mut self.seat {
+                Some(seat) => {
+                    seat.start_replay(id, handle);
+                    Outcome::Send(String::new())
+                }
+                None => {
+                    handle.abort();
+                    self.say(String::new())
+                }
+            },
+            Finished::Resumed(Err(message)) => self.say(format!("{message}\n")),
+            Finished::Resumed(Ok(resumed)) => {
+                let Resumed {
+                    kind,
+                    game,
+                    memory,
+                    tape,
+                } = *resumed;
+                if let Some(seat) = &mut self.seat {
+                    seat.resumed();
+                }
+                // The recording's memory: what the game showed before is what it shows.
+                self.memory = memory;
+                let text = format!(
+                    "Your {} game, as you left it.\n{}",
+                    kind.name,
+                    game.view(&self.memory)
+                );
+                let label = tape_label(&tape);
+                self.game = Some(Playing {
+                    kind,
+                    game,
+                    tape: Some(Box::new(tape)),
+                });
+                if let Some(seat) = &self.seat {
+                    seat.set_place(Place::Game {
+                        game: kind.name,
+                        label,
+                    });
+                }
+                Outcome::Send(text)
+            }
             Finished::Listed(text) => self.say(text),
             Finished::Saved { text, created } => {
                 self.new_saves += usize::from(created);
@@ -434,9 +798,23 @@ impl Console {
         self.game.as_ref().and_then(|playing| playing.game.state())
     }
 
-    fn begin(&mut self, kind: &'static GameKind, label: String, mut game: NewGame) -> Outcome {
+    fn begin(&mut self, kind: &'static GameKind, args: Vec<String>, mut game: NewGame) -> Outcome {
+        let tape = self.seat.as_ref().map(|seat| {
+            let start = recording::Start {
+                game: kind.name.to_string(),
+                args: args.clone(),
+                memory: (kind.memory.remember)(&self.memory),
+                world: kind.from_state.and_then(|_| game.state()),
+            };
+            seat.services()
+                .recorder
+                .open(seat.player(), start, (kind.level_key)(&args))
+        });
+        let tape = tape.map(Box::new);
+        let label = args.join(" ");
         let reply = game.start(&mut self.memory);
-        self.game = Some(Playing { kind, game });
+        self.game = Some(Playing { kind, game, tape });
+        self.note_finish();
         if let Some(seat) = &self.seat {
             seat.set_place(Place::Game {
                 game: kind.name,
@@ -444,6 +822,31 @@ impl Console {
             });
         }
         self.after_reply(reply)
+    }
+
+    /// A line for the running game: recorded, then played.
+    fn play_line(&mut self, line: &str) -> Outcome {
+        let Some(playing) = &mut self.game else {
+            return self.say(String::new());
+        };
+        if let Some(tape) = &mut playing.tape {
+            tape.input(line);
+        }
+        let reply = playing.game.handle(line, &mut self.memory);
+        self.note_finish();
+        self.after_reply(reply)
+    }
+
+    /// Keep what the game reached with the last reply, if anything.
+    fn note_finish(&mut self) {
+        let Some(playing) = &mut self.game else {
+            return;
+        };
+        if let Some(finish) = playing.game.take_finish() {
+            if let Some(tape) = &mut playing.tape {
+                tape.finish(finish);
+            }
+        }
     }
 
     /// Act on a game's reply: what to send, and whether the game is over. Watchers see
@@ -459,7 +862,11 @@ impl Console {
             }
             Status::Ended if self.single => Outcome::Close(text),
             Status::Ended => {
-                self.game = None;
+                if let Some(mut playing) = self.game.take() {
+                    if let Some(tape) = playing.tape.take() {
+                        tape.ended();
+                    }
+                }
                 if let Some(seat) = &mut self.seat {
                     seat.show_watchers(&text);
                     seat.end_watching();
@@ -471,6 +878,7 @@ impl Console {
             Status::Save { name, state } => {
                 let game = self.game().map_or("unknown", |kind| kind.name);
                 Outcome::Wait(Job::new(Work::Files(FileWork::Save {
+                    saves: self.saves(),
                     game,
                     name,
                     state,
@@ -480,6 +888,19 @@ impl Console {
             }
         }
     }
+}
+
+/// What `who` shows for a resumed game.
+fn tape_label(tape: &Tape) -> String {
+    tape.args().to_string()
+}
+
+/// A name as `stats` and `recordings` look it up: what a name may hold.
+fn valid_key(key: &str) -> bool {
+    (2..=16).contains(&key.len())
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 #[cfg(test)]
@@ -513,10 +934,18 @@ mod tests {
                 data_dir: dir.path().to_path_buf(),
             });
             let store = Store::open(&DbUrl::in_data_dir(dir.path())).await.unwrap();
+            let recorder = crate::recorder::Recorder::start(
+                store.clone(),
+                Arc::clone(&context),
+                crate::recorder::DEFAULT_KEEP,
+            )
+            .await
+            .unwrap();
             let services = Services {
                 registry: Registry::new(),
                 store,
                 throttle: Arc::new(LoginThrottle::new()),
+                recorder,
             };
             Table {
                 _dir: dir,

@@ -363,6 +363,7 @@ pub fn console(data: &[u8]) {
                 store: table.store.clone(),
                 // Logins are never slowed down: a fuzzer would wait for the throttle.
                 throttle: Arc::new(LoginThrottle::with_burst(u32::MAX)),
+                recorder: table.recorder.clone(),
             };
             let mut player = seat(&services);
             for line in text.split('\n').map(str::trim).take(MAX_LINES) {
@@ -385,6 +386,7 @@ struct FuzzTable {
     runtime: tokio::runtime::Runtime,
     registry: Registry,
     store: Store,
+    recorder: crate::recorder::Recorder,
 }
 
 impl FuzzTable {
@@ -396,10 +398,23 @@ impl FuzzTable {
         let store = runtime
             .block_on(Store::open(&DbUrl::Memory))
             .expect("the store opens");
+        // Results are checked against the built-in levels, which every input plays.
+        let context = Arc::new(Context {
+            levels: Levels::built_in().0,
+            data_dir: std::env::temp_dir(),
+        });
+        let recorder = runtime
+            .block_on(crate::recorder::Recorder::start(
+                store.clone(),
+                context,
+                crate::recorder::DEFAULT_KEEP,
+            ))
+            .expect("the recorder starts");
         FuzzTable {
             runtime,
             registry: Registry::new(),
             store,
+            recorder,
         }
     }
 }

@@ -60,6 +60,8 @@ pub enum Message {
         /// The player that was watched.
         name: PlayerName,
     },
+    /// The recording with this id, played back to this session, has come to its end.
+    ReplayEnded(i64),
 }
 
 /// What [`Inbox::recv`] hands the session.

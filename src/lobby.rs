@@ -66,6 +66,23 @@ pub enum Command<'a> {
     Register,
     /// `leave` (in a game, `/leave`).
     Leave,
+    /// `top [GAME [LEVEL]]`: the words after `top`.
+    Top(Vec<&'a str>),
+    /// `stats [NAME]`.
+    Stats(Option<&'a str>),
+    /// `recordings [NAME]`.
+    Recordings(Option<&'a str>),
+    /// `replay ID [SPEED]`.
+    Replay {
+        /// The recording's id, as typed.
+        id: Option<&'a str>,
+        /// How much faster than it was played, as typed.
+        speed: Option<&'a str>,
+        /// More words than that (a mistake).
+        extra: bool,
+    },
+    /// `resume`.
+    Resume,
     /// Anything else: the first word as typed.
     Unknown(&'a str),
 }
@@ -98,6 +115,15 @@ impl<'a> Command<'a> {
             "name" => Command::Name(rest.first().copied()),
             "register" => Command::Register,
             "leave" => Command::Leave,
+            "top" => Command::Top(rest),
+            "stats" => Command::Stats(rest.first().copied()),
+            "recordings" => Command::Recordings(rest.first().copied()),
+            "replay" => Command::Replay {
+                id: rest.first().copied(),
+                speed: rest.get(1).copied(),
+                extra: rest.len() > 2,
+            },
+            "resume" => Command::Resume,
             "play" => match rest.split_first() {
                 Some((game, args)) => match GameKind::from_name(game) {
                     Some(kind) => Command::Play {
@@ -151,12 +177,15 @@ pub const PLAYER_COMMANDS: &str = "\
   name NAME          take a name (a registered one asks for its password)
   register           protect your name with a password
   set [OPTION on|off]  your settings (chat); quiet is set chat off
+  top [GAME [LEVEL]] the leaderboards
+  stats [NAME]       a player's results
+  recordings [NAME]  recent games, with an id to replay
 ";
 
 /// The text of `help`, without the prompt.
 pub fn help() -> String {
     let mut text = String::from(
-        "Commands:\n  play GAME [ARGS]   start a game (or just: GAME [ARGS])\n  levels [GAME]      list what a game can load\n",
+        "Commands:\n  play GAME [ARGS]   start a game (or just: GAME [ARGS])\n  levels [GAME]      list what a game can load\n  resume             go on with your unfinished game (registered names)\n  replay ID [SPEED]  watch a recorded game again; any line stops it\n",
     );
     text.push_str(PLAYER_COMMANDS);
     text.push_str("  help               this list\n  quit               leave\nIn a game, type these with a / first (/who, /say hi); /help and /leave work in every game.\nGames:\n");

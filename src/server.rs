@@ -17,6 +17,7 @@ use tokio::sync::{mpsc, Semaphore};
 use tracing::{error, info, warn};
 
 use crate::levels::{self, LayoutError, Levels};
+use crate::recorder::Recorder;
 use crate::registry::Registry;
 use crate::saves;
 use crate::session::{Lease, Session, Timeouts};
@@ -74,6 +75,19 @@ pub struct Options {
     /// Close a connection that has not sent one whole line this long after connecting.
     #[arg(long, env = "ARCADE_LOGIN_TIMEOUT", default_value = "60s", value_parser = parse_timeout)]
     pub login_timeout: Duration,
+    /// How long recordings are kept, e.g. 90d, 12h: guests' games and games without a
+    /// result; registered players' results and their recordings are kept for good.
+    #[arg(long, env = "ARCADE_KEEP_RECORDINGS", default_value = "90d", value_parser = parse_keep)]
+    pub keep_recordings: Duration,
+}
+
+/// Parse `--keep-recordings`: at least a minute.
+fn parse_keep(text: &str) -> Result<Duration, String> {
+    let keep = humantime::parse_duration(text).map_err(|error| error.to_string())?;
+    if keep < Duration::from_secs(60) {
+        return Err(String::from("give a duration of at least 1m, such as 90d"));
+    }
+    Ok(keep)
 }
 
 /// The longest `--idle-timeout` or `--login-timeout` accepted: far beyond any class,
@@ -105,6 +119,7 @@ impl Default for Options {
             max_per_address: 256,
             login_timeout: Duration::from_secs(60),
             db: None,
+            keep_recordings: crate::recorder::DEFAULT_KEEP,
         }
     }
 }
@@ -193,10 +208,17 @@ pub async fn run_with(
         .unwrap_or_else(|| DbUrl::in_data_dir(&options.data_dir));
     let store = Store::open(&url).await?;
     info!(db = %url, "store open");
+    let context = Arc::new(Context {
+        levels,
+        data_dir: options.data_dir.clone(),
+    });
+    let recorder =
+        Recorder::start(store.clone(), Arc::clone(&context), options.keep_recordings).await?;
     let services = Services {
         registry: registry.clone(),
         store: store.clone(),
         throttle: Arc::new(crate::accounts::LoginThrottle::new()),
+        recorder: recorder.clone(),
     };
     let capacity = session_capacity();
     let max_sessions = if options.max_sessions > capacity {
@@ -210,10 +232,7 @@ pub async fn run_with(
         options.max_sessions
     };
     let shared = Arc::new(Shared {
-        context: Arc::new(Context {
-            levels,
-            data_dir: options.data_dir.clone(),
-        }),
+        context,
         timeouts: Timeouts {
             idle: options.idle_timeout,
             login: options.login_timeout,
@@ -256,6 +275,13 @@ pub async fn run_with(
     {
         warn!("some sessions did not close in time");
     }
+    // The games of the sessions just closed are written before the store closes.
+    if !recorder.flush(SHUTDOWN_GRACE).await {
+        warn!(
+            backlog = recorder.backlog(),
+            "recordings not written at shutdown"
+        );
+    }
     store.close().await;
     Ok(())
 }
@@ -269,7 +295,20 @@ async fn prepare(extra: Option<PathBuf>, data_dir: PathBuf) -> Result<Levels, St
             path: data_dir.display().to_string(),
             source,
         })?;
-        let removed = saves::remove_stale_temporaries(&data_dir);
+        // Sessions without a registered name keep their saves for the session only:
+        // what an earlier run left of them is gone with those sessions.
+        let sessions = data_dir.join(crate::social::GUEST_SAVES);
+        if sessions.is_dir() {
+            if let Err(error) = std::fs::remove_dir_all(&sessions) {
+                warn!(%error, folder = %sessions.display(), "cannot remove the saves of earlier sessions");
+            }
+        }
+        let mut removed = saves::remove_stale_temporaries(&data_dir);
+        if let Ok(players) = std::fs::read_dir(data_dir.join("players")) {
+            for player in players.flatten() {
+                removed += saves::remove_stale_temporaries(&player.path());
+            }
+        }
         if removed > 0 {
             info!(removed, data_dir = %data_dir.display(), "removed temporary files left by interrupted saves");
         }

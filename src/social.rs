@@ -21,6 +21,7 @@ use crate::accounts::{
     MAX_PASSWORD, MIN_PASSWORD,
 };
 use crate::inbox::{InboxSender, Message};
+use crate::recorder::{Player, Recorder};
 use crate::registry::{Place, Registry, SessionId};
 use crate::store::{Account, Registered, Store, StoreError};
 
@@ -28,6 +29,10 @@ use crate::store::{Account, Registered, Store, StoreError};
 pub fn taken_over(name: &PlayerName) -> String {
     format!("Someone logged in as {name} from elsewhere.")
 }
+
+/// The folder under the data directory where sessions that have no registered name
+/// keep their saves, one folder per session, removed when it ends and at start.
+pub const GUEST_SAVES: &str = "sessions";
 
 /// Sent when chat comes faster than the limit.
 pub const TOO_FAST: &str = "You are sending too fast.";
@@ -44,6 +49,8 @@ pub struct Services {
     pub store: Store,
     /// Slows down password guessing.
     pub throttle: Arc<LoginThrottle>,
+    /// Records every game.
+    pub recorder: Recorder,
 }
 
 /// Asking the player for a secret; the line that comes next is not echoed.
@@ -75,7 +82,21 @@ pub struct Seat {
     watching: Option<(SessionId, PlayerName)>,
     /// Who watches this session's game.
     watchers: Vec<(SessionId, InboxSender)>,
+    /// The recording being played back to this session, and its task.
+    /// Boxed: rare.
+    replaying: Option<Box<(i64, tokio::task::AbortHandle)>>,
+    /// This registered player's unfinished game, told at login. Boxed: rare.
+    unfinished: Option<Box<Unfinished>>,
     chat_limit: DefaultDirectRateLimiter,
+}
+
+/// A registered player's game that waits for `resume`.
+#[derive(Debug)]
+struct Unfinished {
+    /// Which game.
+    game: String,
+    /// `play` was typed once: the next `play` gives the game up.
+    discard_armed: bool,
 }
 
 /// Work a player command needs from the store or a slow hash.
@@ -131,6 +152,9 @@ pub enum Found {
         name: PlayerName,
         /// The account, if the password matched.
         account: Option<Account>,
+        /// The game of the player's unfinished game, if one waits (or is being played
+        /// on the connection about to be taken over).
+        unfinished: Option<String>,
     },
     /// How registering went.
     Registered(Result<Registered, String>),
@@ -172,9 +196,22 @@ impl Work {
                 if !matches {
                     tracing::warn!(name = %name, %address, "wrong password");
                 }
+                let unfinished = if matches {
+                    services
+                        .store
+                        .unfinished_or_open(&name.key())
+                        .await
+                        .unwrap_or_else(|error| {
+                            store_failed(&error);
+                            None
+                        })
+                } else {
+                    None
+                };
                 Found::LoggedIn {
                     name,
                     account: matches.then_some(account),
+                    unfinished,
                 }
             }
             Work::Register {
@@ -219,7 +256,7 @@ impl Work {
 }
 
 /// A store error as players see it; the details go to the log.
-fn store_failed(error: &StoreError) -> String {
+pub fn store_failed(error: &StoreError) -> String {
     tracing::error!(%error, "the store failed");
     String::from("the server's database is not available right now, try again later")
 }
@@ -254,6 +291,8 @@ impl Seat {
             asking: None,
             watching: None,
             watchers: Vec::new(),
+            replaying: None,
+            unfinished: None,
             chat_limit,
         })
     }
@@ -515,6 +554,7 @@ impl Seat {
             Found::LoggedIn { account: None, .. } => String::from("Wrong password.\n"),
             Found::LoggedIn {
                 account: Some(account),
+                unfinished,
                 ..
             } => {
                 // The name as registered, not as typed this time.
@@ -527,7 +567,19 @@ impl Seat {
                 self.registered = true;
                 self.settings = Settings::from_stored(&account.settings);
                 self.services.registry.set_chat(self.id, self.settings.chat);
-                format!("You are now {}.\n", self.name)
+                let mut text = format!("You are now {}.\n", self.name);
+                if let Some(game) = &unfinished {
+                    text.push_str(&format!(
+                        "You have an unfinished {game} game. Type resume to continue it.\n"
+                    ));
+                }
+                self.unfinished = unfinished.map(|game| {
+                    Box::new(Unfinished {
+                        game,
+                        discard_armed: false,
+                    })
+                });
+                text
             }
             Found::Registered(Ok(Registered::Created)) => {
                 self.registered = true;
@@ -543,6 +595,81 @@ impl Seat {
             ),
             Found::Registered(Err(error)) => format!("Cannot register now: {error}.\n"),
             Found::SettingsSaved { text } => text,
+        }
+    }
+
+    /// Whether the name is registered (and its password was given).
+    pub fn is_registered(&self) -> bool {
+        self.registered
+    }
+
+    /// The player, as recordings and results name them.
+    pub fn player(&self) -> Player {
+        Player {
+            name: self.name.to_string(),
+            key: self.name.key(),
+            registered: self.registered,
+            guest: self.name.is_guest(),
+        }
+    }
+
+    /// This session's own inbox, for a replay to send to.
+    pub fn own_inbox(&self) -> InboxSender {
+        self.inbox.clone()
+    }
+
+    /// Where this player's saved games live, under the data directory: a registered
+    /// name keeps its own; anyone else's last as long as the session.
+    pub fn saves_folder(&self) -> String {
+        if self.registered {
+            format!("players/{}", self.name.key())
+        } else {
+            format!("{GUEST_SAVES}/{}", self.id)
+        }
+    }
+
+    /// `play` with an unfinished game waiting: the first time, what to say instead of
+    /// starting; the second, the unfinished game is given up and `None` lets it start.
+    pub fn confirm_discard(&mut self) -> Option<String> {
+        let unfinished = self.unfinished.as_mut()?;
+        if !unfinished.discard_armed {
+            unfinished.discard_armed = true;
+            return Some(format!(
+                "You have an unfinished {} game: type resume to continue it, or play again to give it up.\n",
+                unfinished.game
+            ));
+        }
+        self.services.recorder.discard(self.name.key());
+        self.unfinished = None;
+        None
+    }
+
+    /// The unfinished game is being played again.
+    pub fn resumed(&mut self) {
+        self.unfinished = None;
+    }
+
+    /// Whether this session shows someone else's frames: a game it watches, or a
+    /// recording played back.
+    pub fn is_viewing(&self) -> bool {
+        self.watching.is_some() || self.replaying.is_some()
+    }
+
+    /// A recording is being played back to this session.
+    pub fn start_replay(&mut self, id: i64, handle: tokio::task::AbortHandle) {
+        if let Some(old) = self.replaying.replace(Box::new((id, handle))) {
+            old.1.abort();
+        }
+    }
+
+    /// The replay of `id` came to its end: the text to show, if it was the one shown.
+    pub fn replay_ended(&mut self, id: i64) -> Option<String> {
+        match self.replaying.as_deref() {
+            Some((playing, _)) if *playing == id => {
+                self.replaying = None;
+                Some(format!("End of recording {id}.\n"))
+            }
+            _ => None,
         }
     }
 
@@ -578,6 +705,11 @@ impl Seat {
 
     /// Stop watching; the text to show, if this session watched anyone.
     pub fn stop_watching(&mut self) -> Option<String> {
+        if let Some(replaying) = self.replaying.take() {
+            let (id, handle) = *replaying;
+            handle.abort();
+            return Some(format!("Replay of recording {id} stopped.\n"));
+        }
         let (id, name) = self.watching.take()?;
         self.services.registry.send(id, Message::Unwatch(self.id));
         self.set_place(Place::Lobby);
@@ -658,6 +790,9 @@ impl Seat {
 impl Drop for Seat {
     /// However the session ends, those it watched and those who watched it are told.
     fn drop(&mut self) {
+        if let Some(replaying) = self.replaying.take() {
+            replaying.1.abort();
+        }
         if let Some((id, _)) = self.watching.take() {
             self.services.registry.send(id, Message::Unwatch(self.id));
         }

@@ -16,7 +16,10 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
-use sqlx::Row as _;
+use sqlx::{AssertSqlSafe, Row as _};
+
+use crate::games::{Finish, Outcome};
+use crate::recording::{self, Recording, Start};
 
 /// Where the store lives, from `--db`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -85,6 +88,265 @@ pub enum StoreError {
     /// A query failed (the disk is full, the file is locked or damaged...).
     #[error("the database failed: {0}")]
     Query(#[from] sqlx::Error),
+    /// What the database holds cannot be read back.
+    #[error("the database holds damaged data: {0}")]
+    Damaged(String),
+}
+
+/// A count as SQL keeps it (a signed 64-bit integer).
+fn clamp(value: u64) -> i64 {
+    i64::try_from(value).unwrap_or(i64::MAX)
+}
+
+/// A count read back from SQL.
+fn unclamp(value: i64) -> u64 {
+    u64::try_from(value).unwrap_or(0)
+}
+
+/// What a recording's row shows in lists.
+const LISTED: &str = "SELECT id, player, game, args, state, inputs, duration_ms, outcome, started_at FROM recordings";
+
+fn listed(row: &sqlx::sqlite::SqliteRow) -> Listed {
+    let outcome: Option<String> = row.get("outcome");
+    Listed {
+        id: row.get("id"),
+        player: row.get("player"),
+        game: row.get("game"),
+        args: row.get("args"),
+        state: RecordingState::from_word(&row.get::<String, _>("state")),
+        inputs: unclamp(row.get("inputs")),
+        duration_ms: unclamp(row.get("duration_ms")),
+        outcome: outcome.as_deref().and_then(Outcome::from_word),
+        started_at: row.get("started_at"),
+    }
+}
+
+/// Where a recording stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordingState {
+    /// Being played.
+    Open,
+    /// Over: ended by the game, left, or its guest gone.
+    Ended,
+    /// A registered player's game that lost its connection: `resume` plays it on.
+    Unfinished,
+    /// Given up for a new game.
+    Discarded,
+}
+
+impl RecordingState {
+    /// The word kept in the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RecordingState::Open => "open",
+            RecordingState::Ended => "ended",
+            RecordingState::Unfinished => "unfinished",
+            RecordingState::Discarded => "discarded",
+        }
+    }
+
+    fn from_word(word: &str) -> RecordingState {
+        match word {
+            "open" => RecordingState::Open,
+            "unfinished" => RecordingState::Unfinished,
+            "discarded" => RecordingState::Discarded,
+            _ => RecordingState::Ended,
+        }
+    }
+}
+
+/// A recording as `recordings` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// Its id, for `replay ID`.
+    pub id: i64,
+    /// Who played.
+    pub player: String,
+    /// Which game.
+    pub game: String,
+    /// Its arguments (the level).
+    pub args: String,
+    /// Where it stands.
+    pub state: RecordingState,
+    /// Input lines.
+    pub inputs: u64,
+    /// From the start to the last input.
+    pub duration_ms: u64,
+    /// How its last finish ended, if it had one.
+    pub outcome: Option<Outcome>,
+    /// When it started, Unix milliseconds.
+    pub started_at: i64,
+}
+
+/// A new recording, for [`Change::Open`].
+#[derive(Debug, Clone)]
+pub struct NewRecording {
+    /// Its id ([`Store::next_recording_id`]).
+    pub id: i64,
+    /// The player's name as shown.
+    pub player: String,
+    /// The name in lower case.
+    pub player_key: String,
+    /// Whether the name is registered.
+    pub registered: bool,
+    /// How the game began.
+    pub start: Start,
+    /// Unix milliseconds.
+    pub started_at: i64,
+}
+
+/// A result, for [`Change::Result`].
+#[derive(Debug, Clone)]
+pub struct NewResult {
+    /// The recording it comes from.
+    pub recording_id: i64,
+    /// How many of its inputs reach it.
+    pub upto: u64,
+    /// Who.
+    pub player: String,
+    /// The name in lower case.
+    pub player_key: String,
+    /// Whether the name is registered.
+    pub registered: bool,
+    /// Which game.
+    pub game: String,
+    /// Its leaderboard's level.
+    pub level: String,
+    /// The game's arguments (2048's size, win value and seed).
+    pub args: String,
+    /// What was reached.
+    pub finish: Finish,
+    /// Time played up to it.
+    pub duration_ms: i64,
+    /// Unix milliseconds.
+    pub finished_at: i64,
+}
+
+/// One change the recorder writes ([`Store::write`]).
+#[derive(Debug, Clone)]
+pub enum Change {
+    /// A recording begins.
+    Open(Box<NewRecording>),
+    /// Input lines for recording `id`, encoded ([`recording::encode_input`]).
+    Inputs {
+        /// The recording.
+        id: i64,
+        /// The lines.
+        lines: String,
+        /// How many.
+        count: u64,
+        /// Milliseconds from the start to the last of them.
+        duration_ms: i64,
+    },
+    /// A recording changes state.
+    State {
+        /// The recording.
+        id: i64,
+        /// Its new state.
+        state: RecordingState,
+        /// How it ended, if it did by its rules.
+        outcome: Option<Outcome>,
+    },
+    /// The player's unfinished game is given up.
+    Discard {
+        /// Whose.
+        player_key: String,
+    },
+    /// A result to check and keep.
+    Result(Box<NewResult>),
+}
+
+/// A result waiting for its replay.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pending {
+    /// The result's id.
+    pub id: i64,
+    /// Its recording.
+    pub recording_id: i64,
+    /// The inputs that reach it.
+    pub upto: u64,
+    /// The level kept.
+    pub level: String,
+    /// The outcome kept (`None`: not a word this server writes).
+    pub outcome: Option<Outcome>,
+    /// The counts kept.
+    pub moves: u64,
+    /// Pushes.
+    pub pushes: u64,
+    /// Score.
+    pub score: u64,
+    /// Largest tile.
+    pub largest_tile: u64,
+    /// Gold.
+    pub gold: bool,
+}
+
+/// How a leaderboard ranks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Board {
+    /// Solved, fewest moves, then fewest pushes.
+    Moves,
+    /// Solved, fewest pushes, then fewest moves.
+    Pushes,
+    /// Highest score.
+    Score,
+    /// Most wins with the gold, then fewest actions.
+    Gold,
+}
+
+/// A leaderboard's line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ranked {
+    /// Who.
+    pub player: String,
+    /// Moves (actions for wumpus).
+    pub moves: u64,
+    /// Pushes.
+    pub pushes: u64,
+    /// Score.
+    pub score: u64,
+    /// Largest tile.
+    pub largest_tile: u64,
+    /// How many results the player has on this board (wins with the gold for wumpus).
+    pub wins: u64,
+    /// Time played.
+    pub duration_ms: u64,
+    /// When, Unix milliseconds.
+    pub finished_at: i64,
+}
+
+/// One checked result of a player, for `stats`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatsRow {
+    /// Game.
+    pub game: String,
+    /// Level.
+    pub level: String,
+    /// Outcome.
+    pub outcome: Outcome,
+    /// Moves.
+    pub moves: u64,
+    /// Pushes.
+    pub pushes: u64,
+    /// Score.
+    pub score: u64,
+    /// Largest tile.
+    pub largest_tile: u64,
+    /// Gold.
+    pub gold: bool,
+}
+
+/// A player's record, for `stats`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stats {
+    /// The name as last recorded (`None`: never played).
+    pub player: Option<String>,
+    /// Games recorded.
+    pub games: u64,
+    /// Time played, over every recording.
+    pub played_ms: u64,
+    /// Checked results, oldest first.
+    pub results: Vec<StatsRow>,
 }
 
 /// A registered player, as the store keeps it.
@@ -128,7 +390,10 @@ impl Store {
                     .filename(path)
                     .create_if_missing(true)
                     .journal_mode(SqliteJournalMode::Wal)
-                    .busy_timeout(BUSY_TIMEOUT),
+                    .busy_timeout(BUSY_TIMEOUT)
+                    // 1 MiB of page cache per connection instead of 2: the server's
+                    // memory is for sessions; the OS caches the file anyway.
+                    .pragma("cache_size", "-1024"),
                 4,
             ),
             // Every connection to `:memory:` is a database of its own: keep one.
@@ -220,12 +485,432 @@ impl Store {
         Ok(())
     }
 
+    /// The first free recording id: the server numbers its recordings itself, so that
+    /// a session never waits for the database to start one.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn next_recording_id(&self) -> Result<i64, StoreError> {
+        let next: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) + 1 FROM recordings")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(next)
+    }
+
+    /// After a crash: recordings still open belonged to sessions that are gone. A
+    /// registered player's becomes unfinished (resume finds it), a guest's ended.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn close_open_recordings(&self) -> Result<u64, StoreError> {
+        let done = sqlx::query(
+            "UPDATE recordings SET state = CASE WHEN registered = 1 THEN 'unfinished' ELSE 'ended' END \
+             WHERE state = 'open'",
+        )
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected())
+    }
+
+    /// Write a batch of the recorder's changes in one transaction, in order.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`]: nothing of the batch was written.
+    pub async fn write(&self, changes: &[Change]) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        for change in changes {
+            match change {
+                Change::Open(open) => {
+                    sqlx::query(
+                        "INSERT INTO recordings (id, player, player_key, registered, game, args, memory, world, started_at, state) \
+                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open')",
+                    )
+                    .bind(open.id)
+                    .bind(&open.player)
+                    .bind(&open.player_key)
+                    .bind(open.registered)
+                    .bind(&open.start.game)
+                    .bind(open.start.args.join(" "))
+                    .bind(&open.start.memory)
+                    .bind(&open.start.world)
+                    .bind(open.started_at)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Change::Inputs {
+                    id,
+                    lines,
+                    count,
+                    duration_ms,
+                } => {
+                    sqlx::query(
+                        "INSERT INTO inputs (recording_id, batch, lines) VALUES \
+                         (?, (SELECT COALESCE(MAX(batch), 0) + 1 FROM inputs WHERE recording_id = ?), ?)",
+                    )
+                    .bind(id)
+                    .bind(id)
+                    .bind(lines)
+                    .execute(&mut *tx)
+                    .await?;
+                    sqlx::query(
+                        "UPDATE recordings SET inputs = inputs + ?, duration_ms = MAX(duration_ms, ?) WHERE id = ?",
+                    )
+                    .bind(i64::try_from(*count).unwrap_or(i64::MAX))
+                    .bind(duration_ms)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Change::State { id, state, outcome } => {
+                    sqlx::query(
+                        "UPDATE recordings SET state = ?, outcome = COALESCE(?, outcome) WHERE id = ?",
+                    )
+                    .bind(state.as_str())
+                    .bind(outcome.map(Outcome::as_str))
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Change::Discard { player_key } => {
+                    sqlx::query(
+                        "UPDATE recordings SET state = 'discarded' WHERE player_key = ? AND state = 'unfinished'",
+                    )
+                    .bind(player_key)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                Change::Result(result) => {
+                    let finish = &result.finish;
+                    sqlx::query(
+                        "INSERT INTO results (recording_id, upto, player, player_key, registered, game, level, args, \
+                         outcome, moves, pushes, score, largest_tile, gold, duration_ms, finished_at) \
+                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    )
+                    .bind(result.recording_id)
+                    .bind(i64::try_from(result.upto).unwrap_or(i64::MAX))
+                    .bind(&result.player)
+                    .bind(&result.player_key)
+                    .bind(result.registered)
+                    .bind(&result.game)
+                    .bind(&result.level)
+                    .bind(&result.args)
+                    .bind(finish.outcome.as_str())
+                    .bind(clamp(finish.moves))
+                    .bind(clamp(finish.pushes))
+                    .bind(clamp(finish.score))
+                    .bind(clamp(finish.largest_tile))
+                    .bind(finish.gold)
+                    .bind(result.duration_ms)
+                    .bind(result.finished_at)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+            }
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The recording `id`, whole, with what the lists show of it.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`]; [`StoreError::Damaged`] when its inputs cannot be read.
+    pub async fn recording(&self, id: i64) -> Result<Option<(Listed, Recording)>, StoreError> {
+        let Some(row) = sqlx::query(AssertSqlSafe(format!("{LISTED} WHERE id = ?")))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let listed = listed(&row);
+        let args: String = row.get("args");
+        let start = Start {
+            game: listed.game.clone(),
+            args: args.split_whitespace().map(String::from).collect(),
+            memory: row.get("memory"),
+            world: row.get("world"),
+        };
+        let batches: Vec<String> =
+            sqlx::query_scalar("SELECT lines FROM inputs WHERE recording_id = ? ORDER BY batch")
+                .bind(id)
+                .fetch_all(&self.pool)
+                .await?;
+        let mut inputs = Vec::new();
+        for batch in &batches {
+            recording::decode_inputs(batch, &mut inputs)
+                .map_err(|error| StoreError::Damaged(format!("recording {id}: {error}")))?;
+        }
+        Ok(Some((listed, Recording { start, inputs })))
+    }
+
+    /// The most recent recordings, newest first; only `player_key`'s when given.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn recordings(
+        &self,
+        player_key: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<Listed>, StoreError> {
+        let rows = match player_key {
+            Some(key) => {
+                sqlx::query(AssertSqlSafe(format!(
+                    "{LISTED} WHERE player_key = ? ORDER BY id DESC LIMIT ?"
+                )))
+                .bind(key)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?
+            }
+            None => {
+                sqlx::query(AssertSqlSafe(format!("{LISTED} ORDER BY id DESC LIMIT ?")))
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+        };
+        Ok(rows.iter().map(listed).collect())
+    }
+
+    /// The registered player's unfinished game, if any: its id and game.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn unfinished(&self, player_key: &str) -> Result<Option<(i64, String)>, StoreError> {
+        let row = sqlx::query(
+            "SELECT id, game FROM recordings WHERE player_key = ? AND state = 'unfinished' \
+             ORDER BY id DESC LIMIT 1",
+        )
+        .bind(player_key)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|row| (row.get("id"), row.get("game"))))
+    }
+
+    /// The game of the registered player's unfinished game, or of one still open (its
+    /// connection may be about to be taken over).
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn unfinished_or_open(&self, player_key: &str) -> Result<Option<String>, StoreError> {
+        let game = sqlx::query_scalar(
+            "SELECT game FROM recordings WHERE player_key = ? AND registered = 1 \
+             AND state IN ('unfinished', 'open') ORDER BY id DESC LIMIT 1",
+        )
+        .bind(player_key)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(game)
+    }
+
+    /// Results not yet checked by replay, oldest first.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn pending_results(&self, limit: u32) -> Result<Vec<Pending>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, recording_id, upto, level, outcome, moves, pushes, score, largest_tile, gold \
+             FROM results WHERE verified IS NULL ORDER BY id LIMIT ?",
+        )
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|row| {
+                let outcome: String = row.get("outcome");
+                Pending {
+                    id: row.get("id"),
+                    recording_id: row.get("recording_id"),
+                    upto: u64::try_from(row.get::<i64, _>("upto")).unwrap_or(0),
+                    level: row.get("level"),
+                    outcome: Outcome::from_word(&outcome),
+                    moves: unclamp(row.get("moves")),
+                    pushes: unclamp(row.get("pushes")),
+                    score: unclamp(row.get("score")),
+                    largest_tile: unclamp(row.get("largest_tile")),
+                    gold: row.get("gold"),
+                }
+            })
+            .collect())
+    }
+
+    /// Mark a result checked: on the leaderboards, or kept out.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn set_verified(&self, id: i64, same_end: bool) -> Result<(), StoreError> {
+        sqlx::query("UPDATE results SET verified = ? WHERE id = ?")
+            .bind(same_end)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The best ten of one leaderboard, one line per player (their best result).
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn top(
+        &self,
+        game: &str,
+        level: &str,
+        board: Board,
+    ) -> Result<Vec<Ranked>, StoreError> {
+        let (filter, order) = match board {
+            Board::Moves => ("outcome = 'solved'", "moves, pushes, id"),
+            Board::Pushes => ("outcome = 'solved'", "pushes, moves, id"),
+            Board::Score => ("1 = 1", "score DESC, id"),
+            Board::Gold => ("gold = 1", "wins DESC, moves, id"),
+        };
+        let query = format!(
+            "SELECT player, moves, pushes, score, largest_tile, wins, duration_ms, finished_at FROM ( \
+               SELECT *, COUNT(*) OVER (PARTITION BY player_key) AS wins, \
+                 ROW_NUMBER() OVER (PARTITION BY player_key ORDER BY {order}) AS place \
+               FROM results WHERE game = ? AND level = ? AND verified = 1 AND {filter}) \
+             WHERE place = 1 ORDER BY {order} LIMIT 10"
+        );
+        // Built from the constants above only: nothing a player typed.
+        let rows = sqlx::query(AssertSqlSafe(query))
+            .bind(game)
+            .bind(level)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows
+            .iter()
+            .map(|row| Ranked {
+                player: row.get("player"),
+                moves: unclamp(row.get("moves")),
+                pushes: unclamp(row.get("pushes")),
+                score: unclamp(row.get("score")),
+                largest_tile: unclamp(row.get("largest_tile")),
+                wins: unclamp(row.get("wins")),
+                duration_ms: unclamp(row.get("duration_ms")),
+                finished_at: row.get("finished_at"),
+            })
+            .collect())
+    }
+
+    /// Every leaderboard that has a checked result: game, level and how many results.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn boards(&self) -> Result<Vec<(String, String, u64)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT game, level, COUNT(*) AS n FROM results WHERE verified = 1 \
+             GROUP BY game, level ORDER BY game, level",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|row| (row.get("game"), row.get("level"), unclamp(row.get("n"))))
+            .collect())
+    }
+
+    /// A player's results, checked ones only, oldest first, and their recordings'
+    /// count and time played.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn stats(&self, player_key: &str) -> Result<Stats, StoreError> {
+        let totals = sqlx::query(
+            "SELECT COUNT(*) AS games, COALESCE(SUM(duration_ms), 0) AS played, MAX(player) AS player \
+             FROM recordings WHERE player_key = ?",
+        )
+        .bind(player_key)
+        .fetch_one(&self.pool)
+        .await?;
+        let rows = sqlx::query(
+            "SELECT game, level, outcome, moves, pushes, score, largest_tile, gold FROM results \
+             WHERE player_key = ? AND verified = 1 ORDER BY id",
+        )
+        .bind(player_key)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(Stats {
+            player: totals.get("player"),
+            games: unclamp(totals.get("games")),
+            played_ms: unclamp(totals.get("played")),
+            results: rows
+                .iter()
+                .map(|row| {
+                    let outcome: String = row.get("outcome");
+                    StatsRow {
+                        game: row.get("game"),
+                        level: row.get("level"),
+                        outcome: Outcome::from_word(&outcome).unwrap_or(Outcome::Stopped),
+                        moves: unclamp(row.get("moves")),
+                        pushes: unclamp(row.get("pushes")),
+                        score: unclamp(row.get("score")),
+                        largest_tile: unclamp(row.get("largest_tile")),
+                        gold: row.get("gold"),
+                    }
+                })
+                .collect(),
+        })
+    }
+
+    /// Delete up to `batch` recordings that started before `cutoff_ms` and are not
+    /// kept: a guest's or unregistered name's, or a registered player's without a
+    /// result. Unfinished games are kept. Their inputs and results go with them.
+    /// Returns how many were deleted.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn sweep(&self, cutoff_ms: i64, batch: u32) -> Result<u64, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let ids: Vec<i64> = sqlx::query_scalar(
+            "SELECT id FROM recordings r WHERE started_at < ? AND state NOT IN ('open', 'unfinished') \
+             AND NOT (registered = 1 AND EXISTS (SELECT 1 FROM results WHERE recording_id = r.id)) \
+             ORDER BY id LIMIT ?",
+        )
+        .bind(cutoff_ms)
+        .bind(batch)
+        .fetch_all(&mut *tx)
+        .await?;
+        for id in &ids {
+            for table in [
+                "DELETE FROM inputs WHERE recording_id = ?",
+                "DELETE FROM results WHERE recording_id = ?",
+                "DELETE FROM recordings WHERE id = ?",
+            ] {
+                sqlx::query(table).bind(id).execute(&mut *tx).await?;
+            }
+        }
+        tx.commit().await?;
+        Ok(ids.len() as u64)
+    }
+
+    /// Bytes the database file takes (pages in use), for the benchmark's report.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn size_bytes(&self) -> Result<u64, StoreError> {
+        let pages: i64 = sqlx::query_scalar(
+            "SELECT page_count - freelist_count FROM pragma_page_count, pragma_freelist_count",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        let size: i64 = sqlx::query_scalar("SELECT page_size FROM pragma_page_size")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(unclamp(pages.saturating_mul(size)))
+    }
+
     /// Forget every account: the fuzz target's inputs each start from an empty store
     /// without paying for a new one.
     pub(crate) async fn clear(&self) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM accounts")
-            .execute(&self.pool)
-            .await?;
+        for table in [
+            "DELETE FROM accounts",
+            "DELETE FROM inputs",
+            "DELETE FROM results",
+            "DELETE FROM recordings",
+        ] {
+            sqlx::query(table).execute(&self.pool).await?;
+        }
         Ok(())
     }
 

@@ -18,12 +18,12 @@ use crate::games::starpusher::StarPusher;
 use crate::games::twenty48;
 use crate::games::world::Level;
 use crate::games::wumpus::{self, Cave, Wumpus};
-use crate::games::{Game, SaveName};
+use crate::games::{Game, Memory, SaveName};
 use crate::levels::{self, LevelFile, Levels};
 use crate::saves;
 
 /// What starting a game needs: the level store and where saved games live.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Context {
     /// Built-in levels plus those of `--levels`.
     pub levels: Levels,
@@ -31,8 +31,36 @@ pub struct Context {
     pub data_dir: PathBuf,
 }
 
+impl Context {
+    /// The same levels, with saved games read from and written to `saves_dir`: each
+    /// player's saves are their own (README, "Saved games").
+    pub fn with_saves_in(&self, saves_dir: PathBuf) -> Context {
+        Context {
+            levels: self.levels.clone(),
+            data_dir: saves_dir,
+        }
+    }
+}
+
 /// A game just built, not yet started.
 pub type NewGame = Box<dyn Game>;
+
+/// What of a session's [`Memory`] a game shows, written as text for a recording and
+/// read back for its replay (2048's best score), so that a replay is byte for byte
+/// what the player saw.
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryCodec {
+    /// The part this game reads, as text (empty: nothing).
+    pub remember: fn(&Memory) -> String,
+    /// Put the part back into a fresh memory.
+    pub recall: fn(&str, &mut Memory),
+}
+
+/// For games that remember nothing between games.
+const NO_MEMORY: MemoryCodec = MemoryCodec {
+    remember: |_| String::new(),
+    recall: |_, _| {},
+};
 
 /// `arcade play NAME FILE [ARGS]`: a game on a level file named on the command line,
 /// with the arguments after it.
@@ -74,6 +102,17 @@ pub struct GameKind {
     pub from_file: Option<FromFile>,
     /// What `arcade loadtest --game NAME` plays, for games that have a script.
     pub load_script: Option<LoadScript>,
+    /// The arguments to record, from those typed: a game that draws randomness adds
+    /// the seed it drew, so that its recording replays (an unseeded 2048).
+    pub recorded_args: fn(Vec<String>) -> Vec<String>,
+    /// The leaderboard's level of a game started with these arguments (`classic`,
+    /// the 2048 size); a game that moves between levels names them in its finishes.
+    pub level_key: fn(&[String]) -> String,
+    /// What the game shows of the session's memory.
+    pub memory: MemoryCodec,
+    /// Build the game from a state it wrote ([`Game::state`]), for a recording whose
+    /// start keeps one (a wumpus world, saved or built in).
+    pub from_state: Option<fn(&str, &Context) -> Result<NewGame, String>>,
 }
 
 impl std::fmt::Debug for GameKind {
@@ -107,6 +146,10 @@ pub static GAMES: &[GameKind] = &[
             lobby_line: "play sokoban classic",
             commands: &["w1", "s1", "w2", "s2", "d0"],
         }),
+        recorded_args: |args| args,
+        level_key: |args| first_or(args, sokoban::DEFAULT_LEVEL),
+        memory: NO_MEMORY,
+        from_state: None,
     },
     GameKind {
         name: "starpusher",
@@ -118,6 +161,10 @@ pub static GAMES: &[GameKind] = &[
         level_names: collection_names,
         from_file: Some(star_pusher_from_file),
         load_script: None,
+        recorded_args: |args| args,
+        level_key: |args| args.join(" "),
+        memory: NO_MEMORY,
+        from_state: None,
     },
     GameKind {
         name: "2048",
@@ -138,6 +185,27 @@ pub static GAMES: &[GameKind] = &[
             lobby_line: "play 2048 seed=1",
             commands: &["a", "b", "w", "b", "d", "b", "s", "b"],
         }),
+        recorded_args: twenty48_seeded,
+        level_key: |args| {
+            let words: Vec<&str> = args.iter().map(String::as_str).collect();
+            twenty48::parse_args(&words)
+                .map(|(settings, _)| settings.size.to_string())
+                .unwrap_or_default()
+        },
+        memory: MemoryCodec {
+            remember: |memory| {
+                memory
+                    .get::<twenty48::Best>()
+                    .map(|best| best.0.to_string())
+                    .unwrap_or_default()
+            },
+            recall: |text, memory| {
+                if let Ok(best) = text.parse() {
+                    memory.part::<twenty48::Best>().0 = best;
+                }
+            },
+        },
+        from_state: None,
     },
     GameKind {
         name: "wumpus",
@@ -160,6 +228,13 @@ pub static GAMES: &[GameKind] = &[
                 "turn left",
             ],
         }),
+        recorded_args: |args| args,
+        level_key: |args| first_or(args, wumpus::DEFAULT_WORLD),
+        memory: NO_MEMORY,
+        from_state: Some(|text, context| {
+            let cave = wumpus::parse_cave(text).map_err(|error| error.to_string())?;
+            Ok(boxed(wumpus_game(cave, context)))
+        }),
     },
 ];
 
@@ -176,6 +251,24 @@ impl GameKind {
         let names: Vec<&str> = GAMES.iter().map(|kind| kind.name).collect();
         names.join(", ")
     }
+}
+
+/// The first argument in lower case (level names are), or `default`.
+fn first_or(args: &[String], default: &str) -> String {
+    args.first()
+        .map_or_else(|| default.to_string(), |name| name.to_ascii_lowercase())
+}
+
+/// 2048's arguments with a drawn `seed=` when none was typed: the game is then the
+/// one that seed makes, exactly as an unseeded game drawn from that seed.
+/// Arguments that would not start are left as typed, so the player reads the same
+/// error.
+fn twenty48_seeded(mut args: Vec<String>) -> Vec<String> {
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    if let Ok((_, None)) = twenty48::parse_args(&words) {
+        args.push(format!("seed={}", rand::random::<u64>()));
+    }
+    args
 }
 
 fn boxed(game: impl Game + 'static) -> NewGame {

@@ -628,7 +628,8 @@ async fn a_silent_connection_is_closed_after_the_login_timeout() {
 #[tokio::test]
 async fn a_start_removes_what_interrupted_saves_left() {
     let data = tempfile::tempdir().unwrap();
-    let folder = data.path().join("wumpus");
+    // A registered player's saves (players/NAME/wumpus), and the legacy folder.
+    let folder = data.path().join("players/ann/wumpus");
     std::fs::create_dir_all(&folder).unwrap();
     let leftover = folder.join(".mine.txt.4242.7.tmp");
     let file = std::fs::File::create(&leftover).unwrap();
@@ -640,11 +641,18 @@ async fn a_start_removes_what_interrupted_saves_left() {
         data_dir: data.path().to_path_buf(),
         ..Options::default()
     };
+    let old_session = data.path().join("sessions/7/wumpus/gone.txt");
+    std::fs::create_dir_all(old_session.parent().unwrap()).unwrap();
+    std::fs::write(&old_session, "dim 2 2\nplayer 0 0 0 0 1\nexit 0 0\n").unwrap();
     let server = TestServer::start_with(options).await;
     // Once the server answers, it has started.
     let mut client = Client::connect(server.addr).await;
-    client.send("levels wumpus").await;
-    assert!(client.read_until("> ").await.contains("mine"));
+    client.send("levels").await;
+    client.read_until("> ").await;
     assert!(!leftover.exists(), "the leftover is still there");
+    assert!(
+        !old_session.exists(),
+        "an earlier run's session saves are still there"
+    );
     assert!(save.exists());
 }

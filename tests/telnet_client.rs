@@ -143,7 +143,10 @@ async fn three_students_on_telnet_and_a_teacher_on_nc() {
 
     // Talk: the lobby hears a student, and a tell reaches the teacher only.
     ann.send("say who has solved level 2?").await;
-    assert_eq!(ann.read_until("> ").await, "[ann] who has solved level 2?\n> ");
+    assert_eq!(
+        ann.read_until("> ").await,
+        "[ann] who has solved level 2?\n> "
+    );
     assert_eq!(
         bob.read_until("> ").await,
         "\n[ann] who has solved level 2?\n> "

@@ -508,7 +508,14 @@ async fn save_then_load_by_name_over_tcp() {
         "Saved as cave-1.\r\nEnter command: "
     );
     let state = CLASSIC.replace("player 0 0", "player 0 1");
-    let saved = std::fs::read_to_string(server.data_dir().join("wumpus/cave-1.txt")).unwrap();
+    // A guest's saves live in its session's folder, gone with the session.
+    let session = std::fs::read_dir(server.data_dir().join("sessions"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let saved = std::fs::read_to_string(session.join("wumpus/cave-1.txt")).unwrap();
     assert_eq!(saved, state);
     client.send("quit").await;
     client.read_until("> ").await;

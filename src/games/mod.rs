@@ -75,6 +75,81 @@ impl Reply {
     }
 }
 
+/// How a game, or one level of it, came to an end by its rules: what a result and a
+/// leaderboard keep (SPEC section 8). A game hands each one out once
+/// ([`Game::take_finish`]), right after the reply that reached it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finish {
+    /// The level it happened on when the game moved on from the level it started on
+    /// (a Star Pusher collection's `NAME N`); `None`: the level the game started with.
+    pub level: Option<String>,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Moves (Sokoban, Star Pusher: steps; 2048: slides; wumpus: actions).
+    pub moves: u64,
+    /// Moves that pushed a box (Sokoban, Star Pusher).
+    pub pushes: u64,
+    /// The score (2048).
+    pub score: u64,
+    /// The largest tile (2048).
+    pub largest_tile: u64,
+    /// Whether the gold came out (wumpus).
+    pub gold: bool,
+}
+
+impl Finish {
+    /// A finish with every count at zero.
+    pub fn new(outcome: Outcome) -> Finish {
+        Finish {
+            level: None,
+            outcome,
+            moves: 0,
+            pushes: 0,
+            score: 0,
+            largest_tile: 0,
+            gold: false,
+        }
+    }
+}
+
+/// How a game ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A Sokoban or Star Pusher level solved.
+    Solved,
+    /// 2048: the win value reached; wumpus: out with the gold.
+    Won,
+    /// 2048: stopped (quit or restarted) without reaching the win value; wumpus: out
+    /// without the gold.
+    Stopped,
+    /// Wumpus: eaten or fallen into a pit.
+    Died,
+}
+
+impl Outcome {
+    /// The word kept in the store and shown in lists.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Solved => "solved",
+            Outcome::Won => "won",
+            Outcome::Stopped => "stopped",
+            Outcome::Died => "died",
+        }
+    }
+
+    /// The outcome named by [`Outcome::as_str`].
+    pub fn from_word(word: &str) -> Option<Outcome> {
+        [
+            Outcome::Solved,
+            Outcome::Won,
+            Outcome::Stopped,
+            Outcome::Died,
+        ]
+        .into_iter()
+        .find(|outcome| outcome.as_str() == word)
+    }
+}
+
 /// What a session remembers between games, such as 2048's best score. Each game keeps
 /// its own part, a type of its own ([`Memory::part`]), so that nothing shared names a
 /// game; the session keeps the whole for as long as the connection lasts.
@@ -138,6 +213,12 @@ pub trait Game: Send {
 
     /// The line that leaves the game the game's own way, for `/leave`.
     fn exit_command(&self) -> &'static str;
+
+    /// A level solved or the game ended by its rules since the last call: the result
+    /// to keep. Asked after every reply; the game forgets it once handed out.
+    fn take_finish(&mut self) -> Option<Finish> {
+        None
+    }
 }
 
 /// A boxed game is a game: what the table of games hands out.
@@ -168,6 +249,10 @@ impl<G: Game + ?Sized> Game for Box<G> {
 
     fn exit_command(&self) -> &'static str {
         (**self).exit_command()
+    }
+
+    fn take_finish(&mut self) -> Option<Finish> {
+        (**self).take_finish()
     }
 }
 

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use super::world::{
     parse_count, Cell, Direction, Glyphs, Level, LevelError, ShownChar, WinRule, World, MAX_SIDE,
 };
-use super::{Game, Memory, Reply, BYE, PROMPT};
+use super::{Finish, Game, Memory, Outcome, Reply, BYE, PROMPT};
 
 /// The level `play sokoban` loads when none is named.
 pub const DEFAULT_LEVEL: &str = "classic";
@@ -184,6 +184,10 @@ impl Command {
 #[derive(Debug, Clone)]
 pub struct Sokoban {
     world: World,
+    /// Steps taken and steps that pushed a box, for the result.
+    moves: u64,
+    pushes: u64,
+    finish: Option<Finish>,
 }
 
 impl Sokoban {
@@ -191,6 +195,9 @@ impl Sokoban {
     pub fn new(level: Arc<Level>) -> Sokoban {
         Sokoban {
             world: World::new(level),
+            moves: 0,
+            pushes: 0,
+            finish: None,
         }
     }
 
@@ -202,10 +209,15 @@ impl Sokoban {
     /// The board, then `Win!` and the end when every box is on a target, else the
     /// prompt. The start goes through here too, as in the seed's loop, so a level that
     /// starts won (no boxes, or all on targets) ends at once.
-    fn board_then(&self, mut text: String) -> Reply {
+    fn board_then(&mut self, mut text: String) -> Reply {
         self.world.render_into(&GLYPHS, &mut text);
         if self.world.is_solved() {
             text.push_str(WIN);
+            self.finish = Some(Finish {
+                moves: self.moves,
+                pushes: self.pushes,
+                ..Finish::new(Outcome::Solved)
+            });
             Reply::ended(text)
         } else {
             text.push_str(PROMPT);
@@ -230,7 +242,9 @@ impl Game for Sokoban {
         match Command::parse(line) {
             Some(Command::Exit) => Reply::ended(String::from(BYE)),
             Some(Command::Walk { direction, count }) => {
-                self.world.walk(direction, count);
+                let walk = self.world.walk(direction, count);
+                self.moves += walk.steps.len() as u64;
+                self.pushes += walk.steps.iter().filter(|step| step.push).count() as u64;
                 self.board_then(String::with_capacity(64))
             }
             None => self.board_then(String::from(INVALID)),
@@ -250,6 +264,10 @@ impl Game for Sokoban {
 
     fn exit_command(&self) -> &'static str {
         "e"
+    }
+
+    fn take_finish(&mut self) -> Option<Finish> {
+        self.finish.take()
     }
 }
 

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use self::lurd::{Lurd, LurdError};
 use self::xsb::{Collection, CollectionLevel};
 use super::world::{parse_count, Direction, Glyphs, Step, World};
-use super::{Game, Memory, Reply, BYE, PROMPT};
+use super::{Finish, Game, Memory, Outcome, Reply, BYE, PROMPT};
 
 /// The standard glyphs, used both in files and on screen.
 pub const GLYPHS: Glyphs = Glyphs {
@@ -211,6 +211,8 @@ pub fn render(world: &World, out: &mut String) {
 /// One game: a collection, the level being played and its move history.
 #[derive(Debug, Clone)]
 pub struct StarPusher {
+    /// The last level solved, until the console takes it as a result.
+    finish: Option<Finish>,
     name: String,
     collection: Arc<Collection>,
     index: usize,
@@ -257,6 +259,7 @@ impl StarPusher {
             })?;
         let world = World::new(Arc::clone(&collection.levels[index].level));
         Ok(StarPusher {
+            finish: None,
             name: name.to_string(),
             collection,
             index,
@@ -399,6 +402,12 @@ impl StarPusher {
             self.moves(),
             self.pushes()
         );
+        self.finish = Some(Finish {
+            level: Some(format!("{} {}", self.name, self.level_number())),
+            moves: self.moves() as u64,
+            pushes: self.pushes() as u64,
+            ..Finish::new(Outcome::Solved)
+        });
         if self.index + 1 < self.count() {
             self.go_to(self.index + 1);
             self.show_level(text)
@@ -562,6 +571,10 @@ impl Game for StarPusher {
             Command::Help => self.board_then_prompt(String::from(HELP)),
             Command::Exit => Reply::ended(String::from(BYE)),
         }
+    }
+
+    fn take_finish(&mut self) -> Option<Finish> {
+        self.finish.take()
     }
 
     fn view(&self, _memory: &Memory) -> String {

@@ -48,7 +48,7 @@ use rand_chacha::ChaCha8Rng;
 
 use self::board::{Board, Direction, SizeError, Tile, MAX_SIZE, MIN_SIZE};
 use self::render::Style;
-use super::{Game, Memory, Reply, BYE, PROMPT};
+use super::{Finish, Game, Memory, Outcome, Reply, BYE, PROMPT};
 
 const ILLEGAL: &str = "Illegal operation!\n";
 const NOTHING_TO_UNDO: &str = "Nothing to undo.\n";
@@ -245,6 +245,8 @@ pub struct Twenty48 {
     history: VecDeque<Snapshot>,
     /// A tile has reached the win value in this game.
     won: bool,
+    /// The deal just ended (quit, or restarted after a move), until taken as a result.
+    finish: Option<Finish>,
 }
 
 impl Twenty48 {
@@ -262,6 +264,7 @@ impl Twenty48 {
             step: 0,
             history: VecDeque::new(),
             won: false,
+            finish: None,
         };
         game.deal();
         Ok(game)
@@ -298,6 +301,22 @@ impl Twenty48 {
     /// Whether a tile has reached the win value in this game.
     pub fn has_won(&self) -> bool {
         self.won
+    }
+
+    /// The deal as a result: won once a tile reached the win value, else stopped.
+    fn result(&self) -> Finish {
+        let outcome = if self.won {
+            Outcome::Won
+        } else {
+            Outcome::Stopped
+        };
+        let largest = self.board.max_tile().map_or(0, Tile::value);
+        Finish {
+            moves: self.step,
+            score: u64::try_from(self.score).unwrap_or(u64::MAX),
+            largest_tile: u64::try_from(largest).unwrap_or(u64::MAX),
+            ..Finish::new(outcome)
+        }
     }
 
     /// Whether no move is possible.
@@ -408,8 +427,14 @@ impl Game for Twenty48 {
     fn handle(&mut self, line: &str, memory: &mut Memory) -> Reply {
         match Command::parse(line) {
             None => Twenty48::say(ILLEGAL),
-            Some(Command::Quit) => Reply::ended(String::from(BYE)),
+            Some(Command::Quit) => {
+                self.finish = Some(self.result());
+                Reply::ended(String::from(BYE))
+            }
             Some(Command::Restart) => {
+                if self.step > 0 {
+                    self.finish = Some(self.result());
+                }
                 self.deal();
                 let won_now = self.first_win();
                 self.show(String::new(), won_now, memory)
@@ -429,6 +454,10 @@ impl Game for Twenty48 {
 
     fn exit_command(&self) -> &'static str {
         "q"
+    }
+
+    fn take_finish(&mut self) -> Option<Finish> {
+        self.finish.take()
     }
 }
 

@@ -19,7 +19,9 @@ use std::fmt::Write as _;
 pub use cave::{Action, Cave, NoEffect, Percept};
 pub use format::{parse_cave, FormatError};
 
-use super::{BadSaveName, Game, Memory, Reply, SaveName, Status, MAX_SAVE_NAME, PROMPT};
+use super::{
+    BadSaveName, Finish, Game, Memory, Outcome, Reply, SaveName, Status, MAX_SAVE_NAME, PROMPT,
+};
 
 /// The commands, for `/help` (the seed's game answers any other line with `That
 /// command had no effect.`).
@@ -103,12 +105,18 @@ impl Command {
 struct Percepts {
     text: String,
     ended: bool,
+    /// How the game ended, when a percept ended it.
+    outcome: Option<Outcome>,
 }
 
 impl Percepts {
     /// Percepts to follow `text`.
     fn after(text: String) -> Percepts {
-        Percepts { text, ended: false }
+        Percepts {
+            text,
+            ended: false,
+            outcome: None,
+        }
     }
 
     /// The percept's line, as SPEC section 6 prints it.
@@ -116,6 +124,13 @@ impl Percepts {
         self.text.push_str(percept.text());
         self.text.push('\n');
         self.ended |= percept.ends_game();
+        let outcome = match percept {
+            Percept::OutWithGold => Some(Outcome::Won),
+            Percept::OutWithoutGold => Some(Outcome::Stopped),
+            Percept::FellIntoPit | Percept::KilledByWumpus => Some(Outcome::Died),
+            _ => None,
+        };
+        self.outcome = self.outcome.or(outcome);
     }
 }
 
@@ -124,6 +139,9 @@ impl Percepts {
 pub struct Wumpus {
     cave: Cave,
     over: bool,
+    /// Actions that had an effect, for the result.
+    actions: u64,
+    finish: Option<Finish>,
     reserved: Vec<String>,
 }
 
@@ -133,6 +151,8 @@ impl Wumpus {
         Wumpus {
             cave,
             over: false,
+            actions: 0,
+            finish: None,
             reserved: Vec::new(),
         }
     }
@@ -158,7 +178,18 @@ impl Wumpus {
     /// After the percepts (written by [`Percepts`]): either the prompt or, when one
     /// of them ended the game, the final state.
     fn report(&mut self, percepts: Percepts) -> Reply {
-        let Percepts { mut text, ended } = percepts;
+        let Percepts {
+            mut text,
+            ended,
+            outcome,
+        } = percepts;
+        if let Some(outcome) = outcome {
+            self.finish = Some(Finish {
+                moves: self.actions,
+                gold: outcome == Outcome::Won,
+                ..Finish::new(outcome)
+            });
+        }
         if ended {
             self.end(text)
         } else {
@@ -192,7 +223,10 @@ impl Game for Wumpus {
             Ok(Command::Act(action)) => {
                 let mut percepts = Percepts::after(String::new());
                 match self.cave.act_each(action, |percept| percepts.write(percept)) {
-                    Ok(()) => self.report(percepts),
+                    Ok(()) => {
+                        self.actions += 1;
+                        self.report(percepts)
+                    }
                     Err(no_effect) => Reply::playing(format!("{no_effect}\n{PROMPT}")),
                 }
             }
@@ -242,6 +276,10 @@ impl Game for Wumpus {
 
     fn exit_command(&self) -> &'static str {
         "quit"
+    }
+
+    fn take_finish(&mut self) -> Option<Finish> {
+        self.finish.take()
     }
 }
 

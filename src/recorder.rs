@@ -1,0 +1,700 @@
+//! Keeping every game (SPEC section 8): one writer for all recordings and results,
+//! the check of each result by replay, and the sweep of old recordings.
+//!
+//! A session never waits on the database: each input line becomes a message to the
+//! one writer task (an unbounded channel send), which merges what came in and writes
+//! it in one transaction at least every [`WRITE_EVERY`], at once when someone waits for
+//! it ([`Recorder::flush`], used before a resume reads a recording back), and at the
+//! end. A crash (SIGKILL) can lose the last [`WRITE_EVERY`] of input lines; a failed
+//! write (disk full, file locked) is logged and retried with the batch kept in memory,
+//! so the sessions go on playing.
+//!
+//! A result is written unchecked; the verifier task then replays its recording from
+//! the start, off the event loop, and only a result whose replay reaches the same end
+//! enters the leaderboards. A mismatch is logged and the result kept out.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use tokio::sync::{mpsc, oneshot, Notify};
+
+use crate::games::{Finish, Outcome};
+use crate::recording::{self, Recording};
+use crate::store::{Change, NewRecording, NewResult, Pending, RecordingState, Store, StoreError};
+use crate::table::{Context, GameKind};
+
+/// The longest input lines wait in memory before they are written.
+pub const WRITE_EVERY: Duration = Duration::from_secs(1);
+
+/// Changes merged into one transaction at most.
+const MAX_BATCH: usize = 20_000;
+
+/// Input bytes that make the writer write at once, however recent: a client typing
+/// at full speed does not pile up a second of input in memory.
+const MAX_BATCH_BYTES: usize = 256 * 1024;
+
+/// The input a game's recording keeps at most (about 200,000 moves). Past it the game
+/// goes on unrecorded: its recording says it was cut, it gives no more results, and it
+/// cannot be resumed (a replay would not reach where it is). A client cannot fill the
+/// disk with one game.
+pub const MAX_RECORDED_BYTES: u64 = 4 * 1024 * 1024;
+
+/// How often the recorder logs what it did (when it did anything).
+const REPORT_EVERY: Duration = Duration::from_secs(10);
+
+/// How often old recordings are swept, and how many go per transaction.
+const SWEEP_EVERY: Duration = Duration::from_secs(3600);
+const SWEEP_BATCH: u32 = 500;
+
+/// How long recordings of guests (and results-less games) are kept by default.
+pub const DEFAULT_KEEP: Duration = Duration::from_secs(90 * 24 * 3600);
+
+/// What goes to the writer.
+enum Note {
+    Change(Change),
+    /// Answer once everything sent before is in the database.
+    Flush(oneshot::Sender<()>),
+}
+
+/// The handle every session holds: one pointer, cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Recorder(Arc<Shared>);
+
+#[derive(Debug)]
+struct Shared {
+    sender: mpsc::UnboundedSender<Note>,
+    next_id: AtomicI64,
+    /// Changes sent and not yet written: the writer's backlog.
+    backlog: Arc<AtomicU64>,
+}
+
+impl std::fmt::Debug for Note {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Note")
+    }
+}
+
+/// Unix milliseconds now.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| {
+            i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
+        })
+}
+
+impl Recorder {
+    /// Start the writer, the verifier and the sweep on `store`. Recordings left open
+    /// by a crash are closed first (a registered player's become unfinished).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database cannot be read.
+    pub async fn start(
+        store: Store,
+        context: Arc<Context>,
+        keep: Duration,
+    ) -> Result<Recorder, StoreError> {
+        let closed = store.close_open_recordings().await?;
+        if closed > 0 {
+            tracing::info!(
+                closed,
+                "recordings left open by the last run closed (registered players' can be resumed)"
+            );
+        }
+        let next_id = store.next_recording_id().await?;
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let backlog = Arc::new(AtomicU64::new(0));
+        let verify = Arc::new(Notify::new());
+        tokio::spawn(write_loop(
+            store.clone(),
+            receiver,
+            Arc::clone(&backlog),
+            Arc::clone(&verify),
+        ));
+        tokio::spawn(verify_loop(store.clone(), context, verify));
+        tokio::spawn(sweep_loop(store, keep));
+        Ok(Recorder(Arc::new(Shared {
+            sender,
+            next_id: AtomicI64::new(next_id),
+            backlog,
+        })))
+    }
+
+    fn send(&self, change: Change) {
+        self.0.backlog.fetch_add(1, Ordering::Relaxed);
+        // The writer lives as long as the runtime; after it, nothing is kept anyway.
+        let _ = self.0.sender.send(Note::Change(change));
+    }
+
+    /// Changes waiting to be written.
+    pub fn backlog(&self) -> u64 {
+        self.0.backlog.load(Ordering::Relaxed)
+    }
+
+    /// Wait until everything sent so far is written (or `timeout` passes: the
+    /// database may be down). Whether it was.
+    pub async fn flush(&self, timeout: Duration) -> bool {
+        let (done, wait) = oneshot::channel();
+        if self.0.sender.send(Note::Flush(done)).is_err() {
+            return false;
+        }
+        matches!(tokio::time::timeout(timeout, wait).await, Ok(Ok(())))
+    }
+
+    /// Start recording a game.
+    pub fn open(&self, player: Player, start: recording::Start, level: String) -> Tape {
+        let id = self.0.next_id.fetch_add(1, Ordering::Relaxed);
+        let args = start.args.join(" ");
+        let game = start.game.clone();
+        self.send(Change::Open(Box::new(NewRecording {
+            id,
+            player: player.name.clone(),
+            player_key: player.key.clone(),
+            registered: player.registered,
+            start,
+            started_at: now_ms(),
+        })));
+        Tape {
+            recorder: self.clone(),
+            id,
+            started: Instant::now(),
+            offset_ms: 0,
+            inputs: 0,
+            player,
+            game,
+            args,
+            level,
+            outcome: None,
+            bytes: 0,
+            cut: false,
+        }
+    }
+
+    /// Carry on recording `id` (a resumed game) after its `inputs` lines, which took
+    /// `played_ms`.
+    pub fn reopen(
+        &self,
+        id: i64,
+        player: Player,
+        game: String,
+        args: String,
+        level: String,
+        inputs: u64,
+        played_ms: u64,
+    ) -> Tape {
+        self.send(Change::State {
+            id,
+            state: RecordingState::Open,
+            outcome: None,
+        });
+        Tape {
+            recorder: self.clone(),
+            id,
+            started: Instant::now(),
+            offset_ms: played_ms,
+            inputs,
+            player,
+            game,
+            args,
+            level,
+            outcome: None,
+            bytes: 0,
+            cut: false,
+        }
+    }
+
+    /// Give up `player_key`'s unfinished game.
+    pub fn discard(&self, player_key: String) {
+        self.send(Change::Discard { player_key });
+    }
+}
+
+/// Who plays a recorded game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Player {
+    /// As shown.
+    pub name: String,
+    /// In lower case.
+    pub key: String,
+    /// A registered name.
+    pub registered: bool,
+    /// A guest (`guest-N`): no results.
+    pub guest: bool,
+}
+
+/// One game being recorded: what the console holds while the game runs.
+#[derive(Debug)]
+pub struct Tape {
+    recorder: Recorder,
+    id: i64,
+    started: Instant,
+    /// Time played before this connection (a resumed game).
+    offset_ms: u64,
+    inputs: u64,
+    player: Player,
+    game: String,
+    args: String,
+    /// The leaderboard level the game started on.
+    level: String,
+    /// How the last finish ended, for the recording's list.
+    outcome: Option<Outcome>,
+    /// Input bytes recorded so far.
+    bytes: u64,
+    /// Past [`MAX_RECORDED_BYTES`]: no more input is recorded.
+    cut: bool,
+}
+
+impl Tape {
+    /// The recording's id.
+    pub fn id(&self) -> i64 {
+        self.id
+    }
+
+    /// The game's arguments, as recorded.
+    pub fn args(&self) -> &str {
+        &self.args
+    }
+
+    fn elapsed_ms(&self) -> u64 {
+        self.offset_ms
+            .saturating_add(u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX))
+    }
+
+    /// A line the game got.
+    pub fn input(&mut self, line: &str) {
+        if self.cut {
+            return;
+        }
+        self.bytes += line.len() as u64 + 8;
+        if self.bytes > MAX_RECORDED_BYTES {
+            self.cut = true;
+            tracing::warn!(recording = self.id, player = %self.player.name, "a game's recording reached its size limit: the rest of the game is not recorded");
+            return;
+        }
+        let at_ms = self.elapsed_ms();
+        let mut lines = String::with_capacity(line.len() + 8);
+        recording::encode_input(at_ms, line, &mut lines);
+        self.inputs += 1;
+        self.recorder.send(Change::Inputs {
+            id: self.id,
+            lines,
+            count: 1,
+            duration_ms: i64::try_from(at_ms).unwrap_or(i64::MAX),
+        });
+    }
+
+    /// A level solved or the game ended by its rules: a result for a named player.
+    pub fn finish(&mut self, finish: Finish) {
+        self.outcome = Some(finish.outcome);
+        if self.player.guest || self.cut {
+            return;
+        }
+        let level = finish.level.clone().unwrap_or_else(|| self.level.clone());
+        self.recorder.send(Change::Result(Box::new(NewResult {
+            recording_id: self.id,
+            upto: self.inputs,
+            player: self.player.name.clone(),
+            player_key: self.player.key.clone(),
+            registered: self.player.registered,
+            game: self.game.clone(),
+            level,
+            args: self.args.clone(),
+            duration_ms: i64::try_from(self.elapsed_ms()).unwrap_or(i64::MAX),
+            finished_at: now_ms(),
+            finish,
+        })));
+    }
+
+    /// The game ended (by its rules or its exit).
+    pub fn ended(self) {
+        let outcome = self.outcome;
+        self.close(RecordingState::Ended, outcome);
+    }
+
+    /// The connection went while the game ran: a registered player's game waits for
+    /// `resume`; anyone else's ends.
+    pub fn interrupted(self) {
+        let state = if self.is_kept() {
+            RecordingState::Unfinished
+        } else {
+            RecordingState::Ended
+        };
+        let outcome = self.outcome;
+        self.close(state, outcome);
+    }
+
+    /// Whether an interruption keeps the game for `resume`.
+    pub fn is_kept(&self) -> bool {
+        self.player.registered && !self.cut
+    }
+
+    fn close(self, state: RecordingState, outcome: Option<Outcome>) {
+        self.recorder.send(Change::State {
+            id: self.id,
+            state,
+            outcome,
+        });
+    }
+}
+
+/// The writer: merges what comes in, writes it at least every [`WRITE_EVERY`].
+async fn write_loop(
+    store: Store,
+    mut receiver: mpsc::UnboundedReceiver<Note>,
+    backlog: Arc<AtomicU64>,
+    verify: Arc<Notify>,
+) {
+    let mut batch = Batch::default();
+    let mut waiting: Vec<oneshot::Sender<()>> = Vec::new();
+    let mut notes = Vec::with_capacity(1024);
+    let mut tick = tokio::time::interval(WRITE_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut failing_since: Option<Instant> = None;
+    let mut report = Report::default();
+    let mut closed = false;
+    while !closed || !batch.is_empty() {
+        let due = tokio::select! {
+            received = receiver.recv_many(&mut notes, 1024), if !closed => {
+                if received == 0 {
+                    closed = true;
+                }
+                for note in notes.drain(..) {
+                    match note {
+                        Note::Change(change) => batch.push(change),
+                        Note::Flush(done) => waiting.push(done),
+                    }
+                }
+                closed
+                    || !waiting.is_empty()
+                    || batch.len() >= MAX_BATCH
+                    || batch.bytes >= MAX_BATCH_BYTES
+            }
+            _ = tick.tick() => true,
+        };
+        report.largest_backlog = report.largest_backlog.max(backlog.load(Ordering::Relaxed));
+        if !due {
+            continue;
+        }
+        if failing_since.is_some_and(|since| since.elapsed() < WRITE_EVERY) && !closed {
+            // Retry on the next tick, not on every message.
+            continue;
+        }
+        if !batch.is_empty() {
+            let changes = batch.take();
+            match store.write(&changes).await {
+                Ok(()) => {
+                    if let Some(since) = failing_since.take() {
+                        tracing::warn!(
+                            after = ?since.elapsed(),
+                            "recordings are written again"
+                        );
+                    }
+                    let written = changes.iter().map(Change::weight).sum::<u64>();
+                    backlog.fetch_sub(written, Ordering::Relaxed);
+                    report.written += written;
+                    if changes
+                        .iter()
+                        .any(|change| matches!(change, Change::Result(_)))
+                    {
+                        verify.notify_one();
+                    }
+                }
+                Err(error) => {
+                    if failing_since.is_none() {
+                        tracing::error!(%error, "cannot write recordings: keeping them in memory and retrying");
+                        failing_since = Some(Instant::now());
+                    } else {
+                        failing_since = Some(Instant::now());
+                    }
+                    batch.put_back(changes);
+                    if closed {
+                        tracing::error!(
+                            lost = batch.len(),
+                            "the server stops with recordings not written"
+                        );
+                        return;
+                    }
+                    continue;
+                }
+            }
+        }
+        for done in waiting.drain(..) {
+            let _ = done.send(());
+        }
+        report.maybe_log(backlog.load(Ordering::Relaxed));
+    }
+}
+
+/// What the writer logs every [`REPORT_EVERY`].
+struct Report {
+    since: Instant,
+    written: u64,
+    largest_backlog: u64,
+}
+
+impl Default for Report {
+    fn default() -> Report {
+        Report {
+            since: Instant::now(),
+            written: 0,
+            largest_backlog: 0,
+        }
+    }
+}
+
+impl Report {
+    fn maybe_log(&mut self, backlog: u64) {
+        if self.since.elapsed() < REPORT_EVERY {
+            return;
+        }
+        if self.written > 0 {
+            tracing::info!(
+                written = self.written,
+                backlog,
+                largest_backlog = self.largest_backlog,
+                "recorder: changes written in the last 10 s"
+            );
+        }
+        *self = Report::default();
+    }
+}
+
+impl Change {
+    /// How many sends this change stands for (merged input lines count each).
+    fn weight(&self) -> u64 {
+        match self {
+            Change::Inputs { count, .. } => *count,
+            _ => 1,
+        }
+    }
+}
+
+/// Changes waiting, in order, with consecutive input lines of a recording merged into
+/// one row.
+#[derive(Default)]
+struct Batch {
+    changes: Vec<Change>,
+    /// Input bytes in `changes`.
+    bytes: usize,
+    /// Where each recording's latest input change is, while nothing else about that
+    /// recording came after it.
+    open_inputs: HashMap<i64, usize>,
+}
+
+impl Batch {
+    fn push(&mut self, change: Change) {
+        match change {
+            Change::Inputs {
+                id,
+                lines,
+                count,
+                duration_ms,
+            } => {
+                self.bytes += lines.len();
+                if let Some(&at) = self.open_inputs.get(&id) {
+                    if let Some(Change::Inputs {
+                        lines: kept,
+                        count: kept_count,
+                        duration_ms: kept_ms,
+                        ..
+                    }) = self.changes.get_mut(at)
+                    {
+                        kept.push_str(&lines);
+                        *kept_count += count;
+                        *kept_ms = (*kept_ms).max(duration_ms);
+                        return;
+                    }
+                }
+                self.open_inputs.insert(id, self.changes.len());
+                self.changes.push(Change::Inputs {
+                    id,
+                    lines,
+                    count,
+                    duration_ms,
+                });
+            }
+            Change::Open(open) => {
+                self.open_inputs.remove(&open.id);
+                self.changes.push(Change::Open(open));
+            }
+            Change::State { id, .. } => {
+                self.open_inputs.remove(&id);
+                self.changes.push(change);
+            }
+            Change::Result(result) => {
+                self.open_inputs.remove(&result.recording_id);
+                self.changes.push(Change::Result(result));
+            }
+            Change::Discard { .. } => self.changes.push(change),
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.changes.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.changes.is_empty()
+    }
+
+    fn take(&mut self) -> Vec<Change> {
+        self.open_inputs.clear();
+        self.bytes = 0;
+        std::mem::take(&mut self.changes)
+    }
+
+    /// A batch that failed goes back in front of what came since.
+    fn put_back(&mut self, mut failed: Vec<Change>) {
+        let newer = self.take();
+        failed.extend(newer);
+        self.changes = failed;
+    }
+}
+
+/// Whether replaying `recording` reaches the result `pending` says it did.
+pub fn check(recording: &Recording, pending: &Pending, context: &Context) -> Result<(), String> {
+    let finishes = recording::finishes(
+        recording,
+        usize::try_from(pending.upto).unwrap_or(usize::MAX),
+        context,
+    )
+    .map_err(|error| error.to_string())?;
+    let Some(last) = finishes.last() else {
+        return Err(String::from("the replay reaches no end"));
+    };
+    let level = match &last.level {
+        Some(level) => level.clone(),
+        None => GameKind::from_name(&recording.start.game)
+            .map(|kind| (kind.level_key)(&recording.start.args))
+            .unwrap_or_default(),
+    };
+    let same = Some(last.outcome) == pending.outcome
+        && level == pending.level
+        && last.moves == pending.moves
+        && last.pushes == pending.pushes
+        && last.score == pending.score
+        && last.largest_tile == pending.largest_tile
+        && last.gold == pending.gold;
+    if same {
+        Ok(())
+    } else {
+        Err(format!(
+            "the replay ends with {} on {level} in {} moves, {} pushes, score {}, the result says {} on {} in {} moves, {} pushes, score {}",
+            last.outcome.as_str(),
+            last.moves,
+            last.pushes,
+            last.score,
+            pending.outcome.map_or("?", crate::games::Outcome::as_str),
+            pending.level,
+            pending.moves,
+            pending.pushes,
+            pending.score
+        ))
+    }
+}
+
+/// Check every unchecked result, now and whenever the writer wrote new ones.
+async fn verify_loop(store: Store, context: Arc<Context>, verify: Arc<Notify>) {
+    let mut checked = 0u64;
+    let mut cpu = Duration::ZERO;
+    let mut last_report = Instant::now();
+    loop {
+        match verify_pending(&store, &context).await {
+            Ok((count, spent)) => {
+                checked += count;
+                cpu += spent;
+            }
+            Err(error) => tracing::error!(%error, "cannot check results now; retrying"),
+        }
+        if checked > 0 && last_report.elapsed() >= REPORT_EVERY {
+            let each = cpu.as_micros() / u128::from(checked.max(1));
+            tracing::info!(
+                checked,
+                replay_us_each = each as u64,
+                "results checked by replay in the last 10 s"
+            );
+            checked = 0;
+            cpu = Duration::ZERO;
+            last_report = Instant::now();
+        }
+        // Woken by the writer; the timeout retries after a failure.
+        let _ = tokio::time::timeout(Duration::from_secs(10), verify.notified()).await;
+    }
+}
+
+/// Check the unchecked results, in batches; how many, and the time their replays took.
+async fn verify_pending(
+    store: &Store,
+    context: &Arc<Context>,
+) -> Result<(u64, Duration), StoreError> {
+    let mut count = 0;
+    let mut spent = Duration::ZERO;
+    loop {
+        let pending = store.pending_results(100).await?;
+        if pending.is_empty() {
+            return Ok((count, spent));
+        }
+        for result in pending {
+            let recording = store.recording(result.recording_id).await;
+            let verdict = match recording {
+                Ok(Some((_, recording))) => {
+                    let context = Arc::clone(context);
+                    let pending = result.clone();
+                    tokio::task::spawn_blocking(move || {
+                        let began = Instant::now();
+                        let verdict = check(&recording, &pending, &context);
+                        (verdict, began.elapsed())
+                    })
+                    .await
+                    .map_or_else(
+                        |error| (Err(error.to_string()), Duration::ZERO),
+                        |done| done,
+                    )
+                }
+                Ok(None) => (Err(String::from("its recording is gone")), Duration::ZERO),
+                Err(StoreError::Damaged(why)) => (Err(why), Duration::ZERO),
+                Err(error) => return Err(error),
+            };
+            let (verdict, took) = verdict;
+            spent += took;
+            count += 1;
+            if let Err(why) = &verdict {
+                tracing::warn!(result = result.id, recording = result.recording_id, %why, "a result does not replay to its end: kept out of the leaderboards");
+            }
+            store.set_verified(result.id, verdict.is_ok()).await?;
+        }
+    }
+}
+
+/// Delete recordings older than `keep`, a batch at a time, every [`SWEEP_EVERY`].
+async fn sweep_loop(store: Store, keep: Duration) {
+    loop {
+        match sweep(&store, keep).await {
+            Ok(0) => {}
+            Ok(deleted) => tracing::info!(deleted, "old recordings deleted"),
+            Err(error) => tracing::error!(%error, "cannot delete old recordings now"),
+        }
+        tokio::time::sleep(SWEEP_EVERY).await;
+    }
+}
+
+/// One sweep: every recording past `keep`, in batches with a pause between them so
+/// that the writer gets its turns. How many were deleted.
+///
+/// # Errors
+/// [`StoreError`] from the database.
+pub async fn sweep(store: &Store, keep: Duration) -> Result<u64, StoreError> {
+    let keep_ms = i64::try_from(keep.as_millis()).unwrap_or(i64::MAX);
+    let cutoff = now_ms().saturating_sub(keep_ms);
+    let mut deleted = 0;
+    loop {
+        let done = store.sweep(cutoff, SWEEP_BATCH).await?;
+        deleted += done;
+        if done < u64::from(SWEEP_BATCH) {
+            return Ok(deleted);
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

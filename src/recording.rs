@@ -1,0 +1,307 @@
+//! A recorded game: its start and its input lines with their times (SPEC section 8).
+//!
+//! The games are pure, so a recording keeps nothing of the screen: the start (game,
+//! arguments with any drawn seed, what the session remembered, a starting world for
+//! games that load one) plus the inputs reproduce every reply byte for byte. This
+//! module holds the recording, its encoding for the store, the replay that rebuilds
+//! the game from it, and the asciicast v2 export. No I/O.
+
+use std::fmt::Write as _;
+
+use crate::games::{self, Finish, Memory, Status};
+use crate::table::{Context, GameKind, NewGame};
+
+/// How a recorded game began.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Start {
+    /// The game's name (a row of [`crate::table::GAMES`]).
+    pub game: String,
+    /// The words after `play GAME`, with a drawn seed added (an unseeded 2048).
+    pub args: Vec<String>,
+    /// What the session remembered that the game shows (2048's best score), as the
+    /// game's row writes it ([`GameKind::memory`]).
+    pub memory: String,
+    /// The starting world of a game that keeps one ([`games::Game::state`]): a saved
+    /// wumpus world may be overwritten later, the recording must not change with it.
+    pub world: Option<String>,
+}
+
+/// One input line and when it came, in milliseconds from the start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// Milliseconds since the game started.
+    pub at_ms: u64,
+    /// The line as the game got it.
+    pub line: String,
+}
+
+/// A whole recording.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recording {
+    /// How it began.
+    pub start: Start,
+    /// Every line the game got, in order.
+    pub inputs: Vec<Input>,
+}
+
+/// Why a recording cannot be played again.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    /// The game is not in this server's table.
+    #[error("the recording is of a game this server does not have: {0}")]
+    UnknownGame(String),
+    /// The game no longer starts with these arguments (a level file was removed).
+    #[error("the recorded game cannot start again: {0}")]
+    CannotStart(String),
+    /// The stored inputs are damaged.
+    #[error("the recording's inputs are damaged at line {0}")]
+    Damaged(usize),
+}
+
+/// A recorded game being played again, one input at a time.
+pub struct Replay {
+    game: NewGame,
+    memory: Memory,
+    over: bool,
+}
+
+/// One step of a replay: what the game sent, and what it reached.
+#[derive(Debug)]
+pub struct Step {
+    /// The reply's text, as the player saw it.
+    pub text: String,
+    /// A level solved or the game ended by its rules.
+    pub finish: Option<Finish>,
+    /// The game is over.
+    pub over: bool,
+}
+
+impl Replay {
+    /// Start the recorded game again; the first step is what it said first.
+    ///
+    /// # Errors
+    /// [`ReplayError`] when the game or its level is gone.
+    pub fn begin(start: &Start, context: &Context) -> Result<(Replay, Step), ReplayError> {
+        let kind = GameKind::from_name(&start.game)
+            .ok_or_else(|| ReplayError::UnknownGame(start.game.clone()))?;
+        let game = match (&start.world, kind.from_state) {
+            (Some(world), Some(from_state)) => from_state(world, context),
+            _ => {
+                let words: Vec<&str> = start.args.iter().map(String::as_str).collect();
+                (kind.start)(&words, context)
+            }
+        }
+        .map_err(ReplayError::CannotStart)?;
+        let mut memory = Memory::default();
+        (kind.memory.recall)(&start.memory, &mut memory);
+        let mut replay = Replay {
+            game,
+            memory,
+            over: false,
+        };
+        let reply = replay.game.start(&mut replay.memory);
+        let step = replay.step_from(reply);
+        Ok((replay, step))
+    }
+
+    /// The game's answer to the next recorded line.
+    pub fn step(&mut self, line: &str) -> Step {
+        let reply = self.game.handle(line, &mut self.memory);
+        self.step_from(reply)
+    }
+
+    /// Whether the game has ended.
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    /// The game itself, to play on from where the recording stops (resume).
+    pub fn into_game(self) -> (NewGame, Memory) {
+        (self.game, self.memory)
+    }
+
+    fn step_from(&mut self, reply: games::Reply) -> Step {
+        let mut text = reply.text;
+        match reply.status {
+            Status::Playing => {}
+            Status::Ended => self.over = true,
+            // The save itself happened live; a replay says what the player read.
+            Status::Save { name, .. } => {
+                let _ = write!(text, "Saved as {name}.\n{}", games::PROMPT);
+            }
+        }
+        Step {
+            text,
+            finish: self.game.take_finish(),
+            over: self.over,
+        }
+    }
+}
+
+/// Replay the first `upto` inputs and return the finishes reached, in order.
+///
+/// # Errors
+/// [`ReplayError`] when the game cannot start again.
+pub fn finishes(
+    recording: &Recording,
+    upto: usize,
+    context: &Context,
+) -> Result<Vec<Finish>, ReplayError> {
+    let (mut replay, first) = Replay::begin(&recording.start, context)?;
+    let mut found: Vec<Finish> = first.finish.into_iter().collect();
+    for input in recording.inputs.iter().take(upto) {
+        if replay.is_over() {
+            break;
+        }
+        found.extend(replay.step(&input.line).finish);
+    }
+    Ok(found)
+}
+
+/// The inputs as the store keeps them: one `MS LINE` per line, with `\`, new lines,
+/// carriage returns and NUL escaped so that any line a client can send round-trips.
+pub fn encode_inputs(inputs: &[Input], out: &mut String) {
+    for input in inputs {
+        encode_input(input.at_ms, &input.line, out);
+    }
+}
+
+/// One input, as [`encode_inputs`] writes it.
+pub fn encode_input(at_ms: u64, line: &str, out: &mut String) {
+    let _ = write!(out, "{at_ms} ");
+    for c in line.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\0' => out.push_str("\\0"),
+            c => out.push(c),
+        }
+    }
+    out.push('\n');
+}
+
+/// The inputs written by [`encode_inputs`], appended to `inputs`.
+///
+/// # Errors
+/// [`ReplayError::Damaged`] with the number of the first bad line.
+pub fn decode_inputs(text: &str, inputs: &mut Vec<Input>) -> Result<(), ReplayError> {
+    for line in text.lines() {
+        let number = inputs.len() + 1;
+        let (at, rest) = line.split_once(' ').ok_or(ReplayError::Damaged(number))?;
+        let at_ms = at.parse().map_err(|_| ReplayError::Damaged(number))?;
+        let mut decoded = String::with_capacity(rest.len());
+        let mut chars = rest.chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                decoded.push(c);
+                continue;
+            }
+            decoded.push(match chars.next() {
+                Some('\\') => '\\',
+                Some('n') => '\n',
+                Some('r') => '\r',
+                Some('0') => '\0',
+                _ => return Err(ReplayError::Damaged(number)),
+            });
+        }
+        inputs.push(Input {
+            at_ms,
+            line: decoded,
+        });
+    }
+    Ok(())
+}
+
+/// The terminal size an asciicast is shown in, at least 80x24.
+fn cast_size(frames: &[(u64, String)]) -> (usize, usize) {
+    let mut width = 80;
+    let mut height = 24;
+    for (_, text) in frames {
+        for line in text.lines() {
+            width = width.max(line.chars().count());
+        }
+        height = height.max(text.lines().count() + 1);
+    }
+    (width, height)
+}
+
+/// The recording as an asciicast v2 file (asciinema's format): a JSON header line,
+/// then one `[seconds, "o", text]` line per output, with `\r\n` line endings. The
+/// lines the player typed are shown as a terminal echoes them.
+///
+/// # Errors
+/// [`ReplayError`] when the game cannot start again.
+pub fn asciicast(
+    recording: &Recording,
+    title: &str,
+    timestamp: i64,
+    context: &Context,
+) -> Result<String, ReplayError> {
+    let (mut replay, first) = Replay::begin(&recording.start, context)?;
+    let mut frames = vec![(0, first.text)];
+    for input in &recording.inputs {
+        if replay.is_over() {
+            break;
+        }
+        frames.push((input.at_ms, format!("{}\n", input.line)));
+        let step = replay.step(&input.line);
+        frames.push((input.at_ms, step.text));
+    }
+    let (width, height) = cast_size(&frames);
+    let header = serde_json::json!({
+        "version": 2,
+        "width": width,
+        "height": height,
+        "timestamp": timestamp,
+        "title": title,
+        "env": {"TERM": "xterm-256color"},
+    });
+    let mut out = header.to_string();
+    out.push('\n');
+    for (at_ms, text) in frames {
+        let seconds = at_ms as f64 / 1000.0;
+        let event = serde_json::json!([seconds, "o", text.replace('\n', "\r\n")]);
+        out.push_str(&event.to_string());
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_round_trip_through_their_encoding() {
+        let inputs = vec![
+            Input {
+                at_ms: 0,
+                line: String::from("w1"),
+            },
+            Input {
+                at_ms: 1234,
+                line: String::from("a \\ b\n\r\0 c"),
+            },
+            Input {
+                at_ms: 99,
+                line: String::new(),
+            },
+        ];
+        let mut text = String::new();
+        encode_inputs(&inputs, &mut text);
+        assert_eq!(text.lines().count(), 3);
+        let mut back = Vec::new();
+        decode_inputs(&text, &mut back).unwrap();
+        assert_eq!(back, inputs);
+        let mut bad = Vec::new();
+        assert_eq!(
+            decode_inputs("1 ok\nx2 y\n", &mut bad),
+            Err(ReplayError::Damaged(2))
+        );
+        assert_eq!(
+            decode_inputs("1 \\q\n", &mut Vec::new()),
+            Err(ReplayError::Damaged(1))
+        );
+    }
+}

@@ -1,0 +1,364 @@
+//! `top`, `stats` and `recordings` (SPEC section 8): what they ask the store, and the
+//! text they answer with.
+//!
+//! The store does the ranking (one line per player, ties to the earlier result);
+//! this module parses the commands' words and renders the rows.
+
+use std::fmt::Write as _;
+
+use crate::games::Outcome;
+use crate::store::{Board, Listed, Ranked, RecordingState, Stats, Store, StoreError};
+use crate::table::GameKind;
+
+/// Recordings listed by `recordings`.
+pub const LISTED: u32 = 20;
+
+/// A question for the store, from the player's words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Query {
+    /// `top`: the leaderboards there are.
+    Boards,
+    /// `top GAME [LEVEL]`.
+    Top {
+        /// The game.
+        kind: &'static GameKind,
+        /// The level, as the store keys it.
+        level: String,
+    },
+    /// `stats NAME`.
+    Stats {
+        /// The name in lower case.
+        key: String,
+    },
+    /// `recordings [NAME]`.
+    Recordings {
+        /// Only this player's (lower case).
+        key: Option<String>,
+    },
+}
+
+/// `top [GAME [LEVEL...]]`: the query, or the line that says what is wrong.
+///
+/// # Errors
+/// The one-line reason, with the choices.
+pub fn parse_top(words: &[&str]) -> Result<Query, String> {
+    let Some((game, level)) = words.split_first() else {
+        return Ok(Query::Boards);
+    };
+    let kind = GameKind::from_name(game).ok_or_else(|| {
+        format!(
+            "Unknown game: {game}. Choose one of: {}.",
+            GameKind::names()
+        )
+    })?;
+    let level = if level.is_empty() {
+        default_level(kind)
+    } else if kind.name == "2048" {
+        // `top 2048 5` and `top 2048 size=5` both mean the 5x5 board.
+        level[0]
+            .to_ascii_lowercase()
+            .trim_start_matches("size=")
+            .to_string()
+    } else {
+        level
+            .iter()
+            .map(|word| word.to_ascii_lowercase())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    Ok(Query::Top { kind, level })
+}
+
+/// The level `top GAME` shows: the one `play GAME` starts.
+fn default_level(kind: &GameKind) -> String {
+    match kind.name {
+        "starpusher" => String::new(),
+        _ => (kind.level_key)(&[]),
+    }
+}
+
+impl Query {
+    /// Ask the store; the text to show.
+    ///
+    /// # Errors
+    /// [`StoreError`] from the database.
+    pub async fn run(self, store: &Store) -> Result<String, StoreError> {
+        match self {
+            Query::Boards => Ok(boards(&store.boards().await?)),
+            Query::Top { kind, level } if level.is_empty() => {
+                // Star Pusher has no default level: list its boards.
+                let boards: Vec<_> = store
+                    .boards()
+                    .await?
+                    .into_iter()
+                    .filter(|(game, _, _)| game == kind.name)
+                    .collect();
+                if boards.is_empty() {
+                    Ok(format!("No results for {} yet.\n", kind.name))
+                } else {
+                    Ok(format!(
+                        "Type top {} COLLECTION N for one of them.\n{}",
+                        kind.name,
+                        self::boards(&boards)
+                    ))
+                }
+            }
+            Query::Top { kind, level } => {
+                let mut text = String::new();
+                for &board in boards_of(kind) {
+                    let rows = store.top(kind.name, &level, board).await?;
+                    top(kind, &level, board, &rows, &mut text);
+                }
+                Ok(text)
+            }
+            Query::Stats { key } => Ok(stats(&key, &store.stats(&key).await?)),
+            Query::Recordings { key } => {
+                let rows = store.recordings(key.as_deref(), LISTED).await?;
+                Ok(recordings(key.as_deref(), &rows))
+            }
+        }
+    }
+}
+
+/// The rankings a game's leaderboard shows.
+fn boards_of(kind: &GameKind) -> &'static [Board] {
+    match kind.name {
+        "sokoban" | "starpusher" => &[Board::Moves, Board::Pushes],
+        "2048" => &[Board::Score],
+        _ => &[Board::Gold],
+    }
+}
+
+/// `top`: every leaderboard with a result.
+fn boards(boards: &[(String, String, u64)]) -> String {
+    if boards.is_empty() {
+        return String::from(
+            "No results yet: finish a game with a name (name NAME) to be the first.\n",
+        );
+    }
+    let mut text = String::from("Leaderboards (top GAME LEVEL):\n");
+    for (game, level, count) in boards {
+        let results = if *count == 1 { "result" } else { "results" };
+        let _ = writeln!(
+            text,
+            "  {:<34} {count} {results}",
+            format!("{game} {level}")
+        );
+    }
+    text
+}
+
+/// One leaderboard.
+fn top(kind: &GameKind, level: &str, board: Board, rows: &[Ranked], text: &mut String) {
+    let title = match board {
+        Board::Moves => "fewest moves, then pushes",
+        Board::Pushes => "fewest pushes, then moves",
+        Board::Score => "highest score",
+        Board::Gold => "most wins with the gold, then fewest actions",
+    };
+    let shown_level = if kind.name == "2048" {
+        format!("size {level}")
+    } else {
+        level.to_string()
+    };
+    let _ = writeln!(text, "{} {shown_level}, {title}:", kind.name);
+    if rows.is_empty() {
+        text.push_str("  no results yet\n");
+        return;
+    }
+    for (place, row) in rows.iter().enumerate() {
+        let what = match board {
+            Board::Moves | Board::Pushes => {
+                format!("{} moves, {} pushes", row.moves, row.pushes)
+            }
+            Board::Score => format!("score {}, tile {}", row.score, row.largest_tile),
+            Board::Gold => format!("{} wins, best in {} actions", row.wins, row.moves),
+        };
+        let _ = writeln!(
+            text,
+            "  {:>2}. {:<16} {what}  ({})",
+            place + 1,
+            row.player,
+            duration(row.duration_ms)
+        );
+    }
+}
+
+/// `stats NAME`.
+fn stats(key: &str, stats: &Stats) -> String {
+    let Some(player) = &stats.player else {
+        return format!("No games recorded for {key}.\n");
+    };
+    let mut text = format!(
+        "{player}: {} games recorded, {} played, {} results.\n",
+        stats.games,
+        duration(stats.played_ms),
+        stats.results.len()
+    );
+    // The best per game and level, in the order first reached.
+    let mut best: Vec<&crate::store::StatsRow> = Vec::new();
+    for row in &stats.results {
+        match best
+            .iter_mut()
+            .find(|kept| kept.game == row.game && kept.level == row.level)
+        {
+            Some(kept) => {
+                if better(row, kept) {
+                    *kept = row;
+                }
+            }
+            None => best.push(row),
+        }
+    }
+    let solved: Vec<String> = best
+        .iter()
+        .filter(|row| row.outcome == Outcome::Solved)
+        .map(|row| format!("{} {}", row.game, row.level))
+        .collect();
+    if !solved.is_empty() {
+        let _ = writeln!(text, "Solved: {}.", solved.join(", "));
+    }
+    if !best.is_empty() {
+        text.push_str("Best results:\n");
+    }
+    for row in best {
+        let what = match row.game.as_str() {
+            "2048" => format!("score {}, tile {}", row.score, row.largest_tile),
+            "wumpus" if row.gold => format!("out with the gold in {} actions", row.moves),
+            "wumpus" => format!("{} after {} actions", row.outcome.as_str(), row.moves),
+            _ => format!("{} moves, {} pushes", row.moves, row.pushes),
+        };
+        let _ = writeln!(text, "  {} {}: {what}", row.game, row.level);
+    }
+    text
+}
+
+/// Whether `row` beats `kept` on the same game and level.
+fn better(row: &crate::store::StatsRow, kept: &crate::store::StatsRow) -> bool {
+    match row.game.as_str() {
+        "2048" => row.score > kept.score,
+        "wumpus" => {
+            (row.gold, std::cmp::Reverse(row.moves)) > (kept.gold, std::cmp::Reverse(kept.moves))
+        }
+        _ => {
+            (row.outcome == Outcome::Solved && kept.outcome != Outcome::Solved)
+                || (row.outcome == kept.outcome
+                    && (row.moves, row.pushes) < (kept.moves, kept.pushes))
+        }
+    }
+}
+
+/// `recordings [NAME]`.
+fn recordings(key: Option<&str>, rows: &[Listed]) -> String {
+    if rows.is_empty() {
+        return match key {
+            Some(key) => format!("No recordings of {key}.\n"),
+            None => String::from("No recordings yet.\n"),
+        };
+    }
+    let mut text = String::from("Recordings (replay ID [SPEED]):\n");
+    for row in rows {
+        let result = match (row.state, row.outcome) {
+            (RecordingState::Open, _) => "playing",
+            (RecordingState::Unfinished, _) => "unfinished",
+            (RecordingState::Discarded, _) => "discarded",
+            (RecordingState::Ended, Some(outcome)) => outcome.as_str(),
+            (RecordingState::Ended, None) => "left",
+        };
+        let level = if row.args.is_empty() {
+            String::from("-")
+        } else {
+            row.args.clone()
+        };
+        let _ = writeln!(
+            text,
+            "  {:>6}  {:<16} {:<10} {:<20} {:<10} {:>5} lines {:>8}  {}",
+            row.id,
+            row.player,
+            row.game,
+            level,
+            result,
+            row.inputs,
+            duration(row.duration_ms),
+            date(row.started_at)
+        );
+    }
+    text
+}
+
+/// `1h02m`, `3m05s`, `12s`.
+pub fn duration(ms: u64) -> String {
+    let seconds = ms / 1000;
+    match seconds {
+        0..=59 => format!("{seconds}s"),
+        60..=3599 => format!("{}m{:02}s", seconds / 60, seconds % 60),
+        _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
+/// Unix milliseconds as `YYYY-MM-DD HH:MM` UTC.
+pub fn date(unix_ms: i64) -> String {
+    let seconds = unix_ms.div_euclid(1000);
+    let days = seconds.div_euclid(86_400);
+    let in_day = seconds.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
+        in_day / 3600,
+        in_day % 3600 / 60
+    )
+}
+
+/// Days since 1970-01-01 to a calendar date (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_and_durations() {
+        assert_eq!(date(0), "1970-01-01 00:00");
+        assert_eq!(date(1_795_000_000_000), "2026-11-18 11:06");
+        assert_eq!(duration(59_999), "59s");
+        assert_eq!(duration(185_000), "3m05s");
+        assert_eq!(duration(3_720_000), "1h02m");
+    }
+
+    #[test]
+    fn top_words() {
+        assert_eq!(parse_top(&[]), Ok(Query::Boards));
+        let sokoban = GameKind::from_name("sokoban").unwrap();
+        assert_eq!(
+            parse_top(&["SOKOBAN"]),
+            Ok(Query::Top {
+                kind: sokoban,
+                level: String::from("classic")
+            })
+        );
+        let twenty48 = GameKind::from_name("2048").unwrap();
+        for words in [&["2048"][..], &["2048", "4"], &["2048", "size=4"]] {
+            assert_eq!(
+                parse_top(words),
+                Ok(Query::Top {
+                    kind: twenty48,
+                    level: String::from("4")
+                })
+            );
+        }
+        assert!(parse_top(&["chess"])
+            .unwrap_err()
+            .starts_with("Unknown game: chess."));
+    }
+}
