@@ -208,7 +208,7 @@ impl Job {
             FileWork::Start { kind, args, saves } => {
                 let context = owned_by(context, saves.as_deref());
                 let words: Vec<&str> = args.iter().map(String::as_str).collect();
-                let game = (kind.start)(&words, &*context);
+                let game = (kind.start)(&words, &context);
                 Finished::Started { kind, args, game }
             }
             FileWork::Levels { kind, saves } => {
@@ -292,9 +292,11 @@ async fn play_back(
             return;
         }
     };
+    let what = format!("{} {}", listed.game, listed.args);
     let header = format!(
-        "Recording {id}: {} playing {} {}. Type anything to stop.\n",
-        listed.player, listed.game, listed.args
+        "Recording {id}: {} playing {}. Type anything to stop.\n",
+        listed.player,
+        what.trim_end()
     );
     if inbox
         .send(Message::Frame(Arc::from(header + &first.text)))

@@ -41,6 +41,23 @@ enum Command {
     },
     /// Open many sessions against a server, play, and report throughput and latency.
     Loadtest(loadtest::Options),
+    /// Write recording ID as an asciicast v2 file (asciinema's format) to stdout.
+    Export(ExportArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct ExportArgs {
+    /// The recording's id (`recordings` lists them).
+    id: i64,
+    /// The database [default: sqlite://DATA-DIR/arcade.db].
+    #[arg(long, env = "ARCADE_DB")]
+    db: Option<arcade::store::DbUrl>,
+    /// The server's data directory.
+    #[arg(long, env = "ARCADE_DATA_DIR", default_value = "./data")]
+    data_dir: PathBuf,
+    /// The server's extra levels, if it has any (the recording replays on them).
+    #[arg(long, env = "ARCADE_LEVELS")]
+    levels: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -72,6 +89,7 @@ fn main() -> ExitCode {
         Some(Command::Play(args)) => play(args),
         Some(Command::CheckLevels { dir }) => check_levels(&dir),
         Some(Command::Loadtest(options)) => load_test(&options),
+        Some(Command::Export(args)) => export(&args),
     }
 }
 
@@ -219,6 +237,63 @@ fn check_levels(dir: &Path) -> ExitCode {
     } else {
         println!("{} problem(s)", problems.len());
         ExitCode::FAILURE
+    }
+}
+
+/// `arcade export ID`: the recording replayed into an asciicast on stdout; errors
+/// on stderr with exit code 1.
+fn export(args: &ExportArgs) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("cannot start: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let url = args
+        .db
+        .clone()
+        .unwrap_or_else(|| arcade::store::DbUrl::in_data_dir(&args.data_dir));
+    let found = runtime.block_on(async {
+        let store = arcade::store::Store::open(&url).await?;
+        let found = store.recording(args.id).await;
+        store.close().await;
+        found
+    });
+    let (listed, recording) = match found {
+        Ok(Some(found)) => found,
+        Ok(None) => {
+            eprintln!("No recording {} in {url}.", args.id);
+            return ExitCode::FAILURE;
+        }
+        Err(error) => {
+            eprintln!("{error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let (levels, _) = Levels::load(args.levels.as_deref());
+    let context = Context {
+        levels,
+        data_dir: args.data_dir.clone(),
+    };
+    let title = format!("{} playing {} {}", listed.player, listed.game, listed.args);
+    match arcade::recording::asciicast(
+        &recording,
+        title.trim_end(),
+        listed.started_at / 1000,
+        &context,
+    ) {
+        Ok(cast) => {
+            print!("{cast}");
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("recording {}: {error}", args.id);
+            ExitCode::FAILURE
+        }
     }
 }
 

@@ -174,6 +174,7 @@ impl Recorder {
 
     /// Carry on recording `id` (a resumed game) after its `inputs` lines, which took
     /// `played_ms`.
+    #[allow(clippy::too_many_arguments)] // each is one fact of the recording
     pub fn reopen(
         &self,
         id: i64,
@@ -648,10 +649,7 @@ async fn verify_pending(
                         (verdict, began.elapsed())
                     })
                     .await
-                    .map_or_else(
-                        |error| (Err(error.to_string()), Duration::ZERO),
-                        |done| done,
-                    )
+                    .unwrap_or_else(|error| (Err(error.to_string()), Duration::ZERO))
                 }
                 Ok(None) => (Err(String::from("its recording is gone")), Duration::ZERO),
                 Err(StoreError::Damaged(why)) => (Err(why), Duration::ZERO),

@@ -197,6 +197,8 @@ impl Work {
                     tracing::warn!(name = %name, %address, "wrong password");
                 }
                 let unfinished = if matches {
+                    // The game may have started a moment ago: its recording first.
+                    services.recorder.flush(Duration::from_secs(2)).await;
                     services
                         .store
                         .unfinished_or_open(&name.key())

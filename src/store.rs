@@ -625,11 +625,16 @@ impl Store {
         };
         let listed = listed(&row);
         let args: String = row.get("args");
+        let (memory, world): (String, Option<String>) =
+            sqlx::query_as("SELECT memory, world FROM recordings WHERE id = ?")
+                .bind(id)
+                .fetch_one(&self.pool)
+                .await?;
         let start = Start {
             game: listed.game.clone(),
             args: args.split_whitespace().map(String::from).collect(),
-            memory: row.get("memory"),
-            world: row.get("world"),
+            memory,
+            world,
         };
         let batches: Vec<String> =
             sqlx::query_scalar("SELECT lines FROM inputs WHERE recording_id = ? ORDER BY batch")
@@ -759,16 +764,25 @@ impl Store {
         level: &str,
         board: Board,
     ) -> Result<Vec<Ranked>, StoreError> {
-        let (filter, order) = match board {
-            Board::Moves => ("outcome = 'solved'", "moves, pushes, id"),
-            Board::Pushes => ("outcome = 'solved'", "pushes, moves, id"),
-            Board::Score => ("1 = 1", "score DESC, id"),
-            Board::Gold => ("gold = 1", "wins DESC, moves, id"),
+        // A player's best result, then the players in order; ties go to the earlier.
+        let (filter, best, order) = match board {
+            Board::Moves => (
+                "outcome = 'solved'",
+                "moves, pushes, id",
+                "moves, pushes, id",
+            ),
+            Board::Pushes => (
+                "outcome = 'solved'",
+                "pushes, moves, id",
+                "pushes, moves, id",
+            ),
+            Board::Score => ("1 = 1", "score DESC, id", "score DESC, id"),
+            Board::Gold => ("gold = 1", "moves, id", "wins DESC, moves, id"),
         };
         let query = format!(
             "SELECT player, moves, pushes, score, largest_tile, wins, duration_ms, finished_at FROM ( \
                SELECT *, COUNT(*) OVER (PARTITION BY player_key) AS wins, \
-                 ROW_NUMBER() OVER (PARTITION BY player_key ORDER BY {order}) AS place \
+                 ROW_NUMBER() OVER (PARTITION BY player_key ORDER BY {best}) AS place \
                FROM results WHERE game = ? AND level = ? AND verified = 1 AND {filter}) \
              WHERE place = 1 ORDER BY {order} LIMIT 10"
         );

@@ -66,6 +66,9 @@ const NO_MEMORY: MemoryCodec = MemoryCodec {
 /// with the arguments after it.
 pub type FromFile = fn(&Path, &[&str], &Context) -> Result<NewGame, String>;
 
+/// Build a game from the state it wrote ([`Game::state`]).
+pub type FromState = fn(&str, &Context) -> Result<NewGame, String>;
+
 /// How to start a game, for `help`: the words to type and what the game is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Usage {
@@ -112,7 +115,7 @@ pub struct GameKind {
     pub memory: MemoryCodec,
     /// Build the game from a state it wrote ([`Game::state`]), for a recording whose
     /// start keeps one (a wumpus world, saved or built in).
-    pub from_state: Option<fn(&str, &Context) -> Result<NewGame, String>>,
+    pub from_state: Option<FromState>,
 }
 
 impl std::fmt::Debug for GameKind {
