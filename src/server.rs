@@ -69,7 +69,8 @@ pub struct Options {
     /// NAT fits in the default).
     #[arg(long, env = "ARCADE_MAX_PER_ADDRESS", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_per_address: u32,
-    /// The database for accounts (sqlite://PATH) [default: sqlite://DATA-DIR/arcade.db].
+    /// The database for accounts, results, recordings and unfinished games
+    /// (sqlite://PATH) [default: sqlite://DATA-DIR/arcade.db].
     #[arg(long, env = "ARCADE_DB")]
     pub db: Option<DbUrl>,
     /// Close a connection that has not sent one whole line this long after connecting.
