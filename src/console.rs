@@ -349,7 +349,13 @@ async fn resume(
         if found.is_some() {
             break;
         }
-        if !services.registry.is_online_elsewhere(&player.key) {
+        // Nothing unfinished, and no game still open on a connection being closed.
+        let open = services
+            .store
+            .unfinished_or_open(&player.key)
+            .await
+            .map_err(|e| failed(&e))?;
+        if open.is_none() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;

@@ -326,11 +326,6 @@ impl Registry {
         Some((id, entry.name.clone(), entry.inbox.clone()))
     }
 
-    /// Whether a session goes by the name whose lower-case form is `key`.
-    pub fn is_online_elsewhere(&self, key: &str) -> bool {
-        self.shared.names.contains_key(key)
-    }
-
     /// Rename session `id` to `name`.
     ///
     /// # Errors

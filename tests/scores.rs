@@ -344,6 +344,11 @@ async fn a_saved_world_belongs_to_its_player() {
         .starts_with("Unknown level: mine."));
     ann.send("quit").await;
     text(&mut ann, "> ").await;
+    ann.send("resume").await;
+    assert_eq!(
+        text(&mut ann, "> ").await,
+        "You have no unfinished game.\r\n> "
+    );
     ann.send("play wumpus mine").await;
     assert!(text(&mut ann, "Enter command: ")
         .await
