@@ -357,20 +357,14 @@ pub fn console(data: &[u8]) {
         table.runtime.block_on(async {
             // An empty store for every input, so that what one input registers never
             // changes how another plays: a kept input replays alike.
-            table.store.clear().await.expect("the store empties");
-            let services = Services {
-                registry: table.registry.clone(),
-                store: table.store.clone(),
-                // Logins are never slowed down: a fuzzer would wait for the throttle.
-                throttle: Arc::new(LoginThrottle::with_burst(u32::MAX)),
-                recorder: table.recorder.clone(),
-            };
-            let mut player = seat(&services);
+            let services = &table.services;
+            services.store.clear().await.expect("the store empties");
+            let mut player = seat(services);
             for line in text.split('\n').map(str::trim).take(MAX_LINES) {
                 let line = seeded(&player.0, line);
                 let outcome = player.0.handle_line(&line);
                 if !settle(&mut player.0, &context, outcome, &line).await {
-                    player = seat(&services);
+                    player = seat(services);
                 }
                 check_state(&player.0);
             }
@@ -380,13 +374,11 @@ pub fn console(data: &[u8]) {
     });
 }
 
-/// What a console on a server needs from the process: a runtime for its jobs, the
-/// registry and a store in memory.
+/// What a console on a server needs from the process: a runtime for its jobs, and
+/// the services of a server with a store in memory.
 struct FuzzTable {
     runtime: tokio::runtime::Runtime,
-    registry: Registry,
-    store: Store,
-    recorder: crate::recorder::Recorder,
+    services: Services,
 }
 
 impl FuzzTable {
@@ -403,19 +395,17 @@ impl FuzzTable {
             levels: Levels::built_in().0,
             data_dir: std::env::temp_dir(),
         });
-        let recorder = runtime
-            .block_on(crate::recorder::Recorder::start(
-                store.clone(),
+        let services = runtime
+            .block_on(Services::start(
+                Registry::new(),
+                store,
                 context,
                 crate::recorder::DEFAULT_KEEP,
+                // Logins are never slowed down: a fuzzer would wait for the throttle.
+                LoginThrottle::with_burst(u32::MAX),
             ))
-            .expect("the recorder starts");
-        FuzzTable {
-            runtime,
-            registry: Registry::new(),
-            store,
-            recorder,
-        }
+            .expect("the services start");
+        FuzzTable { runtime, services }
     }
 }
 
@@ -508,7 +498,7 @@ fn with_context(f: impl FnOnce(Arc<Context>, &FuzzTable)) {
         tempfile::tempdir()
     }
     .expect("a temporary data directory");
-    // Cloning the levels clones a few maps of shared pointers, not the levels.
+    // Cloning the levels copies a few reference counts, not the levels.
     let context = Arc::new(Context {
         levels: levels.clone(),
         data_dir: data_dir.path().to_path_buf(),

@@ -208,17 +208,18 @@ impl LevelFile for Cave {
     }
 }
 
-/// The loaded files of one kind, by lower-case name.
+/// The loaded files of one kind, by lower-case name. Shared: a copy (a context with
+/// a player's own saves, made at every game start) is one reference count.
 #[derive(Debug)]
 pub struct Catalog<T> {
-    entries: BTreeMap<String, Arc<T>>,
+    entries: Arc<BTreeMap<String, Arc<T>>>,
 }
 
 /// A copy shares the loaded files.
 impl<T> Clone for Catalog<T> {
     fn clone(&self) -> Self {
         Catalog {
-            entries: self.entries.clone(),
+            entries: Arc::clone(&self.entries),
         }
     }
 }
@@ -226,7 +227,7 @@ impl<T> Clone for Catalog<T> {
 impl<T> Default for Catalog<T> {
     fn default() -> Self {
         Catalog {
-            entries: BTreeMap::new(),
+            entries: Arc::new(BTreeMap::new()),
         }
     }
 }
@@ -253,7 +254,8 @@ impl<T: LevelFile> Catalog<T> {
     fn add(&mut self, name: String, parsed: Parsed<T>, problems: &mut Vec<Problem>) {
         problems.extend(parsed.problems);
         if let Some(value) = parsed.value {
-            self.entries.insert(name, Arc::new(value));
+            // Only while loading, before any copy exists: no copy is made.
+            Arc::make_mut(&mut self.entries).insert(name, Arc::new(value));
         }
     }
 }
