@@ -6,9 +6,9 @@
 
 use std::fmt::Write as _;
 
-use crate::games::Outcome;
-use crate::store::{Board, Listed, Ranked, RecordingState, Stats, Store, StoreError};
-use crate::table::GameKind;
+use crate::games::{Finish, Outcome};
+use crate::store::{Listed, Ranked, RecordingState, Stats, Store, StoreError};
+use crate::table::{Board, GameKind};
 
 /// Recordings listed by `recordings`.
 pub const LISTED: u32 = 20;
@@ -51,30 +51,11 @@ pub fn parse_top(words: &[&str]) -> Result<Query, String> {
             GameKind::names()
         )
     })?;
-    let level = if level.is_empty() {
-        default_level(kind)
-    } else if kind.name == "2048" {
-        // `top 2048 5` and `top 2048 size=5` both mean the 5x5 board.
-        level[0]
-            .to_ascii_lowercase()
-            .trim_start_matches("size=")
-            .to_string()
-    } else {
-        level
-            .iter()
-            .map(|word| word.to_ascii_lowercase())
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
+    // The level as `play GAME LEVEL...` would key it: no words, the default level
+    // (none for Star Pusher, which then lists its boards).
+    let args: Vec<String> = level.iter().map(|word| word.to_string()).collect();
+    let level = (kind.level_key)(&args);
     Ok(Query::Top { kind, level })
-}
-
-/// The level `top GAME` shows: the one `play GAME` starts.
-fn default_level(kind: &GameKind) -> String {
-    match kind.name {
-        "starpusher" => String::new(),
-        _ => (kind.level_key)(&[]),
-    }
 }
 
 impl Query {
@@ -105,7 +86,7 @@ impl Query {
             }
             Query::Top { kind, level } => {
                 let mut text = String::new();
-                for &board in boards_of(kind) {
+                for &board in kind.boards {
                     let rows = store.top(kind.name, &level, board).await?;
                     top(kind, &level, board, &rows, &mut text);
                 }
@@ -117,15 +98,6 @@ impl Query {
                 Ok(recordings(key.as_deref(), &rows))
             }
         }
-    }
-}
-
-/// The rankings a game's leaderboard shows.
-fn boards_of(kind: &GameKind) -> &'static [Board] {
-    match kind.name {
-        "sokoban" | "starpusher" => &[Board::Moves, Board::Pushes],
-        "2048" => &[Board::Score],
-        _ => &[Board::Gold],
     }
 }
 
@@ -156,12 +128,7 @@ fn top(kind: &GameKind, level: &str, board: Board, rows: &[Ranked], text: &mut S
         Board::Score => "highest score",
         Board::Gold => "most wins with the gold, then fewest actions",
     };
-    let shown_level = if kind.name == "2048" {
-        format!("size {level}")
-    } else {
-        level.to_string()
-    };
-    let _ = writeln!(text, "{} {shown_level}, {title}:", kind.name);
+    let _ = writeln!(text, "{} {level}, {title}:", kind.name);
     if rows.is_empty() {
         text.push_str("  no results yet\n");
         return;
@@ -195,25 +162,30 @@ fn stats(key: &str, stats: &Stats) -> String {
         duration(stats.played_ms),
         stats.results.len()
     );
-    // The best per game and level, in the order first reached.
-    let mut best: Vec<&crate::store::StatsRow> = Vec::new();
-    for row in &stats.results {
+    // The best per game and level by the game's main board, in the order first
+    // reached.
+    let mut best: Vec<(&str, &Finish, Board)> = Vec::new();
+    for (game, finish) in &stats.results {
+        let Some(&board) = GameKind::from_name(game).and_then(|kind| kind.boards.first()) else {
+            continue;
+        };
         match best
             .iter_mut()
-            .find(|kept| kept.game == row.game && kept.level == row.level)
+            .find(|(kept_game, kept, _)| kept_game == game && kept.level == finish.level)
         {
-            Some(kept) => {
-                if better(row, kept) {
-                    *kept = row;
+            Some((_, kept, _)) => {
+                if board.rank(finish) < board.rank(kept) {
+                    *kept = finish;
                 }
             }
-            None => best.push(row),
+            None => best.push((game, finish, board)),
         }
     }
+    let level = |finish: &Finish| finish.level.clone().unwrap_or_default();
     let solved: Vec<String> = best
         .iter()
-        .filter(|row| row.outcome == Outcome::Solved)
-        .map(|row| format!("{} {}", row.game, row.level))
+        .filter(|(_, finish, _)| finish.outcome == Outcome::Solved)
+        .map(|(game, finish, _)| format!("{game} {}", level(finish)))
         .collect();
     if !solved.is_empty() {
         let _ = writeln!(text, "Solved: {}.", solved.join(", "));
@@ -221,31 +193,15 @@ fn stats(key: &str, stats: &Stats) -> String {
     if !best.is_empty() {
         text.push_str("Best results:\n");
     }
-    for row in best {
-        let what = match row.game.as_str() {
-            "2048" => format!("score {}, tile {}", row.score, row.largest_tile),
-            "wumpus" if row.gold => format!("out with the gold in {} actions", row.moves),
-            "wumpus" => format!("{} after {} actions", row.outcome.as_str(), row.moves),
-            _ => format!("{} moves, {} pushes", row.moves, row.pushes),
-        };
-        let _ = writeln!(text, "  {} {}: {what}", row.game, row.level);
+    for (game, finish, board) in best {
+        let _ = writeln!(
+            text,
+            "  {game} {}: {}",
+            level(finish),
+            board.describe(finish)
+        );
     }
     text
-}
-
-/// Whether `row` beats `kept` on the same game and level.
-fn better(row: &crate::store::StatsRow, kept: &crate::store::StatsRow) -> bool {
-    match row.game.as_str() {
-        "2048" => row.score > kept.score,
-        "wumpus" => {
-            (row.gold, std::cmp::Reverse(row.moves)) > (kept.gold, std::cmp::Reverse(kept.moves))
-        }
-        _ => {
-            (row.outcome == Outcome::Solved && kept.outcome != Outcome::Solved)
-                || (row.outcome == kept.outcome
-                    && (row.moves, row.pushes) < (kept.moves, kept.pushes))
-        }
-    }
 }
 
 /// `recordings [NAME]`.
@@ -348,12 +304,16 @@ mod tests {
             })
         );
         let twenty48 = GameKind::from_name("2048").unwrap();
-        for words in [&["2048"][..], &["2048", "4"], &["2048", "size=4"]] {
+        for words in [
+            &["2048"][..],
+            &["2048", "SIZE=4"],
+            &["2048", "seed=9", "size=4"],
+        ] {
             assert_eq!(
                 parse_top(words),
                 Ok(Query::Top {
                     kind: twenty48,
-                    level: String::from("4")
+                    level: String::from("size=4")
                 })
             );
         }

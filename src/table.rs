@@ -18,7 +18,7 @@ use crate::games::starpusher::StarPusher;
 use crate::games::twenty48;
 use crate::games::world::Level;
 use crate::games::wumpus::{self, Cave, Wumpus};
-use crate::games::{Game, Memory, SaveName};
+use crate::games::{Finish, Game, Memory, Outcome, SaveName};
 use crate::levels::{self, LevelFile, Levels};
 use crate::saves;
 
@@ -78,6 +78,47 @@ pub struct Usage {
     pub about: &'static str,
 }
 
+/// How one of a game's leaderboards ranks results (SPEC section 8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Board {
+    /// Solved, fewest moves, then fewest pushes.
+    Moves,
+    /// Solved, fewest pushes, then fewest moves.
+    Pushes,
+    /// Highest score.
+    Score,
+    /// Most wins with the gold, then fewest actions.
+    Gold,
+}
+
+impl Board {
+    /// Where `finish` stands on this board against another of the same level: the
+    /// smaller, the better (a player's best result, for `stats`).
+    pub fn rank(self, finish: &Finish) -> (bool, u64, u64) {
+        let unsolved = finish.outcome != Outcome::Solved;
+        match self {
+            Board::Moves => (unsolved, finish.moves, finish.pushes),
+            Board::Pushes => (unsolved, finish.pushes, finish.moves),
+            Board::Score => (false, u64::MAX - finish.score, 0),
+            Board::Gold => (!finish.gold, finish.moves, 0),
+        }
+    }
+
+    /// A result as this board counts it, in words.
+    pub fn describe(self, finish: &Finish) -> String {
+        match self {
+            Board::Moves | Board::Pushes => {
+                format!("{} moves, {} pushes", finish.moves, finish.pushes)
+            }
+            Board::Score => format!("score {}, tile {}", finish.score, finish.largest_tile),
+            Board::Gold if finish.gold => {
+                format!("out with the gold in {} actions", finish.moves)
+            }
+            Board::Gold => format!("{} after {} actions", finish.outcome.as_str(), finish.moves),
+        }
+    }
+}
+
 /// What a load-test session types in this game: the lobby line that starts it, then
 /// a cycle of real moves that never ends it (the tests below prove it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +157,8 @@ pub struct GameKind {
     /// Build the game from a state it wrote ([`Game::state`]), for a recording whose
     /// start keeps one (a wumpus world, saved or built in).
     pub from_state: Option<FromState>,
+    /// Its leaderboards, per level (`top GAME LEVEL`), the first the main one.
+    pub boards: &'static [Board],
 }
 
 impl std::fmt::Debug for GameKind {
@@ -153,6 +196,7 @@ pub static GAMES: &[GameKind] = &[
         level_key: |args| first_or(args, sokoban::DEFAULT_LEVEL),
         memory: NO_MEMORY,
         from_state: None,
+        boards: &[Board::Moves, Board::Pushes],
     },
     GameKind {
         name: "starpusher",
@@ -165,9 +209,11 @@ pub static GAMES: &[GameKind] = &[
         from_file: Some(star_pusher_from_file),
         load_script: None,
         recorded_args: |args| args,
-        level_key: |args| args.join(" "),
+        // A Star Pusher finish names its level (`COLLECTION N`); there is no default.
+        level_key: |args| args.join(" ").to_ascii_lowercase(),
         memory: NO_MEMORY,
         from_state: None,
+        boards: &[Board::Moves, Board::Pushes],
     },
     GameKind {
         name: "2048",
@@ -192,7 +238,7 @@ pub static GAMES: &[GameKind] = &[
         level_key: |args| {
             let words: Vec<&str> = args.iter().map(String::as_str).collect();
             twenty48::parse_args(&words)
-                .map(|(settings, _)| settings.size.to_string())
+                .map(|(settings, _)| format!("size={}", settings.size))
                 .unwrap_or_default()
         },
         memory: MemoryCodec {
@@ -209,6 +255,7 @@ pub static GAMES: &[GameKind] = &[
             },
         },
         from_state: None,
+        boards: &[Board::Score],
     },
     GameKind {
         name: "wumpus",
@@ -238,6 +285,7 @@ pub static GAMES: &[GameKind] = &[
             let cave = wumpus::parse_cave(text).map_err(|error| error.to_string())?;
             Ok(boxed(wumpus_game(cave, context)))
         }),
+        boards: &[Board::Gold],
     },
 ];
 
