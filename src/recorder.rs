@@ -14,7 +14,7 @@
 //! enters the leaderboards. A mismatch is logged and the result kept out.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -22,8 +22,10 @@ use tokio::sync::{mpsc, oneshot, Notify};
 
 use crate::games::{Finish, Outcome};
 use crate::recording::{self, Recording};
-use crate::store::{Change, NewRecording, NewResult, Pending, RecordingState, Store, StoreError};
-use crate::table::{Context, GameKind};
+use crate::store::{
+    Change, Listed, NewRecording, NewResult, Pending, RecordingState, Store, StoreError,
+};
+use crate::table::Context;
 
 /// The longest input lines wait in memory before they are written.
 pub const WRITE_EVERY: Duration = Duration::from_secs(1);
@@ -66,8 +68,6 @@ pub struct Recorder(Arc<Shared>);
 struct Shared {
     sender: mpsc::UnboundedSender<Note>,
     next_id: AtomicI64,
-    /// Changes sent and not yet written: the writer's backlog.
-    backlog: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Note {
@@ -105,32 +105,19 @@ impl Recorder {
         }
         let next_id = store.next_recording_id().await?;
         let (sender, receiver) = mpsc::unbounded_channel();
-        let backlog = Arc::new(AtomicU64::new(0));
         let verify = Arc::new(Notify::new());
-        tokio::spawn(write_loop(
-            store.clone(),
-            receiver,
-            Arc::clone(&backlog),
-            Arc::clone(&verify),
-        ));
+        tokio::spawn(write_loop(store.clone(), receiver, Arc::clone(&verify)));
         tokio::spawn(verify_loop(store.clone(), context, verify));
         tokio::spawn(sweep_loop(store, keep));
         Ok(Recorder(Arc::new(Shared {
             sender,
             next_id: AtomicI64::new(next_id),
-            backlog,
         })))
     }
 
     fn send(&self, change: Change) {
-        self.0.backlog.fetch_add(1, Ordering::Relaxed);
         // The writer lives as long as the runtime; after it, nothing is kept anyway.
         let _ = self.0.sender.send(Note::Change(change));
-    }
-
-    /// Changes waiting to be written.
-    pub fn backlog(&self) -> u64 {
-        self.0.backlog.load(Ordering::Relaxed)
     }
 
     /// Wait until everything sent so far is written (or `timeout` passes: the
@@ -146,64 +133,36 @@ impl Recorder {
     /// Start recording a game.
     pub fn open(&self, player: Player, start: recording::Start, level: String) -> Tape {
         let id = self.0.next_id.fetch_add(1, Ordering::Relaxed);
-        let args = start.args.join(" ");
-        let game = start.game.clone();
+        let tape = Tape::new(self.clone(), id, player, &start, level);
         self.send(Change::Open(Box::new(NewRecording {
             id,
-            player: player.name.clone(),
-            player_key: player.key.clone(),
-            registered: player.registered,
+            player: tape.player.name.clone(),
+            player_key: tape.player.key.clone(),
+            registered: tape.player.registered,
             start,
             started_at: now_ms(),
         })));
-        Tape {
-            recorder: self.clone(),
-            id,
-            started: Instant::now(),
-            offset_ms: 0,
-            inputs: 0,
-            player,
-            game,
-            args,
-            level,
-            outcome: None,
-            bytes: 0,
-            cut: false,
-        }
+        tape
     }
 
-    /// Carry on recording `id` (a resumed game) after its `inputs` lines, which took
-    /// `played_ms`.
-    #[allow(clippy::too_many_arguments)] // each is one fact of the recording
+    /// Carry on recording `listed` (a resumed game, whose `recording` was played
+    /// again to where it stopped).
     pub fn reopen(
         &self,
-        id: i64,
         player: Player,
-        game: String,
-        args: String,
+        listed: &Listed,
+        recording: &Recording,
         level: String,
-        inputs: u64,
-        played_ms: u64,
     ) -> Tape {
         self.send(Change::State {
-            id,
+            id: listed.id,
             state: RecordingState::Open,
             outcome: None,
         });
-        Tape {
-            recorder: self.clone(),
-            id,
-            started: Instant::now(),
-            offset_ms: played_ms,
-            inputs,
-            player,
-            game,
-            args,
-            level,
-            outcome: None,
-            bytes: 0,
-            cut: false,
-        }
+        let mut tape = Tape::new(self.clone(), listed.id, player, &recording.start, level);
+        tape.offset_ms = listed.duration_ms;
+        tape.inputs = recording.inputs.len() as u64;
+        tape
     }
 
     /// Give up `player_key`'s unfinished game.
@@ -248,9 +207,27 @@ pub struct Tape {
 }
 
 impl Tape {
-    /// The recording's id.
-    pub fn id(&self) -> i64 {
-        self.id
+    fn new(
+        recorder: Recorder,
+        id: i64,
+        player: Player,
+        start: &recording::Start,
+        level: String,
+    ) -> Tape {
+        Tape {
+            recorder,
+            id,
+            started: Instant::now(),
+            offset_ms: 0,
+            inputs: 0,
+            player,
+            game: start.game.clone(),
+            args: start.args.join(" "),
+            level,
+            outcome: None,
+            bytes: 0,
+            cut: false,
+        }
     }
 
     /// The game's arguments, as recorded.
@@ -344,7 +321,6 @@ impl Tape {
 async fn write_loop(
     store: Store,
     mut receiver: mpsc::UnboundedReceiver<Note>,
-    backlog: Arc<AtomicU64>,
     verify: Arc<Notify>,
 ) {
     let mut batch = Batch::default();
@@ -352,7 +328,8 @@ async fn write_loop(
     let mut notes = Vec::with_capacity(1024);
     let mut tick = tokio::time::interval(WRITE_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut failing_since: Option<Instant> = None;
+    // Since when writes fail, and when the last one was tried.
+    let mut failing: Option<(Instant, Instant)> = None;
     let mut report = Report::default();
     let mut closed = false;
     while !closed || !batch.is_empty() {
@@ -374,27 +351,27 @@ async fn write_loop(
             }
             _ = tick.tick() => true,
         };
-        report.largest_backlog = report.largest_backlog.max(backlog.load(Ordering::Relaxed));
+        // The backlog: what was sent and is not written yet.
+        let backlog = batch.sent + receiver.len() as u64;
+        report.largest_backlog = report.largest_backlog.max(backlog);
         if !due {
             continue;
         }
-        if failing_since.is_some_and(|since| since.elapsed() < WRITE_EVERY) && !closed {
+        if failing.is_some_and(|(_, tried)| tried.elapsed() < WRITE_EVERY) && !closed {
             // Retry on the next tick, not on every message.
             continue;
         }
         if !batch.is_empty() {
-            let changes = batch.take();
+            let (changes, sent) = batch.take();
             match store.write(&changes).await {
                 Ok(()) => {
-                    if let Some(since) = failing_since.take() {
+                    if let Some((since, _)) = failing.take() {
                         tracing::warn!(
                             after = ?since.elapsed(),
                             "recordings are written again"
                         );
                     }
-                    let written = changes.iter().map(Change::weight).sum::<u64>();
-                    backlog.fetch_sub(written, Ordering::Relaxed);
-                    report.written += written;
+                    report.written += sent;
                     if changes
                         .iter()
                         .any(|change| matches!(change, Change::Result(_)))
@@ -403,13 +380,15 @@ async fn write_loop(
                     }
                 }
                 Err(error) => {
-                    if failing_since.is_none() {
-                        tracing::error!(%error, "cannot write recordings: keeping them in memory and retrying");
-                        failing_since = Some(Instant::now());
-                    } else {
-                        failing_since = Some(Instant::now());
+                    let now = Instant::now();
+                    match &mut failing {
+                        Some((_, tried)) => *tried = now,
+                        None => {
+                            tracing::error!(%error, "cannot write recordings: keeping them in memory and retrying");
+                            failing = Some((now, now));
+                        }
                     }
-                    batch.put_back(changes);
+                    batch.put_back(changes, sent);
                     if closed {
                         tracing::error!(
                             lost = batch.len(),
@@ -424,7 +403,7 @@ async fn write_loop(
         for done in waiting.drain(..) {
             let _ = done.send(());
         }
-        report.maybe_log(backlog.load(Ordering::Relaxed));
+        report.maybe_log(batch.sent + receiver.len() as u64);
     }
 }
 
@@ -462,16 +441,6 @@ impl Report {
     }
 }
 
-impl Change {
-    /// How many sends this change stands for (merged input lines count each).
-    fn weight(&self) -> u64 {
-        match self {
-            Change::Inputs { count, .. } => *count,
-            _ => 1,
-        }
-    }
-}
-
 /// Changes waiting, in order, with consecutive input lines of a recording merged into
 /// one row.
 #[derive(Default)]
@@ -479,6 +448,8 @@ struct Batch {
     changes: Vec<Change>,
     /// Input bytes in `changes`.
     bytes: usize,
+    /// Changes sent that are in `changes` (merged input lines count one each).
+    sent: u64,
     /// Where each recording's latest input change is, while nothing else about that
     /// recording came after it.
     open_inputs: HashMap<i64, usize>,
@@ -486,6 +457,7 @@ struct Batch {
 
 impl Batch {
     fn push(&mut self, change: Change) {
+        self.sent += 1;
         match change {
             Change::Inputs {
                 id,
@@ -540,17 +512,22 @@ impl Batch {
         self.changes.is_empty()
     }
 
-    fn take(&mut self) -> Vec<Change> {
+    /// The changes to write, and how many sends they stand for.
+    fn take(&mut self) -> (Vec<Change>, u64) {
         self.open_inputs.clear();
         self.bytes = 0;
-        std::mem::take(&mut self.changes)
+        (
+            std::mem::take(&mut self.changes),
+            std::mem::take(&mut self.sent),
+        )
     }
 
     /// A batch that failed goes back in front of what came since.
-    fn put_back(&mut self, mut failed: Vec<Change>) {
-        let newer = self.take();
+    fn put_back(&mut self, mut failed: Vec<Change>, sent: u64) {
+        let (newer, newer_sent) = self.take();
         failed.extend(newer);
         self.changes = failed;
+        self.sent = sent + newer_sent;
     }
 }
 
@@ -565,33 +542,12 @@ pub fn check(recording: &Recording, pending: &Pending, context: &Context) -> Res
     let Some(last) = finishes.last() else {
         return Err(String::from("the replay reaches no end"));
     };
-    let level = match &last.level {
-        Some(level) => level.clone(),
-        None => GameKind::from_name(&recording.start.game)
-            .map(|kind| (kind.level_key)(&recording.start.args))
-            .unwrap_or_default(),
-    };
-    let same = Some(last.outcome) == pending.outcome
-        && level == pending.level
-        && last.moves == pending.moves
-        && last.pushes == pending.pushes
-        && last.score == pending.score
-        && last.largest_tile == pending.largest_tile
-        && last.gold == pending.gold;
-    if same {
+    if Some(last) == pending.finish.as_ref() {
         Ok(())
     } else {
         Err(format!(
-            "the replay ends with {} on {level} in {} moves, {} pushes, score {}, the result says {} on {} in {} moves, {} pushes, score {}",
-            last.outcome.as_str(),
-            last.moves,
-            last.pushes,
-            last.score,
-            pending.outcome.map_or("?", crate::games::Outcome::as_str),
-            pending.level,
-            pending.moves,
-            pending.pushes,
-            pending.score
+            "the replay ends with {last:?}, the result says {:?}",
+            pending.finish
         ))
     }
 }

@@ -63,6 +63,8 @@ pub struct Replay {
     game: NewGame,
     memory: Memory,
     over: bool,
+    /// The leaderboard level the game started on, for finishes that name none.
+    level: String,
 }
 
 /// One step of a replay: what the game sent, and what it reached.
@@ -70,10 +72,8 @@ pub struct Replay {
 pub struct Step {
     /// The reply's text, as the player saw it.
     pub text: String,
-    /// A level solved or the game ended by its rules.
+    /// A level solved or the game ended by its rules, its level always named.
     pub finish: Option<Finish>,
-    /// The game is over.
-    pub over: bool,
 }
 
 impl Replay {
@@ -98,6 +98,7 @@ impl Replay {
             game,
             memory,
             over: false,
+            level: (kind.level_key)(&start.args),
         };
         let reply = replay.game.start(&mut replay.memory);
         let step = replay.step_from(reply);
@@ -130,15 +131,16 @@ impl Replay {
                 let _ = write!(text, "Saved as {name}.\n{}", games::PROMPT);
             }
         }
-        Step {
-            text,
-            finish: self.game.take_finish(),
-            over: self.over,
-        }
+        let finish = self.game.take_finish().map(|mut finish| {
+            finish.level.get_or_insert_with(|| self.level.clone());
+            finish
+        });
+        Step { text, finish }
     }
 }
 
-/// Replay the first `upto` inputs and return the finishes reached, in order.
+/// Replay the first `upto` inputs and return the finishes reached, in order, each
+/// with its level named.
 ///
 /// # Errors
 /// [`ReplayError`] when the game cannot start again.
@@ -158,15 +160,8 @@ pub fn finishes(
     Ok(found)
 }
 
-/// The inputs as the store keeps them: one `MS LINE` per line, with `\`, new lines,
+/// One input as the store keeps it: `MS LINE` and a new line, with `\`, new lines,
 /// carriage returns and NUL escaped so that any line a client can send round-trips.
-pub fn encode_inputs(inputs: &[Input], out: &mut String) {
-    for input in inputs {
-        encode_input(input.at_ms, &input.line, out);
-    }
-}
-
-/// One input, as [`encode_inputs`] writes it.
 pub fn encode_input(at_ms: u64, line: &str, out: &mut String) {
     let _ = write!(out, "{at_ms} ");
     for c in line.chars() {
@@ -181,7 +176,7 @@ pub fn encode_input(at_ms: u64, line: &str, out: &mut String) {
     out.push('\n');
 }
 
-/// The inputs written by [`encode_inputs`], appended to `inputs`.
+/// The inputs written by [`encode_input`], appended to `inputs`.
 ///
 /// # Errors
 /// [`ReplayError::Damaged`] with the number of the first bad line.
@@ -347,10 +342,18 @@ mod tests {
             };
             let mut sent = Vec::new();
             let mut finished = Vec::new();
+            // What the console's recording names a finish without a level by.
+            let level = (kind.level_key)(&args);
+            let named = |finish: Option<Finish>| {
+                finish.map(|mut finish| {
+                    finish.level.get_or_insert_with(|| level.clone());
+                    finish
+                })
+            };
             let reply = live.start(&mut memory);
             let mut over = reply.status == Status::Ended;
             sent.push(reply.text);
-            finished.extend(live.take_finish());
+            finished.extend(named(live.take_finish()));
             let mut inputs = Vec::new();
             for pick in picks {
                 if over {
@@ -365,7 +368,7 @@ mod tests {
                     text.push_str(&format!("Saved as {name}.\n{}", games::PROMPT));
                 }
                 sent.push(text);
-                finished.extend(live.take_finish());
+                finished.extend(named(live.take_finish()));
             }
             let recording = Recording { start, inputs };
             let (mut replay, first) = Replay::begin(&recording.start, &context).unwrap();
@@ -396,7 +399,9 @@ mod tests {
             },
         ];
         let mut text = String::new();
-        encode_inputs(&inputs, &mut text);
+        for input in &inputs {
+            encode_input(input.at_ms, &input.line, &mut text);
+        }
         assert_eq!(text.lines().count(), 3);
         let mut back = Vec::new();
         decode_inputs(&text, &mut back).unwrap();

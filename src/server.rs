@@ -17,7 +17,6 @@ use tokio::sync::{mpsc, Semaphore};
 use tracing::{error, info, warn};
 
 use crate::levels::{self, LayoutError, Levels};
-use crate::recorder::Recorder;
 use crate::registry::Registry;
 use crate::saves;
 use crate::session::{Lease, Session, Timeouts};
@@ -213,14 +212,15 @@ pub async fn run_with(
         levels,
         data_dir: options.data_dir.clone(),
     });
-    let recorder =
-        Recorder::start(store.clone(), Arc::clone(&context), options.keep_recordings).await?;
-    let services = Services {
-        registry: registry.clone(),
-        store: store.clone(),
-        throttle: Arc::new(crate::accounts::LoginThrottle::new()),
-        recorder: recorder.clone(),
-    };
+    let services = Services::start(
+        registry.clone(),
+        store.clone(),
+        Arc::clone(&context),
+        options.keep_recordings,
+        crate::accounts::LoginThrottle::new(),
+    )
+    .await?;
+    let recorder = services.recorder.clone();
     let capacity = session_capacity();
     let max_sessions = if options.max_sessions > capacity {
         warn!(
@@ -278,10 +278,7 @@ pub async fn run_with(
     }
     // The games of the sessions just closed are written before the store closes.
     if !recorder.flush(SHUTDOWN_GRACE).await {
-        warn!(
-            backlog = recorder.backlog(),
-            "recordings not written at shutdown"
-        );
+        warn!("recordings not written at shutdown: the database does not answer");
     }
     store.close().await;
     Ok(())
@@ -296,20 +293,7 @@ async fn prepare(extra: Option<PathBuf>, data_dir: PathBuf) -> Result<Levels, St
             path: data_dir.display().to_string(),
             source,
         })?;
-        // Sessions without a registered name keep their saves for the session only:
-        // what an earlier run left of them is gone with those sessions.
-        let sessions = data_dir.join(crate::social::GUEST_SAVES);
-        if sessions.is_dir() {
-            if let Err(error) = std::fs::remove_dir_all(&sessions) {
-                warn!(%error, folder = %sessions.display(), "cannot remove the saves of earlier sessions");
-            }
-        }
-        let mut removed = saves::remove_stale_temporaries(&data_dir);
-        if let Ok(players) = std::fs::read_dir(data_dir.join("players")) {
-            for player in players.flatten() {
-                removed += saves::remove_stale_temporaries(&player.path());
-            }
-        }
+        let removed = saves::tidy_at_start(&data_dir);
         if removed > 0 {
             info!(removed, data_dir = %data_dir.display(), "removed temporary files left by interrupted saves");
         }

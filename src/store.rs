@@ -15,11 +15,14 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
+};
 use sqlx::{AssertSqlSafe, Row as _};
 
 use crate::games::{Finish, Outcome};
 use crate::recording::{self, Recording, Start};
+use crate::table::Board;
 
 /// Where the store lives, from `--db`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,19 +109,41 @@ fn unclamp(value: i64) -> u64 {
 /// What a recording's row shows in lists.
 const LISTED: &str = "SELECT id, player, game, args, state, inputs, duration_ms, outcome, started_at FROM recordings";
 
-fn listed(row: &sqlx::sqlite::SqliteRow) -> Listed {
-    let outcome: Option<String> = row.get("outcome");
-    Listed {
-        id: row.get("id"),
-        player: row.get("player"),
-        game: row.get("game"),
-        args: row.get("args"),
-        state: RecordingState::from_word(&row.get::<String, _>("state")),
-        inputs: unclamp(row.get("inputs")),
-        duration_ms: unclamp(row.get("duration_ms")),
+// Rows are read with `try_get`: a damaged or hand-edited database gives an error to
+// report, never a panic.
+
+fn listed(row: &SqliteRow) -> Result<Listed, sqlx::Error> {
+    let outcome: Option<String> = row.try_get("outcome")?;
+    let state: String = row.try_get("state")?;
+    Ok(Listed {
+        id: row.try_get("id")?,
+        player: row.try_get("player")?,
+        game: row.try_get("game")?,
+        args: row.try_get("args")?,
+        state: RecordingState::from_word(&state),
+        inputs: unclamp(row.try_get("inputs")?),
+        duration_ms: unclamp(row.try_get("duration_ms")?),
         outcome: outcome.as_deref().and_then(Outcome::from_word),
-        started_at: row.get("started_at"),
-    }
+        started_at: row.try_get("started_at")?,
+    })
+}
+
+/// What a result row says was reached (`None`: an outcome this server never writes).
+fn finish_of(row: &SqliteRow) -> Result<Option<Finish>, sqlx::Error> {
+    let outcome: String = row.try_get("outcome")?;
+    let level: String = row.try_get("level")?;
+    let Some(outcome) = Outcome::from_word(&outcome) else {
+        return Ok(None);
+    };
+    Ok(Some(Finish {
+        level: Some(level),
+        outcome,
+        moves: unclamp(row.try_get("moves")?),
+        pushes: unclamp(row.try_get("pushes")?),
+        score: unclamp(row.try_get("score")?),
+        largest_tile: unclamp(row.try_get("largest_tile")?),
+        gold: row.try_get("gold")?,
+    }))
 }
 
 /// Where a recording stands.
@@ -265,33 +290,9 @@ pub struct Pending {
     pub recording_id: i64,
     /// The inputs that reach it.
     pub upto: u64,
-    /// The level kept.
-    pub level: String,
-    /// The outcome kept (`None`: not a word this server writes).
-    pub outcome: Option<Outcome>,
-    /// The counts kept.
-    pub moves: u64,
-    /// Pushes.
-    pub pushes: u64,
-    /// Score.
-    pub score: u64,
-    /// Largest tile.
-    pub largest_tile: u64,
-    /// Gold.
-    pub gold: bool,
-}
-
-/// How a leaderboard ranks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Board {
-    /// Solved, fewest moves, then fewest pushes.
-    Moves,
-    /// Solved, fewest pushes, then fewest moves.
-    Pushes,
-    /// Highest score.
-    Score,
-    /// Most wins with the gold, then fewest actions.
-    Gold,
+    /// What it says was reached, its level always named (`None`: an outcome this
+    /// server never writes).
+    pub finish: Option<Finish>,
 }
 
 /// A leaderboard's line.
@@ -315,27 +316,6 @@ pub struct Ranked {
     pub finished_at: i64,
 }
 
-/// One checked result of a player, for `stats`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StatsRow {
-    /// Game.
-    pub game: String,
-    /// Level.
-    pub level: String,
-    /// Outcome.
-    pub outcome: Outcome,
-    /// Moves.
-    pub moves: u64,
-    /// Pushes.
-    pub pushes: u64,
-    /// Score.
-    pub score: u64,
-    /// Largest tile.
-    pub largest_tile: u64,
-    /// Gold.
-    pub gold: bool,
-}
-
 /// A player's record, for `stats`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stats {
@@ -345,8 +325,9 @@ pub struct Stats {
     pub games: u64,
     /// Time played, over every recording.
     pub played_ms: u64,
-    /// Checked results, oldest first.
-    pub results: Vec<StatsRow>,
+    /// Checked results, oldest first: the game, and what was reached (its level
+    /// named).
+    pub results: Vec<(String, Finish)>,
 }
 
 /// A registered player, as the store keeps it.
@@ -430,11 +411,14 @@ impl Store {
                 .bind(key)
                 .fetch_optional(&self.pool)
                 .await?;
-        Ok(row.map(|row| Account {
-            name: row.get("name"),
-            password_hash: row.get("password_hash"),
-            settings: row.get("settings"),
-        }))
+        row.map(|row| {
+            Ok(Account {
+                name: row.try_get("name")?,
+                password_hash: row.try_get("password_hash")?,
+                settings: row.try_get("settings")?,
+            })
+        })
+        .transpose()
     }
 
     /// Register `name` (whose lower-case form is `key`) with a password hash and
@@ -623,8 +607,8 @@ impl Store {
         else {
             return Ok(None);
         };
-        let listed = listed(&row);
-        let args: String = row.get("args");
+        let listed = listed(&row)?;
+        let args: String = row.try_get("args")?;
         let (memory, world): (String, Option<String>) =
             sqlx::query_as("SELECT memory, world FROM recordings WHERE id = ?")
                 .bind(id)
@@ -675,38 +659,34 @@ impl Store {
                     .await?
             }
         };
-        Ok(rows.iter().map(listed).collect())
+        Ok(rows.iter().map(listed).collect::<Result<_, _>>()?)
     }
 
-    /// The registered player's unfinished game, if any: its id and game.
+    /// The registered player's newest game that is unfinished, or still open (its
+    /// connection may be closing, as in a takeover): id, game and state.
     ///
     /// # Errors
     /// [`StoreError::Query`].
-    pub async fn unfinished(&self, player_key: &str) -> Result<Option<(i64, String)>, StoreError> {
+    pub async fn waiting_game(
+        &self,
+        player_key: &str,
+    ) -> Result<Option<(i64, String, RecordingState)>, StoreError> {
         let row = sqlx::query(
-            "SELECT id, game FROM recordings WHERE player_key = ? AND state = 'unfinished' \
-             ORDER BY id DESC LIMIT 1",
-        )
-        .bind(player_key)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.map(|row| (row.get("id"), row.get("game"))))
-    }
-
-    /// The game of the registered player's unfinished game, or of one still open (its
-    /// connection may be about to be taken over).
-    ///
-    /// # Errors
-    /// [`StoreError::Query`].
-    pub async fn unfinished_or_open(&self, player_key: &str) -> Result<Option<String>, StoreError> {
-        let game = sqlx::query_scalar(
-            "SELECT game FROM recordings WHERE player_key = ? AND registered = 1 \
+            "SELECT id, game, state FROM recordings WHERE player_key = ? AND registered = 1 \
              AND state IN ('unfinished', 'open') ORDER BY id DESC LIMIT 1",
         )
         .bind(player_key)
         .fetch_optional(&self.pool)
         .await?;
-        Ok(game)
+        row.map(|row| {
+            let state: String = row.try_get("state")?;
+            Ok((
+                row.try_get("id")?,
+                row.try_get("game")?,
+                RecordingState::from_word(&state),
+            ))
+        })
+        .transpose()
     }
 
     /// Results not yet checked by replay, oldest first.
@@ -721,24 +701,15 @@ impl Store {
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows
-            .iter()
-            .map(|row| {
-                let outcome: String = row.get("outcome");
-                Pending {
-                    id: row.get("id"),
-                    recording_id: row.get("recording_id"),
-                    upto: u64::try_from(row.get::<i64, _>("upto")).unwrap_or(0),
-                    level: row.get("level"),
-                    outcome: Outcome::from_word(&outcome),
-                    moves: unclamp(row.get("moves")),
-                    pushes: unclamp(row.get("pushes")),
-                    score: unclamp(row.get("score")),
-                    largest_tile: unclamp(row.get("largest_tile")),
-                    gold: row.get("gold"),
-                }
+        let pending = rows.iter().map(|row| {
+            Ok(Pending {
+                id: row.try_get("id")?,
+                recording_id: row.try_get("recording_id")?,
+                upto: unclamp(row.try_get("upto")?),
+                finish: finish_of(row)?,
             })
-            .collect())
+        });
+        Ok(pending.collect::<Result<_, sqlx::Error>>()?)
     }
 
     /// Mark a result checked: on the leaderboards, or kept out.
@@ -792,19 +763,19 @@ impl Store {
             .bind(level)
             .fetch_all(&self.pool)
             .await?;
-        Ok(rows
-            .iter()
-            .map(|row| Ranked {
-                player: row.get("player"),
-                moves: unclamp(row.get("moves")),
-                pushes: unclamp(row.get("pushes")),
-                score: unclamp(row.get("score")),
-                largest_tile: unclamp(row.get("largest_tile")),
-                wins: unclamp(row.get("wins")),
-                duration_ms: unclamp(row.get("duration_ms")),
-                finished_at: row.get("finished_at"),
+        let ranked = rows.iter().map(|row| {
+            Ok(Ranked {
+                player: row.try_get("player")?,
+                moves: unclamp(row.try_get("moves")?),
+                pushes: unclamp(row.try_get("pushes")?),
+                score: unclamp(row.try_get("score")?),
+                largest_tile: unclamp(row.try_get("largest_tile")?),
+                wins: unclamp(row.try_get("wins")?),
+                duration_ms: unclamp(row.try_get("duration_ms")?),
+                finished_at: row.try_get("finished_at")?,
             })
-            .collect())
+        });
+        Ok(ranked.collect::<Result<_, sqlx::Error>>()?)
     }
 
     /// Every leaderboard that has a checked result: game, level and how many results.
@@ -818,10 +789,14 @@ impl Store {
         )
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows
-            .iter()
-            .map(|row| (row.get("game"), row.get("level"), unclamp(row.get("n"))))
-            .collect())
+        let boards = rows.iter().map(|row| {
+            Ok((
+                row.try_get("game")?,
+                row.try_get("level")?,
+                unclamp(row.try_get("n")?),
+            ))
+        });
+        Ok(boards.collect::<Result<_, sqlx::Error>>()?)
     }
 
     /// A player's results, checked ones only, oldest first, and their recordings'
@@ -844,26 +819,17 @@ impl Store {
         .bind(player_key)
         .fetch_all(&self.pool)
         .await?;
+        let mut results = Vec::with_capacity(rows.len());
+        for row in &rows {
+            if let Some(finish) = finish_of(row)? {
+                results.push((row.try_get("game")?, finish));
+            }
+        }
         Ok(Stats {
-            player: totals.get("player"),
-            games: unclamp(totals.get("games")),
-            played_ms: unclamp(totals.get("played")),
-            results: rows
-                .iter()
-                .map(|row| {
-                    let outcome: String = row.get("outcome");
-                    StatsRow {
-                        game: row.get("game"),
-                        level: row.get("level"),
-                        outcome: Outcome::from_word(&outcome).unwrap_or(Outcome::Stopped),
-                        moves: unclamp(row.get("moves")),
-                        pushes: unclamp(row.get("pushes")),
-                        score: unclamp(row.get("score")),
-                        largest_tile: unclamp(row.get("largest_tile")),
-                        gold: row.get("gold"),
-                    }
-                })
-                .collect(),
+            player: totals.try_get("player")?,
+            games: unclamp(totals.try_get("games")?),
+            played_ms: unclamp(totals.try_get("played")?),
+            results,
         })
     }
 
@@ -896,22 +862,6 @@ impl Store {
         }
         tx.commit().await?;
         Ok(ids.len() as u64)
-    }
-
-    /// Bytes the database file takes (pages in use), for the benchmark's report.
-    ///
-    /// # Errors
-    /// [`StoreError::Query`].
-    pub async fn size_bytes(&self) -> Result<u64, StoreError> {
-        let pages: i64 = sqlx::query_scalar(
-            "SELECT page_count - freelist_count FROM pragma_page_count, pragma_freelist_count",
-        )
-        .fetch_one(&self.pool)
-        .await?;
-        let size: i64 = sqlx::query_scalar("SELECT page_size FROM pragma_page_size")
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(unclamp(pages.saturating_mul(size)))
     }
 
     /// Forget every account: the fuzz target's inputs each start from an empty store
