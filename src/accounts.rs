@@ -59,17 +59,22 @@ impl PlayerName {
     /// # Errors
     /// [`BadName`] saying what a name may be.
     pub fn parse(text: &str) -> Result<PlayerName, BadName> {
-        let valid = (2..=MAX_NAME).contains(&text.len())
-            && text
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-        if !valid {
+        if !PlayerName::has_form(text) {
             return Err(BadName::Form);
         }
         if text.to_ascii_lowercase().starts_with(GUEST_PREFIX) {
             return Err(BadName::Guest);
         }
         Ok(PlayerName(text.to_string()))
+    }
+
+    /// Whether `text` has the form of a name, a guest's included: 2 to 16 letters,
+    /// digits, `-` or `_`. What a command that looks a player up accepts.
+    pub fn has_form(text: &str) -> bool {
+        (2..=MAX_NAME).contains(&text.len())
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
     }
 
     /// The guest name of session number `n`.

@@ -24,6 +24,7 @@ use std::sync::Arc;
 use std::borrow::Cow;
 use std::time::Duration;
 
+use crate::accounts::PlayerName;
 use crate::games::{self, Memory, Reply, SaveName, Status};
 use crate::inbox::{InboxSender, Message};
 use crate::lobby::{self, Command};
@@ -33,7 +34,7 @@ use crate::registry::Place;
 use crate::saves;
 use crate::scores;
 use crate::social::{self, Seat, Services};
-use crate::store::Listed;
+use crate::store::{Listed, RecordingState};
 use crate::table::{Context, GameKind, NewGame};
 
 /// One player's place in the arcade: the lobby, or a game.
@@ -341,26 +342,23 @@ async fn resume(
                 "Cannot resume now: the server's database is not available right now, try again later.",
             ));
         }
-        found = services
+        match services
             .store
-            .unfinished(&player.key)
+            .waiting_game(&player.key)
             .await
-            .map_err(|e| failed(&e))?;
-        if found.is_some() {
-            break;
+            .map_err(|e| failed(&e))?
+        {
+            // Still open: the connection that played it is closing; look again.
+            Some((_, _, RecordingState::Open)) => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            waiting => {
+                found = waiting.map(|(id, _, _)| id);
+                break;
+            }
         }
-        // Nothing unfinished, and no game still open on a connection being closed.
-        let open = services
-            .store
-            .unfinished_or_open(&player.key)
-            .await
-            .map_err(|e| failed(&e))?;
-        if open.is_none() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let Some((id, _)) = found else {
+    let Some(id) = found else {
         return Err(String::from("You have no unfinished game."));
     };
     let Some((listed, recording)) = services.store.recording(id).await.map_err(|e| failed(&e))?
@@ -385,15 +383,7 @@ async fn resume(
         return Err(String::from("You have no unfinished game."));
     }
     let level = (kind.level_key)(&recording.start.args);
-    let tape = services.recorder.reopen(
-        id,
-        player,
-        listed.game.clone(),
-        listed.args.clone(),
-        level,
-        recording.inputs.len() as u64,
-        listed.duration_ms,
-    );
+    let tape = services.recorder.reopen(player, &listed, &recording, level);
     Ok(Box::new(Resumed {
         kind,
         game,
@@ -586,14 +576,14 @@ impl Console {
                     Some(name) => name.to_ascii_lowercase(),
                     None => seat.player().key,
                 };
-                if !valid_key(&key) {
+                if !PlayerName::has_form(&key) {
                     return self.say(String::from("Usage: stats [NAME]\n"));
                 }
                 return self.store_job(StoreWork::Query(scores::Query::Stats { key }));
             }
             Command::Recordings(name) => {
                 let key = name.map(str::to_ascii_lowercase);
-                if key.as_deref().is_some_and(|key| !valid_key(key)) {
+                if key.as_deref().is_some_and(|key| !PlayerName::has_form(key)) {
                     return self.say(String::from("Usage: recordings [NAME]\n"));
                 }
                 return self.store_job(StoreWork::Query(scores::Query::Recordings { key }));
@@ -759,7 +749,7 @@ impl Console {
                     kind.name,
                     game.view(&self.memory)
                 );
-                let label = tape_label(&tape);
+                let label = tape.args().to_string();
                 self.game = Some(Playing {
                     kind,
                     game,
@@ -898,19 +888,6 @@ impl Console {
     }
 }
 
-/// What `who` shows for a resumed game.
-fn tape_label(tape: &Tape) -> String {
-    tape.args().to_string()
-}
-
-/// A name as `stats` and `recordings` look it up: what a name may hold.
-fn valid_key(key: &str) -> bool {
-    (2..=16).contains(&key.len())
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -942,19 +919,15 @@ mod tests {
                 data_dir: dir.path().to_path_buf(),
             });
             let store = Store::open(&DbUrl::in_data_dir(dir.path())).await.unwrap();
-            let recorder = crate::recorder::Recorder::start(
-                store.clone(),
+            let services = Services::start(
+                Registry::new(),
+                store,
                 Arc::clone(&context),
                 crate::recorder::DEFAULT_KEEP,
+                LoginThrottle::new(),
             )
             .await
             .unwrap();
-            let services = Services {
-                registry: Registry::new(),
-                store,
-                throttle: Arc::new(LoginThrottle::new()),
-                recorder,
-            };
             Table {
                 _dir: dir,
                 context,

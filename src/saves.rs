@@ -137,6 +137,40 @@ fn count(data_dir: &Path, game: &str) -> usize {
     fs::read_dir(data_dir.join(game)).map_or(0, |entries| entries.count())
 }
 
+/// The folder, under the data directory, of a registered player's saves (by the
+/// name's lower-case key): theirs alone, for good.
+pub fn player_folder(key: &str) -> String {
+    format!("{PLAYERS}/{key}")
+}
+
+/// The folder, under the data directory, of the saves of a session without a
+/// registered name (by session number): removed when the session ends and at start.
+pub fn session_folder(session: &str) -> String {
+    format!("{SESSIONS}/{session}")
+}
+
+const PLAYERS: &str = "players";
+const SESSIONS: &str = "sessions";
+
+/// At server start: remove the saves of an earlier run's sessions (gone with those
+/// sessions) and what interrupted saves left, in the data directory's own game
+/// folders and in every player's. Returns how many temporary files were removed.
+pub fn tidy_at_start(data_dir: &Path) -> usize {
+    let sessions = data_dir.join(SESSIONS);
+    if sessions.is_dir() {
+        if let Err(error) = fs::remove_dir_all(&sessions) {
+            tracing::warn!(%error, folder = %sessions.display(), "cannot remove the saves of earlier sessions");
+        }
+    }
+    let mut removed = remove_stale_temporaries(data_dir);
+    if let Ok(players) = fs::read_dir(data_dir.join(PLAYERS)) {
+        for player in players.flatten() {
+            removed += remove_stale_temporaries(&player.path());
+        }
+    }
+    removed
+}
+
 /// Remove what saves interrupted by a crash left behind: temporary files older than a
 /// minute in the game folders of `data_dir` (this version's, and the
 /// `.NAME.txt.PID.N.tmp` of earlier ones). Returns how many were removed.

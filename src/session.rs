@@ -612,19 +612,15 @@ mod tests {
         let store = crate::store::Store::open(&crate::store::DbUrl::Memory)
             .await
             .unwrap();
-        let recorder = crate::recorder::Recorder::start(
-            store.clone(),
+        let services = Services::start(
+            registry.clone(),
+            store,
             Arc::clone(&context),
             crate::recorder::DEFAULT_KEEP,
+            crate::accounts::LoginThrottle::new(),
         )
         .await
         .unwrap();
-        let services = Services {
-            registry: registry.clone(),
-            store,
-            throttle: Arc::new(crate::accounts::LoginThrottle::new()),
-            recorder,
-        };
         let signal = crate::shutdown::ShutdownSignal::new();
         let (done, _) = mpsc::channel(1);
         let lease = Lease {

@@ -23,16 +23,13 @@ use crate::accounts::{
 use crate::inbox::{InboxSender, Message};
 use crate::recorder::{Player, Recorder};
 use crate::registry::{Place, Registry, SessionId};
+use crate::saves;
 use crate::store::{Account, Registered, Store, StoreError};
 
 /// What the old connection of a name taken over is told.
 pub fn taken_over(name: &PlayerName) -> String {
     format!("Someone logged in as {name} from elsewhere.")
 }
-
-/// The folder under the data directory where sessions that have no registered name
-/// keep their saves, one folder per session, removed when it ends and at start.
-pub const GUEST_SAVES: &str = "sessions";
 
 /// Sent when chat comes faster than the limit.
 pub const TOO_FAST: &str = "You are sending too fast.";
@@ -51,6 +48,29 @@ pub struct Services {
     pub throttle: Arc<LoginThrottle>,
     /// Records every game.
     pub recorder: Recorder,
+}
+
+impl Services {
+    /// What the seats of a server on `store` share, its recorder started (which
+    /// checks results against `context`'s levels and keeps recordings for `keep`).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database cannot be read.
+    pub async fn start(
+        registry: Registry,
+        store: Store,
+        context: Arc<crate::table::Context>,
+        keep: Duration,
+        throttle: LoginThrottle,
+    ) -> Result<Services, StoreError> {
+        let recorder = Recorder::start(store.clone(), context, keep).await?;
+        Ok(Services {
+            registry,
+            store,
+            throttle: Arc::new(throttle),
+            recorder,
+        })
+    }
 }
 
 /// Asking the player for a secret; the line that comes next is not echoed.
@@ -201,12 +221,13 @@ impl Work {
                     services.recorder.flush(Duration::from_secs(2)).await;
                     services
                         .store
-                        .unfinished_or_open(&name.key())
+                        .waiting_game(&name.key())
                         .await
                         .unwrap_or_else(|error| {
                             store_failed(&error);
                             None
                         })
+                        .map(|(_, game, _)| game)
                 } else {
                     None
                 };
@@ -624,9 +645,9 @@ impl Seat {
     /// name keeps its own; anyone else's last as long as the session.
     pub fn saves_folder(&self) -> String {
         if self.registered {
-            format!("players/{}", self.name.key())
+            saves::player_folder(&self.name.key())
         } else {
-            format!("{GUEST_SAVES}/{}", self.id)
+            saves::session_folder(&self.id.to_string())
         }
     }
 
