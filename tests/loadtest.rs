@@ -114,26 +114,41 @@ async fn closed_loop_answers_every_command() {
     assert!(report.commands > 4 * 10, "{report}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_game_script_plays_through_the_lobby() {
-    let server = TestServer::start().await;
+/// A short closed-loop run of every game's script against `server`: each game's
+/// name and report.
+async fn play_every_game(
+    server: &TestServer,
+    sessions: usize,
+    restart_every: Option<NonZeroUsize>,
+) -> Vec<(&'static str, loadtest::Report)> {
     let scripts = arcade::table::GAMES
         .iter()
         .filter_map(|kind| Script::from_name(kind.name));
+    let mut reports = Vec::new();
     for game in scripts {
         let options = Options {
             addr: server.addr,
-            sessions: 3,
+            sessions,
             rate: 0.0,
             game,
+            restart_every,
             duration: Duration::from_millis(300),
             warmup: Duration::ZERO,
             quiet: true,
             ..Options::default()
         };
         let report = loadtest::run(&options).await.expect("the load test runs");
-        assert_eq!(report.failures, 0, "{}: {report}", game.name());
-        assert!(report.commands > 3, "{}: {report}", game.name());
+        reports.push((game.name(), report));
+    }
+    reports
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_script_plays_through_the_lobby() {
+    let server = TestServer::start().await;
+    for (game, report) in play_every_game(&server, 3, None).await {
+        assert_eq!(report.failures, 0, "{game}: {report}");
+        assert!(report.commands > 3, "{game}: {report}");
     }
     server.shutdown().await;
 }
@@ -179,24 +194,9 @@ async fn named_2048_players_end_and_restart_their_games() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_game_ends_with_its_own_exit_line() {
     let server = TestServer::start().await;
-    let scripts = arcade::table::GAMES
-        .iter()
-        .filter_map(|kind| Script::from_name(kind.name));
-    for game in scripts {
-        let options = Options {
-            addr: server.addr,
-            sessions: 2,
-            rate: 0.0,
-            game,
-            restart_every: NonZeroUsize::new(2),
-            duration: Duration::from_millis(300),
-            warmup: Duration::ZERO,
-            quiet: true,
-            ..Options::default()
-        };
-        let report = loadtest::run(&options).await.expect("the load test runs");
-        assert_eq!(report.failures, 0, "{}: {report}", game.name());
-        assert!(report.games_restarted > 2, "{}: {report}", game.name());
+    for (game, report) in play_every_game(&server, 2, NonZeroUsize::new(2)).await {
+        assert_eq!(report.failures, 0, "{game}: {report}");
+        assert!(report.games_restarted > 2, "{game}: {report}");
     }
     server.shutdown().await;
 }

@@ -9,23 +9,6 @@ use std::time::Duration;
 use arcade::server::Options;
 use common::{Client, TestServer};
 
-/// Everything up to `marker`, without the telnet commands around a password prompt
-/// (checked byte for byte where they matter).
-async fn text(client: &mut Client, marker: &str) -> String {
-    let bytes = client.read_until_bytes(marker.as_bytes()).await;
-    let mut kept = Vec::new();
-    let mut rest = &bytes[..];
-    while let Some((&first, tail)) = rest.split_first() {
-        if first == 0xff && tail.len() >= 2 {
-            rest = &tail[2..];
-        } else {
-            kept.push(first);
-            rest = tail;
-        }
-    }
-    String::from_utf8(kept).expect("UTF-8 from the server")
-}
-
 /// Connect and take `name`.
 async fn named(server: &TestServer, name: &str) -> Client {
     let mut client = Client::connect(server.addr).await;
@@ -118,7 +101,7 @@ async fn a_password_is_not_echoed_and_a_registered_name_is_taken_over() {
     );
     ann.send("open sesame").await;
     assert_eq!(
-        text(&mut ann, "Type it again: ").await,
+        ann.read_text_until("Type it again: ").await,
         "\r\nType it again: "
     );
     ann.send("open sesame").await;
@@ -142,7 +125,7 @@ async fn a_password_is_not_echoed_and_a_registered_name_is_taken_over() {
         b"\xff\xfc\x01\r\nWrong password.\r\n> "
     );
     other.send("name ann").await;
-    text(&mut other, "Password: ").await;
+    other.read_text_until("Password: ").await;
     other.send("open sesame").await;
     assert_eq!(
         other.read_until_bytes(b"> ").await,
@@ -153,7 +136,7 @@ async fn a_password_is_not_echoed_and_a_registered_name_is_taken_over() {
         "\r\nSomeone logged in as Ann from elsewhere.\r\n"
     );
     other.send("who").await;
-    let who = text(&mut other, "> ").await;
+    let who = other.read_text_until("> ").await;
     assert!(who.starts_with("1 players online:\r\n  Ann "), "{who}");
     server.shutdown().await;
 }
@@ -161,28 +144,23 @@ async fn a_password_is_not_echoed_and_a_registered_name_is_taken_over() {
 #[tokio::test]
 async fn repeated_wrong_passwords_are_slowed_down() {
     let server = TestServer::start().await;
-    let mut owner = named(&server, "owner").await;
-    owner.send("register").await;
-    text(&mut owner, "Choose a password: ").await;
-    owner.send("right-one").await;
-    text(&mut owner, "Type it again: ").await;
-    owner.send("right-one").await;
-    text(&mut owner, "> ").await;
+    let _owner = common::registered(server.addr, "owner", "right-one").await;
     let mut guesser = Client::connect(server.addr).await;
     // One try to register, then five guesses go at once.
     for _ in 0..5 {
         guesser.send("name owner").await;
-        text(&mut guesser, "Password: ").await;
+        guesser.read_text_until("Password: ").await;
         guesser.send("guess").await;
-        assert!(text(&mut guesser, "> ")
+        assert!(guesser
+            .read_text_until("> ")
             .await
             .ends_with("Wrong password.\r\n> "));
     }
     guesser.send("name owner").await;
-    text(&mut guesser, "Password: ").await;
+    guesser.read_text_until("Password: ").await;
     guesser.send("guess").await;
     // The next answer waits for the throttle (about 12 s), not for the hash.
-    let early = tokio::time::timeout(Duration::from_secs(3), text(&mut guesser, "> ")).await;
+    let early = tokio::time::timeout(Duration::from_secs(3), guesser.read_text_until("> ")).await;
     assert!(early.is_err(), "the sixth guess was not slowed down");
     server.shutdown().await;
 }
@@ -195,28 +173,26 @@ async fn accounts_and_settings_survive_a_restart() {
         ..Options::default()
     };
     let server = TestServer::start_with(options()).await;
-    let mut zoe = named(&server, "zoe").await;
-    zoe.send("register").await;
-    text(&mut zoe, "Choose a password: ").await;
-    zoe.send("kept-password").await;
-    text(&mut zoe, "Type it again: ").await;
-    zoe.send("kept-password").await;
-    text(&mut zoe, "> ").await;
+    let mut zoe = common::registered(server.addr, "zoe", "kept-password").await;
     zoe.send("set chat off").await;
-    text(&mut zoe, "> ").await;
+    zoe.read_text_until("> ").await;
     server.shutdown().await;
     assert!(data.path().join("arcade.db").is_file());
 
     let server = TestServer::start_with(options()).await;
     let mut zoe = Client::connect(server.addr).await;
     zoe.send("name ZOE").await;
-    text(&mut zoe, "Password: ").await;
+    zoe.read_text_until("Password: ").await;
     zoe.send("kept-password").await;
-    assert!(text(&mut zoe, "> ")
+    assert!(zoe
+        .read_text_until("> ")
         .await
         .ends_with("You are now zoe.\r\n> "));
     zoe.send("set").await;
-    assert_eq!(text(&mut zoe, "> ").await, "Settings:\r\n  chat off\r\n> ");
+    assert_eq!(
+        zoe.read_text_until("> ").await,
+        "Settings:\r\n  chat off\r\n> "
+    );
     server.shutdown().await;
 }
 

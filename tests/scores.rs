@@ -7,47 +7,8 @@ use std::time::Duration;
 use arcade::server::Options;
 use common::{Client, TestServer};
 
-/// Everything up to `marker`, without telnet commands (IAC x y).
-async fn text(client: &mut Client, marker: &str) -> String {
-    let bytes = client.read_until_bytes(marker.as_bytes()).await;
-    let mut kept = Vec::new();
-    let mut rest = &bytes[..];
-    while let Some((&first, tail)) = rest.split_first() {
-        if first == 0xff && tail.len() >= 2 {
-            rest = &tail[2..];
-        } else {
-            kept.push(first);
-            rest = tail;
-        }
-    }
-    String::from_utf8(kept).expect("UTF-8 from the server")
-}
-
-/// A new connection that registers `name` with `password`.
-async fn registered(server: &TestServer, name: &str, password: &str) -> Client {
-    let mut client = Client::connect(server.addr).await;
-    client.send(&format!("name {name}")).await;
-    text(&mut client, "> ").await;
-    client.send("register").await;
-    text(&mut client, "Choose a password: ").await;
-    client.send(password).await;
-    text(&mut client, "Type it again: ").await;
-    client.send(password).await;
-    assert!(text(&mut client, "> ").await.contains("is registered"));
-    client
-}
-
-/// A new connection logged in as `name`; what the login said.
-async fn log_in(addr: std::net::SocketAddr, name: &str, password: &str) -> (Client, String) {
-    let mut client = Client::connect(addr).await;
-    client.send(&format!("name {name}")).await;
-    text(&mut client, "Password: ").await;
-    client.send(password).await;
-    let said = text(&mut client, "> ").await;
-    (client, said)
-}
-
-/// From the start of the classic world to the gold and out: 16 actions.
+/// From the start of the classic world to the gold (8 actions), then back to the exit
+/// (9 more) before the `climb`: 18 in all.
 const TO_THE_GOLD: &[&str] = &[
     "move forward",
     "move forward",
@@ -75,7 +36,7 @@ const BACK_OUT: &[&str] = &[
 async fn eventually(client: &mut Client, line: &str, wanted: &str) -> String {
     for _ in 0..50 {
         client.send(line).await;
-        let answer = text(client, "> ").await;
+        let answer = client.read_text_until("> ").await;
         if answer.contains(wanted) {
             return answer;
         }
@@ -87,18 +48,18 @@ async fn eventually(client: &mut Client, line: &str, wanted: &str) -> String {
 #[tokio::test]
 async fn a_dropped_game_is_resumed_finished_ranked_and_replayed() {
     let server = TestServer::start().await;
-    let mut ann = registered(&server, "ann", "secret-ann").await;
+    let mut ann = common::registered(server.addr, "ann", "secret-ann").await;
     ann.send("play wumpus").await;
-    text(&mut ann, "Enter command: ").await;
+    ann.read_text_until("Enter command: ").await;
     for line in TO_THE_GOLD {
         ann.send(line).await;
-        text(&mut ann, "Enter command: ").await;
+        ann.read_text_until("Enter command: ").await;
     }
     // The connection drops mid-game.
     drop(ann);
     tokio::time::sleep(Duration::from_millis(200)).await;
 
-    let (mut ann, said) = log_in(server.addr, "ann", "secret-ann").await;
+    let (mut ann, said) = common::log_in(server.addr, "ann", "secret-ann").await;
     assert!(
         said.ends_with(
             "You are now ann.\r\nYou have an unfinished wumpus game. Type resume to continue it.\r\n> "
@@ -106,29 +67,32 @@ async fn a_dropped_game_is_resumed_finished_ranked_and_replayed() {
         "{said:?}"
     );
     ann.send("resume").await;
-    let resumed = text(&mut ann, "Enter command: ").await;
+    let resumed = ann.read_text_until("Enter command: ").await;
     assert_eq!(
         resumed,
         "Your wumpus game, as you left it.\r\nYou smell a wumpus.\r\nEnter command: "
     );
     for line in BACK_OUT {
         ann.send(line).await;
-        text(&mut ann, "Enter command: ").await;
+        ann.read_text_until("Enter command: ").await;
     }
     ann.send("climb").await;
-    assert!(text(&mut ann, "> ")
+    assert!(ann
+        .read_text_until("> ")
         .await
         .starts_with("You are out with the gold.\r\n"));
 
     // The result is checked by replay, then ranked.
     let top = eventually(&mut ann, "top wumpus", "ann").await;
+    // The time played at the end of the line is the test's own pace: left out.
+    let (ranked, played) = top.rsplit_once("  (").unwrap_or_else(|| panic!("{top}"));
     assert_eq!(
-        top,
-        "wumpus classic, most wins with the gold, then fewest actions:\r\n   1. ann              1 wins, best in 18 actions  (0s)\r\n> "
-            .replace("(0s)", &top[top.find('(').unwrap_or(0)..top.find(')').map_or(0, |i| i + 1)])
+        ranked,
+        "wumpus classic, most wins with the gold, then fewest actions:\r\n   1. ann              1 wins, best in 18 actions"
     );
+    assert!(played.ends_with("s)\r\n> "), "{top}");
     ann.send("stats").await;
-    let stats = text(&mut ann, "> ").await;
+    let stats = ann.read_text_until("> ").await;
     assert!(stats.starts_with("ann: 1 games recorded, "), "{stats}");
     assert!(
         stats.contains("wumpus classic: out with the gold in 18 actions"),
@@ -138,7 +102,7 @@ async fn a_dropped_game_is_resumed_finished_ranked_and_replayed() {
     // A teacher lists and replays it, fast.
     let mut teacher = Client::connect(server.addr).await;
     teacher.send("recordings ann").await;
-    let list = text(&mut teacher, "> ").await;
+    let list = teacher.read_text_until("> ").await;
     let line = list
         .lines()
         .find(|line| line.contains(" ann "))
@@ -147,7 +111,9 @@ async fn a_dropped_game_is_resumed_finished_ranked_and_replayed() {
     assert!(line.contains("won"), "{line}");
     let id: i64 = line.split_whitespace().next().unwrap().parse().unwrap();
     teacher.send(&format!("replay {id} 100")).await;
-    let replay = text(&mut teacher, &format!("End of recording {id}.\r\n> ")).await;
+    let replay = teacher
+        .read_text_until(&format!("End of recording {id}.\r\n> "))
+        .await;
     assert!(
         replay.starts_with(&format!(
             "Recording {id}: ann playing wumpus. Type anything to stop.\r\nWelcome to the Wumpus World!\r\n"
@@ -206,9 +172,13 @@ async fn a_dropped_game_is_resumed_finished_ranked_and_replayed() {
     );
 
     teacher.send("replay 999999").await;
-    assert_eq!(text(&mut teacher, "> ").await, "No recording 999999.\r\n> ");
+    assert_eq!(
+        teacher.read_text_until("> ").await,
+        "No recording 999999.\r\n> "
+    );
     teacher.send("replay x").await;
-    assert!(text(&mut teacher, "> ")
+    assert!(teacher
+        .read_text_until("> ")
         .await
         .starts_with("Usage: replay ID"));
     server.shutdown().await;
@@ -217,34 +187,44 @@ async fn a_dropped_game_is_resumed_finished_ranked_and_replayed() {
 #[tokio::test]
 async fn an_unseeded_2048_comes_back_exactly_with_its_undo_history() {
     let server = TestServer::start().await;
-    let mut bo = registered(&server, "bo", "secret-bo").await;
+    let mut bo = common::registered(server.addr, "bo", "secret-bo").await;
     bo.send("play 2048").await;
-    text(&mut bo, "Enter command: ").await;
-    let mut last = String::new();
-    for key in ["a", "w", "d", "s", "a", "w"] {
+    bo.read_text_until("Enter command: ").await;
+    // Every board the player saw (a refused move answers without one).
+    let mut boards = Vec::new();
+    for key in ["a", "w", "d", "s", "a", "w", "d", "s"] {
         bo.send(key).await;
-        last = text(&mut bo, "Enter command: ").await;
+        let reply = bo.read_text_until("Enter command: ").await;
+        if reply.contains("Score: ") {
+            boards.push(reply);
+        }
     }
-    // What one undo shows on the live game, seen by asking a second undo after resume.
+    assert!(boards.len() >= 2, "two moves at least slid: {boards:?}");
     drop(bo);
     tokio::time::sleep(Duration::from_millis(200)).await;
-    let (mut bo, said) = log_in(server.addr, "bo", "secret-bo").await;
+    let (mut bo, said) = common::log_in(server.addr, "bo", "secret-bo").await;
     assert!(said.contains("You have an unfinished 2048 game."), "{said}");
     bo.send("resume").await;
-    let resumed = text(&mut bo, "Enter command: ").await;
-    // The board, score, best and step as the player last saw them (a refused move
-    // shows no board: then the last board seen is earlier; compare when it has one).
-    if last.contains("Score: ") {
-        assert_eq!(
-            resumed,
-            format!("Your 2048 game, as you left it.\r\n{last}")
-        );
-    }
-    // The undo history came back too.
+    let resumed = bo.read_text_until("Enter command: ").await;
+    // The board, score, best and step as the player last saw them.
+    let last = &boards[boards.len() - 1];
+    assert_eq!(
+        resumed,
+        format!("Your 2048 game, as you left it.\r\n{last}")
+    );
+    // The undo history came back too: one undo shows the board before the last move.
     bo.send("b").await;
-    let undone = text(&mut bo, "Enter command: ").await;
+    let undone = bo.read_text_until("Enter command: ").await;
     assert!(undone.contains("Score: "), "{undone}");
     assert!(!undone.contains("Nothing to undo"), "{undone}");
+    let board_of = |reply: &str| {
+        reply
+            .split("Score: ")
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(board_of(&undone), board_of(&boards[boards.len() - 2]));
     server.shutdown().await;
 }
 
@@ -256,11 +236,11 @@ async fn a_game_outlives_a_server_restart() {
         ..Options::default()
     };
     let server = TestServer::start_with(options()).await;
-    let mut cy = registered(&server, "cy", "secret-cy").await;
+    let mut cy = common::registered(server.addr, "cy", "secret-cy").await;
     cy.send("play sokoban").await;
-    text(&mut cy, "Enter command: ").await;
+    cy.read_text_until("Enter command: ").await;
     cy.send("w1").await;
-    let board = text(&mut cy, "Enter command: ").await;
+    let board = cy.read_text_until("Enter command: ").await;
     let stopping = tokio::spawn(server.shutdown());
     assert_eq!(
         cy.read_to_end().await,
@@ -269,7 +249,7 @@ async fn a_game_outlives_a_server_restart() {
     stopping.await.unwrap();
 
     let server = TestServer::start_with(options()).await;
-    let (mut cy, said) = log_in(server.addr, "cy", "secret-cy").await;
+    let (mut cy, said) = common::log_in(server.addr, "cy", "secret-cy").await;
     assert!(
         said.contains("You have an unfinished sokoban game."),
         "{said}"
@@ -277,12 +257,12 @@ async fn a_game_outlives_a_server_restart() {
     // A new game first asks to confirm.
     cy.send("play 2048 seed=1").await;
     assert_eq!(
-        text(&mut cy, "> ").await,
+        cy.read_text_until("> ").await,
         "You have an unfinished sokoban game: type resume to continue it, or play again to give it up.\r\n> "
     );
     cy.send("resume").await;
     assert_eq!(
-        text(&mut cy, "Enter command: ").await,
+        cy.read_text_until("Enter command: ").await,
         format!("Your sokoban game, as you left it.\r\n{board}")
     );
     server.shutdown().await;
@@ -294,41 +274,45 @@ async fn guests_have_nothing_to_resume_and_unknown_names_get_one_line() {
     let mut guest = Client::connect(server.addr).await;
     guest.send("resume").await;
     assert_eq!(
-        text(&mut guest, "> ").await,
+        guest.read_text_until("> ").await,
         "Only a registered name's games are kept (register): nothing to resume.\r\n> "
     );
     guest.send("top chess").await;
-    assert!(text(&mut guest, "> ")
+    assert!(guest
+        .read_text_until("> ")
         .await
         .starts_with("Unknown game: chess. Choose one of: "));
     guest.send("stats nobody").await;
     assert_eq!(
-        text(&mut guest, "> ").await,
+        guest.read_text_until("> ").await,
         "No games recorded for nobody.\r\n> "
     );
     guest.send("top").await;
-    assert!(text(&mut guest, "> ").await.starts_with("No results yet"));
+    assert!(guest
+        .read_text_until("> ")
+        .await
+        .starts_with("No results yet"));
     // A guest's game is recorded too, but gives no result.
     guest.send("play 2048 seed=3").await;
-    text(&mut guest, "Enter command: ").await;
+    guest.read_text_until("Enter command: ").await;
     guest.send("q").await;
-    text(&mut guest, "> ").await;
+    guest.read_text_until("> ").await;
     let list = eventually(&mut guest, "recordings", "2048").await;
     assert!(list.contains("guest-"), "{list}");
     guest.send("top 2048").await;
-    assert!(text(&mut guest, "> ").await.contains("no results yet"));
+    assert!(guest.read_text_until("> ").await.contains("no results yet"));
     server.shutdown().await;
 }
 
 #[tokio::test]
 async fn a_saved_world_belongs_to_its_player() {
     let server = TestServer::start().await;
-    let mut ann = registered(&server, "ann", "secret-ann").await;
+    let mut ann = common::registered(server.addr, "ann", "secret-ann").await;
     ann.send("play wumpus").await;
-    text(&mut ann, "Enter command: ").await;
+    ann.read_text_until("Enter command: ").await;
     ann.send("save mine").await;
     assert_eq!(
-        text(&mut ann, "Enter command: ").await,
+        ann.read_text_until("Enter command: ").await,
         "Saved as mine.\r\nEnter command: "
     );
     assert!(server
@@ -337,20 +321,22 @@ async fn a_saved_world_belongs_to_its_player() {
         .is_file());
     let mut bob = Client::connect(server.addr).await;
     bob.send("levels wumpus").await;
-    assert!(!text(&mut bob, "> ").await.contains("mine"));
+    assert!(!bob.read_text_until("> ").await.contains("mine"));
     bob.send("play wumpus mine").await;
-    assert!(text(&mut bob, "> ")
+    assert!(bob
+        .read_text_until("> ")
         .await
         .starts_with("Unknown level: mine."));
     ann.send("quit").await;
-    text(&mut ann, "> ").await;
+    ann.read_text_until("> ").await;
     ann.send("resume").await;
     assert_eq!(
-        text(&mut ann, "> ").await,
+        ann.read_text_until("> ").await,
         "You have no unfinished game.\r\n> "
     );
     ann.send("play wumpus mine").await;
-    assert!(text(&mut ann, "Enter command: ")
+    assert!(ann
+        .read_text_until("Enter command: ")
         .await
         .starts_with("Welcome to the Wumpus World!"));
     server.shutdown().await;
@@ -429,7 +415,7 @@ async fn a_forged_result_stays_off_the_leaderboards() {
     }
     assert!(store.pending_results(10).await.unwrap().is_empty());
     client.send("top sokoban").await;
-    let top = text(&mut client, "> ").await;
+    let top = client.read_text_until("> ").await;
     assert!(!top.contains("mallory"), "{top}");
     assert!(top.contains("no results yet"), "{top}");
     server.shutdown().await;
@@ -491,4 +477,85 @@ fn a_damaged_database_stops_the_start_with_its_path() {
     assert!(!output.status.success());
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(said.contains(&db.display().to_string()), "{said}");
+}
+
+/// Waits for a line containing `wanted` in the server's log; the lines read on the way.
+fn wait_for_log(
+    lines: &std::sync::mpsc::Receiver<String>,
+    wanted: &str,
+    within: Duration,
+) -> Vec<String> {
+    let deadline = std::time::Instant::now() + within;
+    let mut seen = Vec::new();
+    while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+        match lines.recv_timeout(left) {
+            Ok(line) => {
+                let found = line.contains(wanted);
+                seen.push(line);
+                if found {
+                    return seen;
+                }
+            }
+            Err(_) => break,
+        }
+    }
+    panic!("no {wanted:?} in the log within {within:?}; it said {seen:#?}");
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_locked_database_slows_no_one_and_loses_nothing() {
+    use sqlx::Connection as _;
+    let (mut server, addr, log, data) = common::spawn_server_process(&[]);
+    let (sender, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead as _;
+        for line in log.lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut player = Client::connect(addr).await;
+    player.send("play 2048 seed=1").await;
+    player.read_text_until("Enter command: ").await;
+    // Another program takes the database's write lock and keeps it.
+    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(data.path().join("arcade.db"));
+    let mut holder = sqlx::SqliteConnection::connect_with(&options)
+        .await
+        .unwrap();
+    sqlx::query("BEGIN EXCLUSIVE")
+        .execute(&mut holder)
+        .await
+        .unwrap();
+    // The player plays on: every move answered at once while the writes fail.
+    let moves = ["a", "b", "w", "b", "d", "b", "s", "b"];
+    for _ in 0..5 {
+        for key in moves {
+            player.send(key).await;
+            let started = std::time::Instant::now();
+            player.read_text_until("Enter command: ").await;
+            assert!(
+                started.elapsed() < Duration::from_secs(2),
+                "a move waited for the database"
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+    wait_for_log(&lines, "cannot write recordings", Duration::from_secs(15));
+    // The lock goes: what waited in memory is written.
+    sqlx::query("COMMIT").execute(&mut holder).await.unwrap();
+    drop(holder);
+    wait_for_log(
+        &lines,
+        "recordings are written again",
+        Duration::from_secs(15),
+    );
+    player.send("q").await;
+    player.read_text_until("> ").await;
+    // Every line the game got is in the recording: 40 moves and the `q`.
+    let listed = eventually(&mut player, "recordings", " 41 lines").await;
+    assert!(listed.contains("2048"), "{listed}");
+    server.kill().expect("stop the server");
+    let _ = server.wait();
 }

@@ -205,6 +205,24 @@ impl Client {
         String::from_utf8(bytes).expect("UTF-8 from the server")
     }
 
+    /// Everything up to and including the first `marker`, as text without the telnet
+    /// commands in it (the `IAC WILL ECHO` / `IAC WONT ECHO` around a password, checked
+    /// byte for byte where they matter).
+    pub async fn read_text_until(&mut self, marker: &str) -> String {
+        let bytes = self.read_until_bytes(marker.as_bytes()).await;
+        let mut kept = Vec::new();
+        let mut rest = &bytes[..];
+        while let Some((&first, tail)) = rest.split_first() {
+            if first == 0xff && tail.len() >= 2 {
+                rest = &tail[2..];
+            } else {
+                kept.push(first);
+                rest = tail;
+            }
+        }
+        String::from_utf8(kept).expect("UTF-8 from the server")
+    }
+
     /// Everything up to and including the first `marker`, as bytes.
     pub async fn read_until_bytes(&mut self, marker: &[u8]) -> Vec<u8> {
         let deadline = tokio::time::Instant::now() + TIMEOUT;
@@ -287,4 +305,31 @@ pub fn classic_transcript() -> Transcript {
 /// `\n` to `\r\n`, as the server sends it.
 pub fn crlf(text: &str) -> String {
     text.replace('\n', "\r\n")
+}
+
+/// A new connection that registers `name` with `password`.
+pub async fn registered(addr: SocketAddr, name: &str, password: &str) -> Client {
+    let mut client = Client::connect(addr).await;
+    client.send(&format!("name {name}")).await;
+    assert_eq!(
+        client.read_text_until("> ").await,
+        format!("You are now {name}.\r\n> ")
+    );
+    client.send("register").await;
+    client.read_text_until("Choose a password: ").await;
+    client.send(password).await;
+    client.read_text_until("Type it again: ").await;
+    client.send(password).await;
+    assert!(client.read_text_until("> ").await.contains("is registered"));
+    client
+}
+
+/// A new connection logged in as `name`; what the login said.
+pub async fn log_in(addr: SocketAddr, name: &str, password: &str) -> (Client, String) {
+    let mut client = Client::connect(addr).await;
+    client.send(&format!("name {name}")).await;
+    client.read_text_until("Password: ").await;
+    client.send(password).await;
+    let said = client.read_text_until("> ").await;
+    (client, said)
 }
