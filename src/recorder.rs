@@ -23,7 +23,7 @@ use tokio::sync::{mpsc, oneshot, Notify};
 use crate::games::{Finish, Outcome};
 use crate::recording::{self, Recording};
 use crate::store::{
-    Change, Listed, NewRecording, NewResult, Pending, RecordingState, Store, StoreError,
+    Change, Listed, NewRecording, NewResult, Pending, Played, RecordingState, Store, StoreError,
 };
 use crate::table::Context;
 
@@ -42,6 +42,9 @@ const MAX_BATCH_BYTES: usize = 256 * 1024;
 /// cannot be resumed (a replay would not reach where it is). A client cannot fill the
 /// disk with one game.
 pub const MAX_RECORDED_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Results checked per round trip to the database and to a blocking thread.
+const VERIFY_BATCH: u32 = 200;
 
 /// How often the recorder logs what it did (when it did anything).
 const REPORT_EVERY: Duration = Duration::from_secs(10);
@@ -158,6 +161,7 @@ impl Recorder {
             id: listed.id,
             state: RecordingState::Open,
             outcome: None,
+            played: None,
         });
         let mut tape = Tape::new(self.clone(), listed.id, player, &recording.start, level);
         tape.offset_ms = listed.duration_ms;
@@ -251,16 +255,14 @@ impl Tape {
             tracing::warn!(recording = self.id, player = %self.player.name, "a game's recording reached its size limit: the rest of the game is not recorded");
             return;
         }
-        let at_ms = self.elapsed_ms();
         let mut lines = String::with_capacity(line.len() + 8);
-        recording::encode_input(at_ms, line, &mut lines);
-        self.inputs += 1;
+        recording::encode_input(self.elapsed_ms(), line, &mut lines);
         self.recorder.send(Change::Inputs {
             id: self.id,
+            first: self.inputs,
             lines,
-            count: 1,
-            duration_ms: i64::try_from(at_ms).unwrap_or(i64::MAX),
         });
+        self.inputs += 1;
     }
 
     /// A level solved or the game ended by its rules: a result for a named player.
@@ -313,6 +315,10 @@ impl Tape {
             id: self.id,
             state,
             outcome,
+            played: Some(Played {
+                inputs: self.inputs,
+                duration_ms: self.elapsed_ms(),
+            }),
         });
     }
 }
@@ -441,8 +447,8 @@ impl Report {
     }
 }
 
-/// Changes waiting, in order, with consecutive input lines of a recording merged into
-/// one row.
+/// Changes waiting, in order, with a recording's input lines merged into one row:
+/// a recording's lines come in order, so those of one batch follow each other.
 #[derive(Default)]
 struct Batch {
     changes: Vec<Change>,
@@ -450,58 +456,26 @@ struct Batch {
     bytes: usize,
     /// Changes sent that are in `changes` (merged input lines count one each).
     sent: u64,
-    /// Where each recording's latest input change is, while nothing else about that
-    /// recording came after it.
-    open_inputs: HashMap<i64, usize>,
+    /// Where each recording's input row of this batch is in `changes`.
+    inputs_at: HashMap<i64, usize>,
 }
 
 impl Batch {
     fn push(&mut self, change: Change) {
         self.sent += 1;
-        match change {
-            Change::Inputs {
-                id,
-                lines,
-                count,
-                duration_ms,
-            } => {
-                self.bytes += lines.len();
-                if let Some(&at) = self.open_inputs.get(&id) {
-                    if let Some(Change::Inputs {
-                        lines: kept,
-                        count: kept_count,
-                        duration_ms: kept_ms,
-                        ..
-                    }) = self.changes.get_mut(at)
-                    {
-                        kept.push_str(&lines);
-                        *kept_count += count;
-                        *kept_ms = (*kept_ms).max(duration_ms);
-                        return;
-                    }
-                }
-                self.open_inputs.insert(id, self.changes.len());
-                self.changes.push(Change::Inputs {
-                    id,
-                    lines,
-                    count,
-                    duration_ms,
-                });
+        if let Change::Inputs { id, lines, .. } = &change {
+            self.bytes += lines.len();
+            if let Some(Change::Inputs { lines: kept, .. }) = self
+                .inputs_at
+                .get(id)
+                .and_then(|&at| self.changes.get_mut(at))
+            {
+                kept.push_str(lines);
+                return;
             }
-            Change::Open(open) => {
-                self.open_inputs.remove(&open.id);
-                self.changes.push(Change::Open(open));
-            }
-            Change::State { id, .. } => {
-                self.open_inputs.remove(&id);
-                self.changes.push(change);
-            }
-            Change::Result(result) => {
-                self.open_inputs.remove(&result.recording_id);
-                self.changes.push(Change::Result(result));
-            }
-            Change::Discard { .. } => self.changes.push(change),
+            self.inputs_at.insert(*id, self.changes.len());
         }
+        self.changes.push(change);
     }
 
     fn len(&self) -> usize {
@@ -514,7 +488,7 @@ impl Batch {
 
     /// The changes to write, and how many sends they stand for.
     fn take(&mut self) -> (Vec<Change>, u64) {
-        self.open_inputs.clear();
+        self.inputs_at.clear();
         self.bytes = 0;
         (
             std::mem::take(&mut self.changes),
@@ -589,36 +563,51 @@ async fn verify_pending(
     let mut count = 0;
     let mut spent = Duration::ZERO;
     loop {
-        let pending = store.pending_results(100).await?;
+        let pending = store.pending_results(VERIFY_BATCH).await?;
         if pending.is_empty() {
             return Ok((count, spent));
         }
+        let mut work = Vec::with_capacity(pending.len());
         for result in pending {
-            let recording = store.recording(result.recording_id).await;
-            let verdict = match recording {
-                Ok(Some((_, recording))) => {
-                    let context = Arc::clone(context);
-                    let pending = result.clone();
-                    tokio::task::spawn_blocking(move || {
-                        let began = Instant::now();
-                        let verdict = check(&recording, &pending, &context);
-                        (verdict, began.elapsed())
-                    })
-                    .await
-                    .unwrap_or_else(|error| (Err(error.to_string()), Duration::ZERO))
-                }
-                Ok(None) => (Err(String::from("its recording is gone")), Duration::ZERO),
-                Err(StoreError::Damaged(why)) => (Err(why), Duration::ZERO),
+            let recording = match store.recording(result.recording_id).await {
+                Ok(Some((_, recording))) => Ok(recording),
+                Ok(None) => Err(String::from("its recording is gone")),
+                Err(StoreError::Damaged(why)) => Err(why),
                 Err(error) => return Err(error),
             };
-            let (verdict, took) = verdict;
-            spent += took;
-            count += 1;
-            if let Err(why) = &verdict {
+            work.push((result, recording));
+        }
+        // One trip to a blocking thread for the whole batch of replays.
+        let context = Arc::clone(context);
+        let checked = tokio::task::spawn_blocking(move || {
+            let began = Instant::now();
+            let verdicts: Vec<(Pending, Result<(), String>)> = work
+                .into_iter()
+                .map(|(result, recording)| {
+                    let verdict =
+                        recording.and_then(|recording| check(&recording, &result, &context));
+                    (result, verdict)
+                })
+                .collect();
+            (verdicts, began.elapsed())
+        })
+        .await;
+        let Ok((verdicts, took)) = checked else {
+            tracing::error!("checking results failed (a bug); they are checked again later");
+            return Ok((count, spent));
+        };
+        spent += took;
+        count += verdicts.len() as u64;
+        for (result, verdict) in &verdicts {
+            if let Err(why) = verdict {
                 tracing::warn!(result = result.id, recording = result.recording_id, %why, "a result does not replay to its end: kept out of the leaderboards");
             }
-            store.set_verified(result.id, verdict.is_ok()).await?;
         }
+        let marks: Vec<(i64, bool)> = verdicts
+            .iter()
+            .map(|(result, verdict)| (result.id, verdict.is_ok()))
+            .collect();
+        store.set_verified(&marks).await?;
     }
 }
 

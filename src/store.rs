@@ -17,8 +17,9 @@ use std::time::Duration;
 
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
+    SqliteSynchronous,
 };
-use sqlx::{AssertSqlSafe, Row as _};
+use sqlx::{AssertSqlSafe, QueryBuilder, Row as _, Sqlite};
 
 use crate::games::{Finish, Outcome};
 use crate::recording::{self, Recording, Start};
@@ -252,16 +253,16 @@ pub struct NewResult {
 pub enum Change {
     /// A recording begins.
     Open(Box<NewRecording>),
-    /// Input lines for recording `id`, encoded ([`recording::encode_input`]).
+    /// Input lines of recording `id`, encoded ([`recording::encode_input`]), one
+    /// after the other.
     Inputs {
         /// The recording.
         id: i64,
+        /// The number of the first of them in the recording, from 0: what orders a
+        /// recording's rows.
+        first: u64,
         /// The lines.
         lines: String,
-        /// How many.
-        count: u64,
-        /// Milliseconds from the start to the last of them.
-        duration_ms: i64,
     },
     /// A recording changes state.
     State {
@@ -271,6 +272,9 @@ pub enum Change {
         state: RecordingState,
         /// How it ended, if it did by its rules.
         outcome: Option<Outcome>,
+        /// What it holds by now, when it closes (kept for the lists then, rather than
+        /// counted at every write).
+        played: Option<Played>,
     },
     /// The player's unfinished game is given up.
     Discard {
@@ -280,6 +284,18 @@ pub enum Change {
     /// A result to check and keep.
     Result(Box<NewResult>),
 }
+
+/// What a recording holds when it closes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Played {
+    /// Input lines.
+    pub inputs: u64,
+    /// Milliseconds from the start to now.
+    pub duration_ms: u64,
+}
+
+/// Rows one INSERT carries at most: far below SQLite's limit of bound values.
+const ROWS_PER_STATEMENT: usize = 500;
 
 /// A result waiting for its replay.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -372,6 +388,10 @@ impl Store {
                     .create_if_missing(true)
                     .journal_mode(SqliteJournalMode::Wal)
                     .busy_timeout(BUSY_TIMEOUT)
+                    // With WAL, NORMAL syncs at checkpoints, not at every commit: a
+                    // power cut may lose the last commits (at most what the recorder
+                    // says a crash loses), an application crash loses nothing.
+                    .synchronous(SqliteSynchronous::Normal)
                     // 1 MiB of page cache per connection instead of 2: the server's
                     // memory is for sessions; the OS caches the file anyway.
                     .pragma("cache_size", "-1024"),
@@ -496,61 +516,67 @@ impl Store {
         Ok(done.rows_affected())
     }
 
-    /// Write a batch of the recorder's changes in one transaction, in order.
+    /// Write a batch of the recorder's changes in one transaction. Rows of a kind go
+    /// in together, a few hundred to a statement (a second of 10,000 players is
+    /// thousands of rows, and a statement costs more than a row); state changes go in
+    /// their order, after the recordings they change.
     ///
     /// # Errors
     /// [`StoreError::Query`]: nothing of the batch was written.
     pub async fn write(&self, changes: &[Change]) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut opens = Vec::new();
+        let mut inputs = Vec::new();
+        let mut results = Vec::new();
         for change in changes {
             match change {
-                Change::Open(open) => {
-                    sqlx::query(
-                        "INSERT INTO recordings (id, player, player_key, registered, game, args, memory, world, started_at, state) \
-                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'open')",
-                    )
-                    .bind(open.id)
-                    .bind(&open.player)
-                    .bind(&open.player_key)
-                    .bind(open.registered)
-                    .bind(&open.start.game)
-                    .bind(open.start.args.join(" "))
-                    .bind(&open.start.memory)
-                    .bind(&open.start.world)
-                    .bind(open.started_at)
-                    .execute(&mut *tx)
-                    .await?;
+                Change::Open(open) => opens.push(&**open),
+                Change::Inputs { id, first, lines } => {
+                    inputs.push((*id, clamp(*first), lines.as_str()));
                 }
-                Change::Inputs {
+                Change::Result(result) => results.push(&**result),
+                Change::State { .. } | Change::Discard { .. } => {}
+            }
+        }
+        let mut tx = self.pool.begin().await?;
+        for chunk in opens.chunks(ROWS_PER_STATEMENT) {
+            QueryBuilder::<Sqlite>::new(
+                "INSERT INTO recordings (id, player, player_key, registered, game, args, memory, world, started_at, state) ",
+            )
+            .push_values(chunk, |mut row, open| {
+                row.push_bind(open.id)
+                    .push_bind(&open.player)
+                    .push_bind(&open.player_key)
+                    .push_bind(open.registered)
+                    .push_bind(&open.start.game)
+                    .push_bind(open.start.args.join(" "))
+                    .push_bind(&open.start.memory)
+                    .push_bind(&open.start.world)
+                    .push_bind(open.started_at)
+                    .push_bind(RecordingState::Open.as_str());
+            })
+            .build()
+            .execute(&mut *tx)
+            .await?;
+        }
+        for change in changes {
+            match change {
+                Change::State {
                     id,
-                    lines,
-                    count,
-                    duration_ms,
+                    state,
+                    outcome,
+                    played,
                 } => {
+                    let (count, duration) = played.map_or((None, None), |played| {
+                        (Some(clamp(played.inputs)), Some(clamp(played.duration_ms)))
+                    });
                     sqlx::query(
-                        "INSERT INTO inputs (recording_id, batch, lines) VALUES \
-                         (?, (SELECT COALESCE(MAX(batch), 0) + 1 FROM inputs WHERE recording_id = ?), ?)",
-                    )
-                    .bind(id)
-                    .bind(id)
-                    .bind(lines)
-                    .execute(&mut *tx)
-                    .await?;
-                    sqlx::query(
-                        "UPDATE recordings SET inputs = inputs + ?, duration_ms = MAX(duration_ms, ?) WHERE id = ?",
-                    )
-                    .bind(i64::try_from(*count).unwrap_or(i64::MAX))
-                    .bind(duration_ms)
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                Change::State { id, state, outcome } => {
-                    sqlx::query(
-                        "UPDATE recordings SET state = ?, outcome = COALESCE(?, outcome) WHERE id = ?",
+                        "UPDATE recordings SET state = ?, outcome = COALESCE(?, outcome), \
+                         inputs = COALESCE(?, inputs), duration_ms = COALESCE(?, duration_ms) WHERE id = ?",
                     )
                     .bind(state.as_str())
                     .bind(outcome.map(Outcome::as_str))
+                    .bind(count)
+                    .bind(duration)
                     .bind(id)
                     .execute(&mut *tx)
                     .await?;
@@ -563,33 +589,45 @@ impl Store {
                     .execute(&mut *tx)
                     .await?;
                 }
-                Change::Result(result) => {
-                    let finish = &result.finish;
-                    sqlx::query(
-                        "INSERT INTO results (recording_id, upto, player, player_key, registered, game, level, args, \
-                         outcome, moves, pushes, score, largest_tile, gold, duration_ms, finished_at) \
-                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    )
-                    .bind(result.recording_id)
-                    .bind(i64::try_from(result.upto).unwrap_or(i64::MAX))
-                    .bind(&result.player)
-                    .bind(&result.player_key)
-                    .bind(result.registered)
-                    .bind(&result.game)
-                    .bind(&result.level)
-                    .bind(&result.args)
-                    .bind(finish.outcome.as_str())
-                    .bind(clamp(finish.moves))
-                    .bind(clamp(finish.pushes))
-                    .bind(clamp(finish.score))
-                    .bind(clamp(finish.largest_tile))
-                    .bind(finish.gold)
-                    .bind(result.duration_ms)
-                    .bind(result.finished_at)
-                    .execute(&mut *tx)
-                    .await?;
-                }
+                Change::Open(_) | Change::Inputs { .. } | Change::Result(_) => {}
             }
+        }
+        for chunk in inputs.chunks(ROWS_PER_STATEMENT) {
+            QueryBuilder::<Sqlite>::new("INSERT INTO inputs (recording_id, batch, lines) ")
+                .push_values(chunk, |mut row, &(id, first, lines)| {
+                    row.push_bind(id).push_bind(first).push_bind(lines);
+                })
+                .build()
+                .execute(&mut *tx)
+                .await?;
+        }
+        for chunk in results.chunks(ROWS_PER_STATEMENT) {
+            QueryBuilder::<Sqlite>::new(
+                "INSERT INTO results (recording_id, upto, player, player_key, registered, game, level, args, \
+                 outcome, moves, pushes, score, largest_tile, gold, duration_ms, finished_at) ",
+            )
+            .push_values(chunk, |mut row, result| {
+                let finish = &result.finish;
+                row.push_bind(result.recording_id)
+                    .push_bind(clamp(result.upto))
+                    .push_bind(&result.player)
+                    .push_bind(&result.player_key)
+                    .push_bind(result.registered)
+                    .push_bind(&result.game)
+                    .push_bind(&result.level)
+                    .push_bind(&result.args)
+                    .push_bind(finish.outcome.as_str())
+                    .push_bind(clamp(finish.moves))
+                    .push_bind(clamp(finish.pushes))
+                    .push_bind(clamp(finish.score))
+                    .push_bind(clamp(finish.largest_tile))
+                    .push_bind(finish.gold)
+                    .push_bind(result.duration_ms)
+                    .push_bind(result.finished_at);
+            })
+            .build()
+            .execute(&mut *tx)
+            .await?;
         }
         tx.commit().await?;
         Ok(())
@@ -712,16 +750,21 @@ impl Store {
         Ok(pending.collect::<Result<_, sqlx::Error>>()?)
     }
 
-    /// Mark a result checked: on the leaderboards, or kept out.
+    /// Mark results checked, in one transaction: each on the leaderboards (`true`)
+    /// or kept out.
     ///
     /// # Errors
     /// [`StoreError::Query`].
-    pub async fn set_verified(&self, id: i64, same_end: bool) -> Result<(), StoreError> {
-        sqlx::query("UPDATE results SET verified = ? WHERE id = ?")
-            .bind(same_end)
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
+    pub async fn set_verified(&self, marks: &[(i64, bool)]) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        for &(id, same_end) in marks {
+            sqlx::query("UPDATE results SET verified = ? WHERE id = ?")
+                .bind(same_end)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 

@@ -373,14 +373,14 @@ async fn a_forged_result_stays_off_the_leaderboards() {
             })),
             Change::Inputs {
                 id: 1,
+                first: 0,
                 lines: String::from("5 w1\n"),
-                count: 1,
-                duration_ms: 5,
             },
             Change::State {
                 id: 1,
                 state: RecordingState::Ended,
                 outcome: Some(Outcome::Solved),
+                played: None,
             },
             Change::Result(Box::new(NewResult {
                 recording_id: 1,
@@ -450,6 +450,7 @@ async fn old_recordings_are_swept_and_kept_results_stay() {
             id,
             state: RecordingState::Ended,
             outcome: None,
+            played: None,
         });
     }
     store.write(&changes).await.unwrap();

@@ -22,7 +22,8 @@ CREATE INDEX recordings_by_player ON recordings (player_key, id);
 CREATE INDEX recordings_by_state ON recordings (state, player_key);
 CREATE INDEX recordings_by_age ON recordings (started_at);
 
--- Input lines in batches: `MS LINE` per line (src/recording.rs), batch numbers from 1.
+-- Input lines in batches: `MS LINE` per line (src/recording.rs); a batch is numbered by
+-- its first line in the recording, from 0.
 CREATE TABLE inputs (
     recording_id INTEGER NOT NULL,
     batch        INTEGER NOT NULL,
