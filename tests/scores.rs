@@ -31,20 +31,6 @@ const BACK_OUT: &[&str] = &[
     "move forward",
 ];
 
-/// Ask `line` until the answer contains `wanted` (results enter the leaderboards once
-/// the server has replayed them, a moment after the game).
-async fn eventually(client: &mut Client, line: &str, wanted: &str) -> String {
-    for _ in 0..50 {
-        client.send(line).await;
-        let answer = client.read_text_until("> ").await;
-        if answer.contains(wanted) {
-            return answer;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("{line} never showed {wanted:?}");
-}
-
 #[tokio::test]
 async fn a_dropped_game_is_resumed_finished_ranked_and_replayed() {
     let server = TestServer::start().await;
@@ -83,7 +69,7 @@ async fn a_dropped_game_is_resumed_finished_ranked_and_replayed() {
         .starts_with("You are out with the gold.\r\n"));
 
     // The result is checked by replay, then ranked.
-    let top = eventually(&mut ann, "top wumpus", "ann").await;
+    let top = common::eventually(&mut ann, "top wumpus", "ann").await;
     // The time played at the end of the line is the test's own pace: left out.
     let (ranked, played) = top.rsplit_once("  (").unwrap_or_else(|| panic!("{top}"));
     assert_eq!(
@@ -297,7 +283,7 @@ async fn guests_have_nothing_to_resume_and_unknown_names_get_one_line() {
     guest.read_text_until("Enter command: ").await;
     guest.send("q").await;
     guest.read_text_until("> ").await;
-    let list = eventually(&mut guest, "recordings", "2048").await;
+    let list = common::eventually(&mut guest, "recordings", "2048").await;
     assert!(list.contains("guest-"), "{list}");
     guest.send("top 2048").await;
     assert!(guest.read_text_until("> ").await.contains("no results yet"));
@@ -478,85 +464,4 @@ fn a_damaged_database_stops_the_start_with_its_path() {
     assert!(!output.status.success());
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(said.contains(&db.display().to_string()), "{said}");
-}
-
-/// Waits for a line containing `wanted` in the server's log; the lines read on the way.
-fn wait_for_log(
-    lines: &std::sync::mpsc::Receiver<String>,
-    wanted: &str,
-    within: Duration,
-) -> Vec<String> {
-    let deadline = std::time::Instant::now() + within;
-    let mut seen = Vec::new();
-    while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
-        match lines.recv_timeout(left) {
-            Ok(line) => {
-                let found = line.contains(wanted);
-                seen.push(line);
-                if found {
-                    return seen;
-                }
-            }
-            Err(_) => break,
-        }
-    }
-    panic!("no {wanted:?} in the log within {within:?}; it said {seen:#?}");
-}
-
-#[cfg(target_os = "linux")]
-#[tokio::test]
-async fn a_locked_database_slows_no_one_and_loses_nothing() {
-    use sqlx::Connection as _;
-    let (mut server, addr, log, data) = common::spawn_server_process(&[]);
-    let (sender, lines) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead as _;
-        for line in log.lines().map_while(Result::ok) {
-            if sender.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    let mut player = Client::connect(addr).await;
-    player.send("play 2048 seed=1").await;
-    player.read_text_until("Enter command: ").await;
-    // Another program takes the database's write lock and keeps it.
-    let options = sqlx::sqlite::SqliteConnectOptions::new().filename(data.path().join("arcade.db"));
-    let mut holder = sqlx::SqliteConnection::connect_with(&options)
-        .await
-        .unwrap();
-    sqlx::query("BEGIN EXCLUSIVE")
-        .execute(&mut holder)
-        .await
-        .unwrap();
-    // The player plays on: every move answered at once while the writes fail.
-    let moves = ["a", "b", "w", "b", "d", "b", "s", "b"];
-    for _ in 0..5 {
-        for key in moves {
-            player.send(key).await;
-            let started = std::time::Instant::now();
-            player.read_text_until("Enter command: ").await;
-            assert!(
-                started.elapsed() < Duration::from_secs(2),
-                "a move waited for the database"
-            );
-        }
-        tokio::time::sleep(Duration::from_millis(300)).await;
-    }
-    wait_for_log(&lines, "cannot write recordings", Duration::from_secs(15));
-    // The lock goes: what waited in memory is written.
-    sqlx::query("COMMIT").execute(&mut holder).await.unwrap();
-    drop(holder);
-    wait_for_log(
-        &lines,
-        "recordings are written again",
-        Duration::from_secs(15),
-    );
-    player.send("q").await;
-    player.read_text_until("> ").await;
-    // Every line the game got is in the recording: 40 moves and the `q`.
-    let listed = eventually(&mut player, "recordings", " 41 lines").await;
-    assert!(listed.contains("2048"), "{listed}");
-    server.kill().expect("stop the server");
-    let _ = server.wait();
 }

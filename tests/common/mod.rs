@@ -44,12 +44,25 @@ pub fn spawn_server_process(
     std::io::BufReader<std::process::ChildStderr>,
     tempfile::TempDir,
 ) {
+    let data = tempfile::tempdir().expect("a temporary data directory");
+    let (child, addr, log) = spawn_server_in(data.path(), args);
+    (child, addr, log, data)
+}
+
+/// [`spawn_server_process`] with its data in `data_dir`.
+pub fn spawn_server_in(
+    data_dir: &Path,
+    args: &[&str],
+) -> (
+    std::process::Child,
+    SocketAddr,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
     use std::io::BufRead as _;
     use std::process::{Command, Stdio};
-    let data = tempfile::tempdir().expect("a temporary data directory");
     let mut child = Command::new(env!("CARGO_BIN_EXE_arcade"))
         .args(["serve", "--bind", "127.0.0.1", "--port", "0", "--data-dir"])
-        .arg(data.path())
+        .arg(data_dir)
         .args(args)
         .env("RUST_LOG", "info")
         .stdin(Stdio::null())
@@ -70,12 +83,7 @@ pub fn spawn_server_process(
             break digits.parse::<u16>().expect("a port");
         }
     };
-    (
-        child,
-        SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
-        log,
-        data,
-    )
+    (child, SocketAddr::from((Ipv4Addr::LOCALHOST, port)), log)
 }
 
 /// The resident memory of process `pid` in bytes, from `/proc`.
@@ -332,4 +340,18 @@ pub async fn log_in(addr: SocketAddr, name: &str, password: &str) -> (Client, St
     client.send(password).await;
     let said = client.read_text_until("> ").await;
     (client, said)
+}
+
+/// Ask `line` until the answer contains `wanted` (results enter the leaderboards once
+/// the server has replayed them, a moment after the game).
+pub async fn eventually(client: &mut Client, line: &str, wanted: &str) -> String {
+    for _ in 0..50 {
+        client.send(line).await;
+        let answer = client.read_text_until("> ").await;
+        if answer.contains(wanted) {
+            return answer;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{line} never showed {wanted:?}");
 }
