@@ -465,3 +465,75 @@ fn a_damaged_database_stops_the_start_with_its_path() {
     let said = String::from_utf8_lossy(&output.stderr);
     assert!(said.contains(&db.display().to_string()), "{said}");
 }
+
+#[tokio::test]
+async fn each_game_dropped_mid_way_comes_back_as_it_was() {
+    let server = TestServer::start().await;
+    for (n, (game, moves)) in [
+        ("sokoban", &["w1", "a2", "s1"][..]),
+        ("starpusher", &["d", "u", "d"][..]),
+        ("2048", &["a", "d", "w"][..]),
+        ("wumpus", &["move forward", "turn left", "move forward"][..]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let name = format!("player{n}");
+        let mut player = common::registered(server.addr, &name, "secret-pw").await;
+        player.send(&format!("play {game}")).await;
+        let mut last = player.read_text_until("Enter command: ").await;
+        for line in moves {
+            player.send(line).await;
+            last = player.read_text_until("Enter command: ").await;
+        }
+        drop(player);
+        let (mut player, said) = common::log_in(server.addr, &name, "secret-pw").await;
+        assert!(
+            said.contains(&format!("You have an unfinished {game} game.")),
+            "{game}: {said}"
+        );
+        player.send("resume").await;
+        let resumed = player.read_text_until("Enter command: ").await;
+        let header = format!("Your {game} game, as you left it.\r\n");
+        assert!(resumed.starts_with(&header), "{game}: {resumed}");
+        if game != "wumpus" {
+            // A board game shows the board as the last move left it.
+            assert_eq!(resumed, format!("{header}{last}"), "{game}");
+        } else {
+            // The explorer perceives the room it stands in: (1,1), next to a pit.
+            assert_eq!(
+                resumed,
+                format!("{header}You feel a breeze.\r\nEnter command: ")
+            );
+        }
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_game_taken_over_from_another_connection_is_resumed_there() {
+    let server = TestServer::start().await;
+    let mut laptop = common::registered(server.addr, "dee", "secret-dee").await;
+    laptop.send("play sokoban").await;
+    laptop.read_text_until("Enter command: ").await;
+    laptop.send("w1").await;
+    let board = laptop.read_text_until("Enter command: ").await;
+    // The same player from another machine, while the first connection still plays.
+    let (mut desktop, said) = common::log_in(server.addr, "dee", "secret-dee").await;
+    assert!(
+        said.ends_with(
+            "You are now dee.\r\nYou have an unfinished sokoban game. Type resume to continue it.\r\n> "
+        ),
+        "{said}"
+    );
+    assert_eq!(
+        laptop.read_to_end().await,
+        "\r\nSomeone logged in as dee from elsewhere.\r\n"
+    );
+    desktop.send("resume").await;
+    assert_eq!(
+        desktop.read_text_until("Enter command: ").await,
+        format!("Your sokoban game, as you left it.\r\n{board}")
+    );
+    server.shutdown().await;
+}
