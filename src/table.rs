@@ -210,7 +210,14 @@ pub static GAMES: &[GameKind] = &[
         load_script: None,
         recorded_args: |args| args,
         // A Star Pusher finish names its level (`COLLECTION N`); there is no default.
-        level_key: |args| args.join(" ").to_ascii_lowercase(),
+        level_key: |args| {
+            let words: Vec<&str> = args
+                .iter()
+                .map(String::as_str)
+                .filter(|word| !word.eq_ignore_ascii_case(ONE_LEVEL))
+                .collect();
+            words.join(" ").to_ascii_lowercase()
+        },
         memory: NO_MEMORY,
         from_state: None,
         boards: &[Board::Moves, Board::Pushes],
@@ -352,9 +359,22 @@ fn sokoban_from_file(path: &Path, args: &[&str], _: &Context) -> Result<NewGame,
     Ok(boxed(Sokoban::new(Arc::new(level))))
 }
 
-/// `starpusher [COLLECTION] [LEVEL-NUMBER]`. A lone number that names no collection is
-/// a level of the first collection (`starpusher 5`).
+/// The word after a Star Pusher level that makes the game that level only, as a race
+/// plays it (`starpusher arcade 3 only`).
+pub const ONE_LEVEL: &str = "only";
+
+/// `starpusher [COLLECTION] [LEVEL-NUMBER] [only]`. A lone number that names no
+/// collection is a level of the first collection (`starpusher 5`).
 fn start_star_pusher(args: &[&str], context: &Context) -> Result<StarPusher, String> {
+    match args.split_last() {
+        Some((last, level)) if last.eq_ignore_ascii_case(ONE_LEVEL) => {
+            start_star_pusher_at(level, context).map(StarPusher::one_level)
+        }
+        _ => start_star_pusher_at(args, context),
+    }
+}
+
+fn start_star_pusher_at(args: &[&str], context: &Context) -> Result<StarPusher, String> {
     let catalog = &context.levels.starpusher;
     let first = || {
         catalog.first().ok_or_else(|| {

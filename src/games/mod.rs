@@ -150,6 +150,35 @@ impl Outcome {
     }
 }
 
+/// How far a game has got, as a race shows and ranks it (SPEC section 9): each game
+/// fills what it has and leaves the rest `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Progress {
+    /// Moves (Sokoban, Star Pusher: steps; 2048: slides; wumpus: actions).
+    pub moves: u64,
+    /// Boxes on goals, and how many the level needs there (Sokoban, Star Pusher).
+    pub placed: Option<(usize, usize)>,
+    /// The score, the largest tile and the tile that wins (2048).
+    pub tiles: Option<Tiles>,
+    /// Whether the player carries the gold or came out with it (wumpus).
+    pub gold: Option<bool>,
+    /// How the game came to its end by its rules, if it has: solved, won (2048's win
+    /// tile, even while play goes on; out with the gold), stopped (2048 with no move
+    /// left; out without the gold), died.
+    pub ended: Option<Outcome>,
+}
+
+/// 2048's part of [`Progress`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tiles {
+    /// The score.
+    pub score: u64,
+    /// The largest tile on the board.
+    pub largest: u64,
+    /// The tile that wins.
+    pub win: u64,
+}
+
 /// What a session remembers between games, such as 2048's best score. Each game keeps
 /// its own part, a type of its own ([`Memory::part`]), so that nothing shared names a
 /// game; the session keeps the whole for as long as the connection lasts.
@@ -219,6 +248,10 @@ pub trait Game: Send {
     fn take_finish(&mut self) -> Option<Finish> {
         None
     }
+
+    /// How far the game has got, for a race. Asked after every reply of a racer's
+    /// game, so it must be cheap.
+    fn progress(&self) -> Progress;
 }
 
 /// A boxed game is a game: what the table of games hands out.
@@ -253,6 +286,10 @@ impl<G: Game + ?Sized> Game for Box<G> {
 
     fn take_finish(&mut self) -> Option<Finish> {
         (**self).take_finish()
+    }
+
+    fn progress(&self) -> Progress {
+        (**self).progress()
     }
 }
 

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use super::world::{
     parse_count, Cell, Direction, Glyphs, Level, LevelError, ShownChar, WinRule, World, MAX_SIDE,
 };
-use super::{Finish, Game, Memory, Outcome, Reply, BYE, PROMPT};
+use super::{Finish, Game, Memory, Outcome, Progress, Reply, BYE, PROMPT};
 
 /// The level `play sokoban` loads when none is named.
 pub const DEFAULT_LEVEL: &str = "classic";
@@ -268,6 +268,15 @@ impl Game for Sokoban {
 
     fn take_finish(&mut self) -> Option<Finish> {
         self.finish.take()
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            moves: self.moves,
+            placed: Some(self.world.placed()),
+            ended: self.world.is_solved().then_some(Outcome::Solved),
+            ..Progress::default()
+        }
     }
 }
 

@@ -520,6 +520,17 @@ impl World {
         }
     }
 
+    /// Boxes on goals, and how many the level needs there to be solved: the progress
+    /// a race shows.
+    pub fn placed(&self) -> (usize, usize) {
+        let level = &self.level;
+        let needed = match level.rule {
+            WinRule::EveryBox => level.start_boxes.len(),
+            WinRule::EveryGoal => level.goals,
+        };
+        (self.boxes_on_goals.min(needed), needed)
+    }
+
     /// The player's square as (row, column).
     pub fn player(&self) -> (usize, usize) {
         (

@@ -37,7 +37,7 @@ use std::sync::Arc;
 use self::lurd::{Lurd, LurdError};
 use self::xsb::{Collection, CollectionLevel};
 use super::world::{parse_count, Direction, Glyphs, Step, World};
-use super::{Finish, Game, Memory, Outcome, Reply, BYE, PROMPT};
+use super::{Finish, Game, Memory, Outcome, Progress, Reply, BYE, PROMPT};
 
 /// The standard glyphs, used both in files and on screen.
 pub const GLYPHS: Glyphs = Glyphs {
@@ -231,6 +231,9 @@ pub struct StarPusher {
     /// Moves taken back, the most recent last; cleared by any new move. Never longer
     /// than [`MAX_UNDO`]: a move gets here only off `history`, and a redo moves it back.
     redo: Vec<Step>,
+    /// This level only (a race): changing level is refused and solving it ends the
+    /// game.
+    only: bool,
 }
 
 impl StarPusher {
@@ -268,7 +271,15 @@ impl StarPusher {
             dropped: 0,
             pushes: 0,
             redo: Vec::new(),
+            only: false,
         })
+    }
+
+    /// The same game on its level only, as a race plays it: `level`, `next` and
+    /// `prev` are refused, and solving the level ends the game.
+    pub fn one_level(mut self) -> StarPusher {
+        self.only = true;
+        self
     }
 
     /// The state of play on the current level.
@@ -408,7 +419,9 @@ impl StarPusher {
             pushes: self.pushes() as u64,
             ..Finish::new(Outcome::Solved)
         });
-        if self.index + 1 < self.count() {
+        if self.only {
+            Reply::ended(text)
+        } else if self.index + 1 < self.count() {
             self.go_to(self.index + 1);
             self.show_level(text)
         } else {
@@ -542,6 +555,12 @@ impl Game for StarPusher {
             Err(error) => return self.board_then_prompt(format!("{error}\n")),
         };
         match command {
+            Command::Next | Command::Prev | Command::Level(_) if self.only => {
+                self.board_then_prompt(format!(
+                    "This game is level {} only.\n",
+                    self.level_number()
+                ))
+            }
             Command::Look => self.board_then_prompt(String::new()),
             Command::Walk { direction, count } => self.walk(direction, count),
             Command::Undo => self.undo(),
@@ -575,6 +594,15 @@ impl Game for StarPusher {
 
     fn take_finish(&mut self) -> Option<Finish> {
         self.finish.take()
+    }
+
+    fn progress(&self) -> Progress {
+        Progress {
+            moves: self.moves() as u64,
+            placed: Some(self.world.placed()),
+            ended: self.world.is_solved().then_some(Outcome::Solved),
+            ..Progress::default()
+        }
     }
 
     fn view(&self, _memory: &Memory) -> String {
@@ -906,6 +934,35 @@ Author: Test
         send(&mut game, "prev");
         assert_eq!(game.level_number(), 1);
         assert_eq!(game.moves(), 0, "a level changed to starts afresh");
+    }
+
+    #[test]
+    fn one_level_only_refuses_other_levels_and_ends_when_solved() {
+        let mut game = game(TWO, 1).one_level();
+        for line in ["level 2", "next", "prev"] {
+            let reply = send(&mut game, line);
+            assert!(
+                reply.text.starts_with("This game is level 1 only.\n"),
+                "{line}: {}",
+                reply.text
+            );
+            assert_eq!(reply.status, Status::Playing);
+        }
+        assert_eq!(game.level_number(), 1);
+        assert_eq!(game.progress().placed, Some((0, 1)));
+        assert_eq!(game.progress().ended, None);
+        send(&mut game, "d1");
+        let reply = send(&mut game, "d2");
+        assert_eq!(
+            reply.text,
+            "#######\n#   @*#\n#######\nLevel 1 solved in 3 moves and 2 pushes!\n"
+        );
+        assert_eq!(reply.status, Status::Ended);
+        let progress = game.progress();
+        assert_eq!(progress.placed, Some((1, 1)));
+        assert_eq!(progress.moves, 3);
+        assert_eq!(progress.ended, Some(Outcome::Solved));
+        assert!(game.take_finish().is_some());
     }
 
     #[test]

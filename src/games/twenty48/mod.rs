@@ -48,7 +48,7 @@ use rand_chacha::ChaCha8Rng;
 
 use self::board::{Board, Direction, SizeError, Tile, MAX_SIZE, MIN_SIZE};
 use self::render::Style;
-use super::{Finish, Game, Memory, Outcome, Reply, BYE, PROMPT};
+use super::{Finish, Game, Memory, Outcome, Progress, Reply, Tiles, BYE, PROMPT};
 
 const ILLEGAL: &str = "Illegal operation!\n";
 const NOTHING_TO_UNDO: &str = "Nothing to undo.\n";
@@ -458,6 +458,27 @@ impl Game for Twenty48 {
 
     fn take_finish(&mut self) -> Option<Finish> {
         self.finish.take()
+    }
+
+    fn progress(&self) -> Progress {
+        let ended = if self.won {
+            Some(Outcome::Won)
+        } else if self.is_over() {
+            Some(Outcome::Stopped)
+        } else {
+            None
+        };
+        let largest = self.board.max_tile().map_or(0, Tile::value);
+        Progress {
+            moves: self.step,
+            tiles: Some(Tiles {
+                score: u64::try_from(self.score).unwrap_or(u64::MAX),
+                largest: u64::try_from(largest).unwrap_or(u64::MAX),
+                win: u64::try_from(self.settings.win.value()).unwrap_or(u64::MAX),
+            }),
+            ended,
+            ..Progress::default()
+        }
     }
 }
 

@@ -408,3 +408,24 @@ fn an_undo_step_is_small() {
     // MAX_UNDO's documented memory bound rests on this.
     assert!(std::mem::size_of::<Snapshot>() <= 96);
 }
+
+#[test]
+fn progress_counts_score_and_tiles_and_ends_at_the_win_or_when_stuck() {
+    let mut game = with_board(&[&[4, 4, 0], &[0, 0, 0], &[0, 0, 0]], 16);
+    let mut memory = Memory::default();
+    let tiles = |game: &Twenty48| game.progress().tiles.unwrap();
+    assert_eq!(tiles(&game).largest, 4);
+    assert_eq!(tiles(&game).win, 16);
+    assert_eq!(game.progress().ended, None);
+    game.handle("a", &mut memory);
+    assert_eq!(game.progress().moves, 1);
+    assert_eq!(tiles(&game).score, 8);
+    assert_eq!(tiles(&game).largest, 8);
+    assert_eq!(game.progress().ended, None);
+    let won = with_board(&[&[8, 8, 0], &[0, 0, 0], &[0, 0, 0]], 16);
+    let mut won = won;
+    won.handle("a", &mut memory);
+    assert_eq!(won.progress().ended, Some(Outcome::Won));
+    let stuck = with_board(&[&[2, 4, 2], &[4, 2, 4], &[2, 4, 2]], 16);
+    assert_eq!(stuck.progress().ended, Some(Outcome::Stopped));
+}

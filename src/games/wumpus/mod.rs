@@ -20,7 +20,8 @@ pub use cave::{Action, Cave, NoEffect, Percept};
 pub use format::{parse_cave, FormatError};
 
 use super::{
-    BadSaveName, Finish, Game, Memory, Outcome, Reply, SaveName, Status, MAX_SAVE_NAME, PROMPT,
+    BadSaveName, Finish, Game, Memory, Outcome, Progress, Reply, SaveName, Status, MAX_SAVE_NAME,
+    PROMPT,
 };
 
 /// The commands, for `/help` (the seed's game answers any other line with `That
@@ -142,6 +143,8 @@ pub struct Wumpus {
     /// Actions that had an effect, for the result.
     actions: u64,
     finish: Option<Finish>,
+    /// How the game ended by its rules, for a race.
+    ended: Option<Outcome>,
     reserved: Vec<String>,
 }
 
@@ -153,6 +156,7 @@ impl Wumpus {
             over: false,
             actions: 0,
             finish: None,
+            ended: None,
             reserved: Vec::new(),
         }
     }
@@ -184,6 +188,7 @@ impl Wumpus {
             outcome,
         } = percepts;
         if let Some(outcome) = outcome {
+            self.ended = Some(outcome);
             self.finish = Some(Finish {
                 moves: self.actions,
                 gold: outcome == Outcome::Won,
@@ -278,6 +283,16 @@ impl Game for Wumpus {
         "quit"
     }
 
+    fn progress(&self) -> Progress {
+        let ended = self.ended;
+        Progress {
+            moves: self.actions,
+            gold: Some(self.cave.player().has_gold || ended == Some(Outcome::Won)),
+            ended,
+            ..Progress::default()
+        }
+    }
+
     fn take_finish(&mut self) -> Option<Finish> {
         self.finish.take()
     }
@@ -347,6 +362,21 @@ mod tests {
             Command::parse("save ../etc").unwrap_err().to_string(),
             "Cannot save as \"../etc\": use 1 to 32 letters, digits, '-' or '_'."
         );
+    }
+
+    #[test]
+    fn progress_counts_actions_and_says_how_it_ended() {
+        let mut game = load(CLASSIC);
+        game.start(&mut Memory::default());
+        assert_eq!(game.progress().gold, Some(false));
+        assert_eq!(game.progress().ended, None);
+        // Three actions, then two more that end in the pit at (1,2).
+        play(&mut game, &["move forward", "turn left", "move forward"]);
+        assert_eq!(game.progress().moves, 3);
+        let reply = play(&mut game, &["turn right", "move forward"]).pop().unwrap();
+        assert_eq!(reply.status, Status::Ended, "{}", reply.text);
+        assert_eq!(game.progress().ended, Some(Outcome::Died));
+        assert_eq!(game.progress().gold, Some(false));
     }
 
     #[test]
