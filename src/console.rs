@@ -28,6 +28,7 @@ use crate::accounts::PlayerName;
 use crate::games::{self, Memory, Reply, SaveName, Status};
 use crate::inbox::{InboxSender, Message};
 use crate::lobby::{self, Command};
+use crate::race::{RaceGame, RaceId};
 use crate::recorder::{Player, Tape};
 use crate::recording::{self, Recording, Replay};
 use crate::registry::Place;
@@ -36,6 +37,10 @@ use crate::scores;
 use crate::social::{self, Seat, Services};
 use crate::store::{Listed, RecordingState};
 use crate::table::{Context, GameKind, NewGame};
+
+/// The longest and shortest `time=` of a race.
+const RACE_TIMES: std::ops::RangeInclusive<Duration> =
+    Duration::from_secs(10)..=Duration::from_secs(24 * 60 * 60);
 
 /// One player's place in the arcade: the lobby, or a game.
 pub struct Console {
@@ -56,6 +61,25 @@ struct Playing {
     game: NewGame,
     /// Its recording (on a server). Boxed: a session's future holds the console.
     tape: Option<Box<Tape>>,
+    /// The race it is played in, until the racer is done or has left.
+    race: Option<RaceId>,
+}
+
+impl Playing {
+    /// Leave the game its own way, as `/leave` does, recorded like a typed line.
+    fn exit(&mut self, memory: &mut Memory) -> Reply {
+        let exit = self.game.exit_command();
+        if let Some(tape) = &mut self.tape {
+            tape.input(exit);
+        }
+        let reply = self.game.handle(exit, memory);
+        if let Some(finish) = self.game.take_finish() {
+            if let Some(tape) = &mut self.tape {
+                tape.finish(finish);
+            }
+        }
+        reply
+    }
 }
 
 impl Drop for Playing {
@@ -127,7 +151,21 @@ enum FileWork {
         args: Vec<String>,
         /// The player's saves, under the data directory.
         saves: Option<String>,
+        /// A race's world, to start from instead of the arguments.
+        world: Option<String>,
+        /// The race the game is played in.
+        race: Option<RaceId>,
     },
+    /// Check that a race's game starts, and fix its world.
+    OpenRace {
+        kind: &'static GameKind,
+        args: Vec<String>,
+        saves: Option<String>,
+        limit: Option<Duration>,
+        all: bool,
+    },
+    /// Read the levels again.
+    Reload(crate::table::Contexts),
     Levels {
         kind: Option<&'static GameKind>,
         saves: Option<String>,
@@ -152,6 +190,12 @@ enum Finished {
         kind: &'static GameKind,
         args: Vec<String>,
         game: Result<NewGame, String>,
+        race: Option<RaceId>,
+    },
+    RaceReady {
+        game: Result<RaceGame, String>,
+        limit: Option<Duration>,
+        all: bool,
     },
     Replaying(Result<(i64, tokio::task::AbortHandle), String>),
     Resumed(Result<Box<Resumed>, String>),
@@ -206,12 +250,47 @@ impl Job {
     /// The jobs that read or write files.
     fn run_blocking(work: FileWork, context: &Context) -> Done {
         Done(match work {
-            FileWork::Start { kind, args, saves } => {
+            FileWork::Start {
+                kind,
+                args,
+                saves,
+                world,
+                race,
+            } => {
+                let context = owned_by(context, saves.as_deref());
+                let game = match (world, kind.from_state) {
+                    (Some(world), Some(from_state)) => from_state(&world, &context),
+                    _ => {
+                        let words: Vec<&str> = args.iter().map(String::as_str).collect();
+                        (kind.start)(&words, &context)
+                    }
+                };
+                Finished::Started {
+                    kind,
+                    args,
+                    game,
+                    race,
+                }
+            }
+            FileWork::OpenRace {
+                kind,
+                args,
+                saves,
+                limit,
+                all,
+            } => {
                 let context = owned_by(context, saves.as_deref());
                 let words: Vec<&str> = args.iter().map(String::as_str).collect();
-                let game = (kind.start)(&words, &context);
-                Finished::Started { kind, args, game }
+                // Built once, here, to check it starts and to keep the world it starts
+                // in: racers start from that, whatever their own saves hold.
+                let game = (kind.start)(&words, &context).map(|game| RaceGame {
+                    kind,
+                    world: kind.from_state.and_then(|_| game.state()),
+                    args,
+                });
+                Finished::RaceReady { game, limit, all }
             }
+            FileWork::Reload(contexts) => Finished::Listed(contexts.reload()),
             FileWork::Levels { kind, saves } => {
                 Finished::Listed(lobby::levels(kind, &owned_by(context, saves.as_deref())))
             }
@@ -414,7 +493,7 @@ impl Console {
             new_saves: 0,
             seat: None,
         };
-        let outcome = console.begin(kind, Vec::new(), game);
+        let outcome = console.begin(kind, Vec::new(), game, None);
         (console, outcome)
     }
 
@@ -425,7 +504,7 @@ impl Console {
             if let Some(prompt) = seat.secret_prompt() {
                 return prompt;
             }
-            if seat.watching().is_some() {
+            if seat.is_watching() {
                 return "";
             }
         }
@@ -477,6 +556,9 @@ impl Console {
         let text = match command {
             Command::Empty => String::new(),
             Command::Play { kind, args } => {
+                if let Some(text) = self.waiting_for_race() {
+                    return self.say(text);
+                }
                 if let Some(text) = self.seat.as_mut().and_then(Seat::confirm_discard) {
                     return self.say(text);
                 }
@@ -485,8 +567,15 @@ impl Console {
                     kind,
                     args,
                     saves: self.saves(),
+                    world: None,
+                    race: None,
                 })));
             }
+            Command::Race(words) => return self.race(&words),
+            Command::Leave => match self.seat.as_mut().and_then(Seat::leave_race) {
+                Some(text) => text,
+                None => String::from("You are in the lobby: quit leaves the arcade.\n"),
+            },
             Command::Levels(kind) => {
                 return Outcome::Wait(Job::new(Work::Files(FileWork::Levels {
                     kind,
@@ -503,6 +592,12 @@ impl Console {
                         "Only a registered name's games are kept (register): nothing to resume.\n",
                     ));
                 }
+                if let Some(text) = self.waiting_for_race() {
+                    return self.say(text);
+                }
+                let Some(seat) = &self.seat else {
+                    return self.say(String::new());
+                };
                 let player = seat.player();
                 return self.store_job(StoreWork::Resume { player });
             }
@@ -510,7 +605,6 @@ impl Console {
             Command::Help => lobby::help(),
             Command::Quit => return Outcome::Close(String::from(lobby::GOODBYE)),
             Command::Unknown(word) => format!("{}\n", lobby::unknown_command(word)),
-            Command::Leave => String::from("You are in the lobby: quit leaves the arcade.\n"),
             player => return self.player_command(player),
         };
         self.say(text)
@@ -531,7 +625,7 @@ impl Console {
                 lobby::PLAYER_COMMANDS,
                 playing.game.help()
             ),
-            Command::Watch(_) => {
+            Command::Watch(..) => {
                 String::from("Leave the game first (/leave), then watch NAME.\n")
             }
             Command::Play { .. }
@@ -539,7 +633,10 @@ impl Console {
             | Command::UnknownGame(_)
             | Command::Quit
             | Command::Replay { .. }
-            | Command::Resume => String::from("You are in a game: /leave it first.\n"),
+            | Command::Resume
+            | Command::Race(_)
+            | Command::Join(_)
+            | Command::Start => String::from("You are in a game: /leave it first.\n"),
             Command::Empty => String::from("Unknown command: /. Type /help.\n"),
             Command::Unknown(word) => format!("Unknown command: /{word}. Type /help.\n"),
             player => return self.player_command(player),
@@ -556,7 +653,20 @@ impl Console {
             Command::Who => social::Reply::Say(seat.who()),
             Command::Say(text) => social::Reply::Say(seat.say(text)),
             Command::Tell { name, text } => social::Reply::Say(seat.tell(name, text)),
-            Command::Watch(name) => seat.watch(name),
+            Command::Watch(name, race) => seat.watch(name, race),
+            Command::Races => social::Reply::Say(seat.races()),
+            Command::Join(race) => social::Reply::Say(seat.join(race)),
+            Command::Start => social::Reply::Say(seat.start_race()),
+            Command::Standings => social::Reply::Say(seat.standings()),
+            Command::Broadcast(text) => social::Reply::Say(seat.broadcast(text)),
+            Command::Kick { name, why } => social::Reply::Say(seat.kick(name, why)),
+            Command::Reload => {
+                if !seat.is_admin() {
+                    return self.say(format!("{}\n", social::ONLY_ADMINS));
+                }
+                let contexts = seat.services().contexts.clone();
+                return Outcome::Wait(Job::new(Work::Files(FileWork::Reload(contexts))));
+            }
             Command::Set {
                 option,
                 value,
@@ -703,6 +813,8 @@ impl Console {
                 Some(text) => Outcome::Send(format!("\n{text}{}", self.prompt())),
                 None => Outcome::Send(String::new()),
             },
+            Message::RaceStart(race) => self.race_started(race),
+            Message::RaceStop(race) => self.race_stopped(race),
             Message::WatchEnded { name } => match seat.watch_ended(&name) {
                 Some(text) => Outcome::Send(format!("\n{text}{}", self.prompt())),
                 None => Outcome::Send(String::new()),
@@ -710,15 +822,79 @@ impl Console {
         }
     }
 
+    /// The race this player is in has started: its game starts, whatever the player
+    /// was doing in the lobby (watching, a replay, a password half typed).
+    fn race_started(&mut self, race: RaceId) -> Outcome {
+        let Some(seat) = &mut self.seat else {
+            return Outcome::Send(String::new());
+        };
+        let game = seat.race_game(race);
+        let (Some(game), None) = (game, &self.game) else {
+            return Outcome::Send(String::new());
+        };
+        // Whatever the player was doing stops when the game begins (`begin`).
+        Outcome::Wait(Job::new(Work::Files(FileWork::Start {
+            kind: game.kind,
+            args: game.args.clone(),
+            saves: self.saves(),
+            world: game.world.clone(),
+            race: Some(race),
+        })))
+    }
+
+    /// The race is over while this player still plays it or watches it.
+    fn race_stopped(&mut self, race: RaceId) -> Outcome {
+        let Console {
+            seat: Some(seat),
+            game,
+            memory,
+            ..
+        } = self
+        else {
+            return Outcome::Send(String::new());
+        };
+        if let Some(text) = seat.race_watch_ended(race) {
+            return Outcome::Send(format!("\n{text}{}", self.prompt()));
+        }
+        let Some(playing) = game.as_mut().filter(|playing| playing.race == Some(race)) else {
+            return Outcome::Send(String::new());
+        };
+        playing.race = None;
+        let reply = playing.exit(memory);
+        match self.after_reply(reply) {
+            Outcome::Send(text) => Outcome::Send(format!("\n{text}")),
+            other => other,
+        }
+    }
+
     /// Take what a job gave.
     pub fn finish(&mut self, done: Done) -> Outcome {
         match done.0 {
-            Finished::Started { kind, args, game } => match game {
+            Finished::Started {
+                kind,
+                args,
+                game,
+                race,
+            } => match game {
                 Ok(game) => {
                     tracing::debug!(game = kind.name, "game started");
-                    self.begin(kind, args, game)
+                    self.begin(kind, args, game, race)
                 }
-                Err(message) => self.say(format!("{message}\n")),
+                Err(message) => {
+                    let mut text = format!("{message}\n");
+                    if let Some(left) = race.and(self.seat.as_mut()).and_then(Seat::leave_race) {
+                        text.push_str(&left);
+                    }
+                    self.say(text)
+                }
+            },
+            Finished::RaceReady { game, limit, all } => match (game, &mut self.seat) {
+                (Ok(game), Some(seat)) => {
+                    let text = seat.open_race(game, limit, all);
+                    self.say(text)
+                }
+                (Err(message), _) => self.say(format!("{message}\n")),
+                (Ok(_), None) => self.say(String::new()),
             },
             Finished::Replaying(Err(message)) => self.say(format!("{message}\n")),
             Finished::Replaying(Ok((id, handle))) => match &mut self.seat {
@@ -754,6 +930,7 @@ impl Console {
                     kind,
                     game,
                     tape: Some(Box::new(tape)),
+                    race: None,
                 });
                 if let Some(seat) = &self.seat {
                     seat.set_place(Place::Game {
@@ -796,7 +973,13 @@ impl Console {
         self.game.as_ref().and_then(|playing| playing.game.state())
     }
 
-    fn begin(&mut self, kind: &'static GameKind, args: Vec<String>, mut game: NewGame) -> Outcome {
+    fn begin(
+        &mut self,
+        kind: &'static GameKind,
+        args: Vec<String>,
+        mut game: NewGame,
+        race: Option<RaceId>,
+    ) -> Outcome {
         let tape = self.seat.as_ref().map(|seat| {
             let start = recording::Start {
                 game: kind.name.to_string(),
@@ -810,15 +993,34 @@ impl Console {
         });
         let tape = tape.map(Box::new);
         let label = args.join(" ");
-        let reply = game.start(&mut self.memory);
-        self.game = Some(Playing { kind, game, tape });
+        let mut reply = game.start(&mut self.memory);
+        self.game = Some(Playing {
+            kind,
+            game,
+            tape,
+            race,
+        });
         self.note_finish();
-        if let Some(seat) = &self.seat {
-            seat.set_place(Place::Game {
-                game: kind.name,
-                label,
-            });
+        if let Some(seat) = &mut self.seat {
+            match race {
+                Some(race) => {
+                    let mut before = String::from("\n");
+                    if let Some(text) = seat.stop_watching() {
+                        before.push_str(&text);
+                    }
+                    if seat.cancel_secret() {
+                        before.push_str("(The race started: type your password again later.)\n");
+                    }
+                    seat.racing(race);
+                    reply.text = format!("{before}Race {race}: go!\n{}", reply.text);
+                }
+                None => seat.set_place(Place::Game {
+                    game: kind.name,
+                    label,
+                }),
+            }
         }
+        let reply = self.race_step(reply);
         self.after_reply(reply)
     }
 
@@ -832,7 +1034,99 @@ impl Console {
         }
         let reply = playing.game.handle(line, &mut self.memory);
         self.note_finish();
+        let reply = self.race_step(reply);
         self.after_reply(reply)
+    }
+
+    /// For a racer: the race hears how far the game got. A racer done while the game
+    /// goes on (2048 at its win tile, or stuck) leaves it with the game's own exit,
+    /// recorded like a typed line, so the game keeps its result by its own rules. A
+    /// racer whose game ended short of done has left the race.
+    fn race_step(&mut self, mut reply: Reply) -> Reply {
+        let Console {
+            seat: Some(seat),
+            game: Some(playing),
+            memory,
+            ..
+        } = self
+        else {
+            return reply;
+        };
+        if playing.race.is_none() {
+            return reply;
+        }
+        match seat.race_progress(playing.game.progress()) {
+            Some(words) => {
+                playing.race = None;
+                if reply.status == Status::Playing {
+                    let last = playing.exit(memory);
+                    let text = reply
+                        .text
+                        .strip_suffix(games::PROMPT)
+                        .unwrap_or(&reply.text);
+                    reply = Reply {
+                        text: format!("{text}{}", last.text),
+                        status: last.status,
+                    };
+                }
+                reply.text.push_str(&words);
+            }
+            None if reply.status == Status::Ended => {
+                playing.race = None;
+                if let Some(left) = seat.leave_race() {
+                    reply.text.push_str(&left);
+                }
+            }
+            None => {}
+        }
+        reply
+    }
+
+    /// `race GAME [ARGS] [time=DURATION] [all]`.
+    fn race(&mut self, words: &[&str]) -> Outcome {
+        const USAGE: &str = "Usage: race GAME [ARGS] [time=DURATION] [all] (time from 10s to 24h, such as time=5m)\n";
+        let Some((first, rest)) = words.split_first() else {
+            return self.say(String::from(USAGE));
+        };
+        let Some(kind) = GameKind::from_name(first) else {
+            return self.say(format!("{}\n", lobby::unknown_game(Some(first))));
+        };
+        let (mut args, mut limit, mut all) = (Vec::new(), None, false);
+        for word in rest {
+            let lower = word.to_ascii_lowercase();
+            if lower == "all" {
+                all = true;
+            } else if let Some(time) = lower.strip_prefix("time=") {
+                match humantime::parse_duration(time) {
+                    Ok(time) if RACE_TIMES.contains(&time) => limit = Some(time),
+                    _ => return self.say(String::from(USAGE)),
+                }
+            } else {
+                args.push(word.to_string());
+            }
+        }
+        let Some(seat) = &self.seat else {
+            return self.say(String::new());
+        };
+        if let Err(refusal) = seat.may_race(all) {
+            return self.say(refusal);
+        }
+        let args = (kind.race_args)(args);
+        Outcome::Wait(Job::new(Work::Files(FileWork::OpenRace {
+            kind,
+            args,
+            saves: self.saves(),
+            limit,
+            all,
+        })))
+    }
+
+    /// Why `play` or `resume` must wait: the player waits for a race to start.
+    fn waiting_for_race(&self) -> Option<String> {
+        let race = self.seat.as_ref()?.race_waiting()?;
+        Some(format!(
+            "You are in race {race}: wait for its start, or leave it first.\n"
+        ))
     }
 
     /// Keep what the game reached with the last reply, if anything.
@@ -922,7 +1216,7 @@ mod tests {
             let services = Services::start(
                 Registry::new(),
                 store,
-                Arc::clone(&context),
+                crate::table::Contexts::new(Arc::clone(&context), None),
                 crate::recorder::DEFAULT_KEEP,
                 LoginThrottle::new(),
             )

@@ -399,7 +399,7 @@ impl FuzzTable {
             .block_on(Services::start(
                 Registry::new(),
                 store,
-                context,
+                crate::table::Contexts::new(context, None),
                 crate::recorder::DEFAULT_KEEP,
                 // Logins are never slowed down: a fuzzer would wait for the throttle.
                 LoginThrottle::with_burst(u32::MAX),
@@ -448,7 +448,7 @@ async fn settle(
                     text.ends_with(lobby::PROMPT)
                         || text.ends_with(PROMPT)
                         || text.ends_with(": ")
-                        || console.seat().is_some_and(|seat| seat.watching().is_some()),
+                        || console.seat().is_some_and(|seat| seat.is_watching()),
                     "no prompt after {line:?}: {text:?}"
                 );
                 assert!(

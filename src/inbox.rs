@@ -26,6 +26,7 @@ use std::task::{Context, Poll};
 use atomic_waker::AtomicWaker;
 
 use crate::accounts::PlayerName;
+use crate::race::RaceId;
 use crate::registry::SessionId;
 
 /// How many frames of a watched game may wait for a slow player.
@@ -62,6 +63,11 @@ pub enum Message {
     },
     /// The recording with this id, played back to this session, has come to its end.
     ReplayEnded(i64),
+    /// The race this session is in has started: start its game.
+    RaceStart(RaceId),
+    /// The race is over (its time ran out, or everyone is done): stop its game, or
+    /// stop watching it.
+    RaceStop(RaceId),
 }
 
 /// What [`Inbox::recv`] hands the session.

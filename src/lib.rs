@@ -11,6 +11,7 @@
 //!   messages out;
 //! - [`registry`] knows every session, its name and place, and reaches each one's
 //!   [`inbox`];
+//! - [`race`] holds the rules of races: racers, progress, standings, places;
 //! - [`social`] is a player among the others: names, chat, watching, settings;
 //! - [`accounts`] checks names and hashes passwords; [`store`] keeps accounts;
 //! - [`console`] decides what a line does: the lobby's commands or the game's;
@@ -34,6 +35,7 @@ pub mod levels;
 pub mod loadtest;
 pub mod lobby;
 pub mod play;
+pub mod race;
 pub mod recorder;
 pub mod recording;
 pub mod registry;

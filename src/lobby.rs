@@ -47,8 +47,8 @@ pub enum Command<'a> {
         /// The text as typed, trimmed.
         text: &'a str,
     },
-    /// `watch NAME`.
-    Watch(Option<&'a str>),
+    /// `watch NAME`, or `watch race N` (the second word).
+    Watch(Option<&'a str>, Option<&'a str>),
     /// `set`, `set OPTION`, `set OPTION on|off`.
     Set {
         /// The option, as typed.
@@ -83,6 +83,27 @@ pub enum Command<'a> {
     },
     /// `resume`.
     Resume,
+    /// `race GAME [ARGS] [time=DURATION] [all]`: the words after `race`.
+    Race(Vec<&'a str>),
+    /// `races`.
+    Races,
+    /// `join N`.
+    Join(Option<&'a str>),
+    /// `start`.
+    Start,
+    /// `standings`.
+    Standings,
+    /// `broadcast TEXT` (admins).
+    Broadcast(&'a str),
+    /// `kick NAME [WHY]` (admins).
+    Kick {
+        /// Whom, as typed.
+        name: Option<&'a str>,
+        /// Why, as typed (may be empty).
+        why: &'a str,
+    },
+    /// `reload` (admins).
+    Reload,
     /// Anything else: the first word as typed.
     Unknown(&'a str),
 }
@@ -105,7 +126,18 @@ impl<'a> Command<'a> {
                 name: rest.first().copied(),
                 text: text_after(after_first),
             },
-            "watch" => Command::Watch(rest.first().copied()),
+            "watch" => Command::Watch(rest.first().copied(), rest.get(1).copied()),
+            "race" => Command::Race(rest),
+            "races" => Command::Races,
+            "join" => Command::Join(rest.first().copied()),
+            "start" => Command::Start,
+            "standings" => Command::Standings,
+            "broadcast" => Command::Broadcast(after_first),
+            "kick" => Command::Kick {
+                name: rest.first().copied(),
+                why: text_after(after_first),
+            },
+            "reload" => Command::Reload,
             "set" => Command::Set {
                 option: rest.first().copied(),
                 value: rest.get(1).copied(),
@@ -174,21 +206,27 @@ pub const PLAYER_COMMANDS: &str = "\
   say TEXT           to everyone in the same place (the lobby, or a game and its watchers)
   tell NAME TEXT     to one player
   watch NAME         see NAME's game as it happens; any line stops watching
+  watch race N       the standings of race N as they change
   name NAME          take a name (a registered one asks for its password)
   register           protect your name with a password
   set [OPTION on|off]  your settings (chat); quiet is set chat off
   top [GAME [LEVEL]] the leaderboards
   stats [NAME]       a player's results
   recordings [NAME]  recent games, with an id to replay
+  standings          the standings of your race
 ";
 
 /// The text of `help`, without the prompt.
 pub fn help() -> String {
     let mut text = String::from(
-        "Commands:\n  play GAME [ARGS]   start a game (or just: GAME [ARGS])\n  levels [GAME]      list what a game can load\n  resume             go on with your unfinished game (registered names)\n  replay ID [SPEED]  watch a recorded game again; any line stops it\n",
+        "Commands:\n  play GAME [ARGS]   start a game (or just: GAME [ARGS])\n  levels [GAME]      list what a game can load\n  resume             go on with your unfinished game (registered names)\n  replay ID [SPEED]  watch a recorded game again; any line stops it\n\
+  race GAME [ARGS] [time=5m]  open a race of GAME: the same game for everyone who joins\n\
+  races              the open races\n\
+  join N             join race N (leave leaves it)\n\
+  start              start the race you host\n",
     );
     text.push_str(PLAYER_COMMANDS);
-    text.push_str("  help               this list\n  quit               leave\nIn a game, type these with a / first (/who, /say hi); /help and /leave work in every game.\nGames:\n");
+    text.push_str("  broadcast TEXT, kick NAME [WHY], reload, race ... all   for admins\n  help               this list\n  quit               leave\nIn a game, type these with a / first (/who, /say hi); /help and /leave work in every game.\nGames:\n");
     // Two lines a game, so that help fits an 80-column telnet window.
     for usage in GAMES.iter().map(|kind| kind.usage) {
         let _ = writeln!(text, "  {}\n      {}", usage.args, usage.about);
@@ -300,7 +338,30 @@ mod tests {
                 text: ""
             }
         );
-        assert_eq!(Command::parse("watch bob"), Command::Watch(Some("bob")));
+        assert_eq!(
+            Command::parse("watch bob"),
+            Command::Watch(Some("bob"), None)
+        );
+        assert_eq!(
+            Command::parse("watch race 3"),
+            Command::Watch(Some("race"), Some("3"))
+        );
+        assert_eq!(
+            Command::parse("race 2048 seed=1 time=5m"),
+            Command::Race(vec!["2048", "seed=1", "time=5m"])
+        );
+        assert_eq!(Command::parse("JOIN 2"), Command::Join(Some("2")));
+        assert_eq!(
+            Command::parse("kick bob  stop  that "),
+            Command::Kick {
+                name: Some("bob"),
+                why: "stop  that"
+            }
+        );
+        assert_eq!(
+            Command::parse("broadcast  hello class"),
+            Command::Broadcast("hello class")
+        );
         assert_eq!(
             Command::parse("set chat OFF"),
             Command::Set {

@@ -25,7 +25,7 @@ use crate::recording::{self, Recording};
 use crate::store::{
     Change, Listed, NewRecording, NewResult, Pending, Played, RecordingState, Store, StoreError,
 };
-use crate::table::Context;
+use crate::table::{Context, Contexts};
 
 /// The longest input lines wait in memory before they are written.
 pub const WRITE_EVERY: Duration = Duration::from_secs(1);
@@ -96,7 +96,7 @@ impl Recorder {
     /// [`StoreError`] when the database cannot be read.
     pub async fn start(
         store: Store,
-        context: Arc<Context>,
+        contexts: Contexts,
         keep: Duration,
     ) -> Result<Recorder, StoreError> {
         let closed = store.close_open_recordings().await?;
@@ -110,7 +110,7 @@ impl Recorder {
         let (sender, receiver) = mpsc::unbounded_channel();
         let verify = Arc::new(Notify::new());
         tokio::spawn(write_loop(store.clone(), receiver, Arc::clone(&verify)));
-        tokio::spawn(verify_loop(store.clone(), context, verify));
+        tokio::spawn(verify_loop(store.clone(), contexts, verify));
         tokio::spawn(sweep_loop(store, keep));
         Ok(Recorder(Arc::new(Shared {
             sender,
@@ -527,12 +527,14 @@ pub fn check(recording: &Recording, pending: &Pending, context: &Context) -> Res
 }
 
 /// Check every unchecked result, now and whenever the writer wrote new ones.
-async fn verify_loop(store: Store, context: Arc<Context>, verify: Arc<Notify>) {
+async fn verify_loop(store: Store, contexts: Contexts, verify: Arc<Notify>) {
     let mut checked = 0u64;
     let mut cpu = Duration::ZERO;
     let mut last_report = Instant::now();
     loop {
-        match verify_pending(&store, &context).await {
+        // The levels of now: a result is checked against the files its game started
+        // with unless they were reloaded in between (README, "Races and teachers").
+        match verify_pending(&store, &contexts.current()).await {
             Ok((count, spent)) => {
                 checked += count;
                 cpu += spent;

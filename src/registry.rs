@@ -16,13 +16,14 @@
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
 
 use crate::accounts::PlayerName;
 use crate::inbox::{self, Inbox, InboxSender, Message};
+use crate::race::{Notice, RaceId, Races, Tell};
 
 /// A session's number, unique for the life of the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -32,6 +33,12 @@ impl std::fmt::Display for SessionId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", self.0)
     }
+}
+
+/// A session number for tests of modules that keep sessions by number.
+#[cfg(test)]
+pub(crate) fn test_session_id(n: u64) -> SessionId {
+    SessionId(n)
 }
 
 /// Where a player is, for `who` and for whom `say` reaches.
@@ -53,6 +60,15 @@ pub enum Place {
         /// Their name when watching began.
         name: PlayerName,
     },
+    /// In a race: waiting for its start (in the lobby), or playing its game.
+    Race {
+        /// Which race.
+        race: RaceId,
+        /// Playing its game (watchable), not waiting.
+        playing: bool,
+    },
+    /// Watching a race's standings.
+    WatchingRace(RaceId),
 }
 
 impl std::fmt::Display for Place {
@@ -62,6 +78,8 @@ impl std::fmt::Display for Place {
             Place::Game { game, label } if label.is_empty() => f.write_str(game),
             Place::Game { game, label } => write!(f, "{game} {label}"),
             Place::Watching { name, .. } => write!(f, "watching {name}"),
+            Place::Race { race, .. } => write!(f, "race {race}"),
+            Place::WatchingRace(race) => write!(f, "watching race {race}"),
         }
     }
 }
@@ -145,6 +163,9 @@ struct Shared {
     per_address: DashMap<IpAddr, usize>,
     next_id: AtomicU64,
     epoch: Instant,
+    /// Every race. One lock: races change a few times a second at most (a join, a box
+    /// placed), and it is never held across an `.await` nor while sending.
+    races: Mutex<Races>,
 }
 
 /// One address already has as many sessions as it may.
@@ -198,6 +219,16 @@ impl Drop for Registration {
                 count.remove();
             }
         }
+        // A racer whose connection went is kept as "left"; a watcher of a race stops.
+        let notices = self.registry.with_races(|races| {
+            races.unwatch(self.id);
+            races
+                .leave(self.id, Instant::now())
+                .map(|(_, notices)| notices)
+        });
+        if let Some(notices) = notices {
+            self.registry.deliver(notices);
+        }
     }
 }
 
@@ -211,6 +242,7 @@ impl Registry {
                 per_address: DashMap::new(),
                 next_id: AtomicU64::new(0),
                 epoch: Instant::now(),
+                races: Mutex::new(Races::default()),
             }),
         }
     }
@@ -313,10 +345,49 @@ impl Registry {
 
     /// Whether session `id` is playing a game.
     pub fn is_playing(&self, id: SessionId) -> bool {
+        self.shared.sessions.get(&id).is_some_and(|entry| {
+            matches!(
+                entry.place,
+                Place::Game { .. } | Place::Race { playing: true, .. }
+            )
+        })
+    }
+
+    /// Do `change` to the races under their lock. What it returns to send (its
+    /// [`Notice`]s) goes to [`Registry::deliver`] after the lock is let go.
+    pub fn with_races<T>(&self, change: impl FnOnce(&mut Races) -> T) -> T {
+        let mut races = self
+            .shared
+            .races
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        change(&mut races)
+    }
+
+    /// Send what the races had to say.
+    pub fn deliver(&self, notices: Vec<Notice>) {
+        for notice in notices {
+            let message = match notice.what {
+                Tell::Line(line) => Message::Line(line),
+                Tell::Frame(frame) => Message::Frame(frame),
+                Tell::Start(race) => Message::RaceStart(race),
+                Tell::Stop(race) => Message::RaceStop(race),
+            };
+            for inbox in notice.to {
+                let _ = inbox.send(message.clone());
+            }
+        }
+    }
+
+    /// Every session in the lobby and in no race: whom an admin's `race ... all`
+    /// invites.
+    pub fn in_lobby(&self, except: SessionId) -> Vec<InboxSender> {
         self.shared
             .sessions
-            .get(&id)
-            .is_some_and(|entry| matches!(entry.place, Place::Game { .. }))
+            .iter()
+            .filter(|entry| *entry.key() != except && entry.place == Place::Lobby)
+            .map(|entry| entry.inbox.clone())
+            .collect()
     }
 
     /// The session called `name` (any case), and how to reach it.
@@ -368,6 +439,14 @@ impl Registry {
                 .names
                 .remove_if(&old.key(), |_, holder| *holder == id);
         }
+    }
+
+    /// Where session `id` is.
+    pub fn place_of(&self, id: SessionId) -> Option<Place> {
+        self.shared
+            .sessions
+            .get(&id)
+            .map(|entry| entry.place.clone())
     }
 
     /// Note where session `id` is.
@@ -460,6 +539,7 @@ impl Registry {
 enum Group {
     Lobby,
     Game(SessionId),
+    Race(RaceId),
 }
 
 fn group(id: SessionId, place: &Place) -> Group {
@@ -467,6 +547,7 @@ fn group(id: SessionId, place: &Place) -> Group {
         Place::Lobby => Group::Lobby,
         Place::Game { .. } => Group::Game(id),
         Place::Watching { id, .. } => Group::Game(*id),
+        Place::Race { race, .. } | Place::WatchingRace(race) => Group::Race(*race),
     }
 }
 

@@ -23,7 +23,7 @@ use crate::session::{Lease, Session, Timeouts};
 use crate::shutdown::ShutdownSignal;
 use crate::social::Services;
 use crate::store::{DbUrl, Store, StoreError};
-use crate::table::Context;
+use crate::table::{Context, Contexts};
 
 /// Sent to a client that connects while the server is full.
 pub const SERVER_FULL: &str = "Server full, try again later.\r\n";
@@ -79,6 +79,15 @@ pub struct Options {
     /// result; registered players' results and their recordings are kept for good.
     #[arg(long, env = "ARCADE_KEEP_RECORDINGS", default_value = "90d", value_parser = parse_keep)]
     pub keep_recordings: Duration,
+    /// A registered name with admin rights once logged in (broadcast, kick, reload,
+    /// race ... all); repeat it for more (ARCADE_ADMINS: names separated by commas).
+    #[arg(
+        long = "admin",
+        env = "ARCADE_ADMINS",
+        value_delimiter = ',',
+        value_name = "NAME"
+    )]
+    pub admin: Vec<String>,
 }
 
 /// Parse `--keep-recordings`: at least a minute.
@@ -120,6 +129,7 @@ impl Default for Options {
             login_timeout: Duration::from_secs(60),
             db: None,
             keep_recordings: crate::recorder::DEFAULT_KEEP,
+            admin: Vec::new(),
         }
     }
 }
@@ -212,14 +222,20 @@ pub async fn run_with(
         levels,
         data_dir: options.data_dir.clone(),
     });
+    let contexts = Contexts::new(Arc::clone(&context), options.levels.clone());
     let services = Services::start(
         registry.clone(),
         store.clone(),
-        Arc::clone(&context),
+        contexts.clone(),
         options.keep_recordings,
         crate::accounts::LoginThrottle::new(),
     )
-    .await?;
+    .await?
+    .with_admins(options.admin.iter().map(String::as_str));
+    if !options.admin.is_empty() {
+        info!(admins = %options.admin.join(", "), "admins (once logged in with their password)");
+    }
+    let reloads = tokio::spawn(reload_on_hangup(contexts));
     let recorder = services.recorder.clone();
     let capacity = session_capacity();
     let max_sessions = if options.max_sessions > capacity {
@@ -276,6 +292,7 @@ pub async fn run_with(
     {
         warn!("some sessions did not close in time");
     }
+    reloads.abort();
     // The games of the sessions just closed are written before the store closes.
     if !recorder.flush(SHUTDOWN_GRACE).await {
         warn!("recordings not written at shutdown: the database does not answer");
@@ -324,6 +341,36 @@ async fn prepare(extra: Option<PathBuf>, data_dir: PathBuf) -> Result<Levels, St
         warn!(%problem, "level skipped");
     }
     Ok(levels)
+}
+
+/// Reload the levels on every SIGHUP, off the event loop, as an admin's `reload` does:
+/// games in progress keep theirs, new games get the new files, problems are logged.
+async fn reload_on_hangup(contexts: Contexts) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut hangups = match signal(SignalKind::hangup()) {
+            Ok(hangups) => hangups,
+            Err(error) => {
+                warn!(%error, "cannot listen for SIGHUP: levels reload only with the reload command");
+                return;
+            }
+        };
+        while hangups.recv().await.is_some() {
+            info!("SIGHUP: reloading the levels");
+            let contexts = contexts.clone();
+            if tokio::task::spawn_blocking(move || contexts.reload())
+                .await
+                .is_err()
+            {
+                error!("reloading the levels failed (a bug); the levels in use stay");
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = contexts;
+    }
 }
 
 /// The accept loop and what it hands to each session.

@@ -8,11 +8,12 @@
 //! socket: a message to another player goes to that player's inbox, and what needs the
 //! store or a slow hash comes back as [`Work`] for the console to hand out as a job.
 
+use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
@@ -20,11 +21,14 @@ use crate::accounts::{
     self, clean_text, on_off, parse_on_off, LoginThrottle, PlayerName, Setting, Settings, MAX_CHAT,
     MAX_PASSWORD, MIN_PASSWORD,
 };
+use crate::games::Progress;
 use crate::inbox::{InboxSender, Message};
+use crate::race::{self, JoinError, Member, RaceGame, RaceId};
 use crate::recorder::{Player, Recorder};
 use crate::registry::{Place, Registry, SessionId};
 use crate::saves;
 use crate::store::{Account, Registered, Store, StoreError};
+use crate::table::Contexts;
 
 /// What the old connection of a name taken over is told.
 pub fn taken_over(name: &PlayerName) -> String {
@@ -48,6 +52,10 @@ pub struct Services {
     pub throttle: Arc<LoginThrottle>,
     /// Records every game.
     pub recorder: Recorder,
+    /// The levels and data directory new games start with (`reload` replaces them).
+    pub contexts: Contexts,
+    /// The registered names with admin rights (`--admin`), as keys.
+    pub admins: Arc<HashSet<String>>,
 }
 
 impl Services {
@@ -59,17 +67,25 @@ impl Services {
     pub async fn start(
         registry: Registry,
         store: Store,
-        context: Arc<crate::table::Context>,
+        contexts: Contexts,
         keep: Duration,
         throttle: LoginThrottle,
     ) -> Result<Services, StoreError> {
-        let recorder = Recorder::start(store.clone(), context, keep).await?;
+        let recorder = Recorder::start(store.clone(), contexts.clone(), keep).await?;
         Ok(Services {
             registry,
             store,
             throttle: Arc::new(throttle),
             recorder,
+            contexts,
+            admins: Arc::new(HashSet::new()),
         })
+    }
+
+    /// The same services, with these names (as typed, any case) as admins.
+    pub fn with_admins<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> Services {
+        self.admins = Arc::new(names.into_iter().map(str::to_ascii_lowercase).collect());
+        self
     }
 }
 
@@ -107,6 +123,8 @@ pub struct Seat {
     replaying: Option<Box<(i64, tokio::task::AbortHandle)>>,
     /// This registered player's unfinished game, told at login. Boxed: rare.
     unfinished: Option<Box<Unfinished>>,
+    /// The race whose standings this session watches.
+    watching_race: Option<RaceId>,
     chat_limit: DefaultDirectRateLimiter,
 }
 
@@ -316,6 +334,7 @@ impl Seat {
             watchers: Vec::new(),
             replaying: None,
             unfinished: None,
+            watching_race: None,
             chat_limit,
         })
     }
@@ -344,9 +363,10 @@ impl Seat {
         })
     }
 
-    /// Whom this session watches.
-    pub fn watching(&self) -> Option<&PlayerName> {
-        self.watching.as_ref().map(|(_, name)| name)
+    /// Whether this session watches someone's game or a race (its prompt comes with
+    /// what it watches).
+    pub fn is_watching(&self) -> bool {
+        self.watching.is_some() || self.watching_race.is_some()
     }
 
     /// Where the player is now, for `who`.
@@ -675,7 +695,7 @@ impl Seat {
     /// Whether this session shows someone else's frames: a game it watches, or a
     /// recording played back.
     pub fn is_viewing(&self) -> bool {
-        self.watching.is_some() || self.replaying.is_some()
+        self.watching.is_some() || self.replaying.is_some() || self.watching_race.is_some()
     }
 
     /// A recording is being played back to this session.
@@ -696,11 +716,14 @@ impl Seat {
         }
     }
 
-    /// `watch NAME`: the text to show, and whether watching began.
-    pub fn watch(&mut self, name: Option<&str>) -> Reply {
+    /// `watch NAME` or `watch race N`: the text to show, and whether watching began.
+    pub fn watch(&mut self, name: Option<&str>, race: Option<&str>) -> Reply {
         let Some(name) = name else {
-            return Reply::Say(String::from("Usage: watch NAME\n"));
+            return Reply::Say(String::from("Usage: watch NAME, or watch race N\n"));
         };
+        if let (true, Some(race)) = (name.eq_ignore_ascii_case("race"), race) {
+            return self.watch_race(race);
+        }
         let Some((id, name, inbox)) = self.services.registry.find(name) else {
             return Reply::Say(format!("No player called {}.\n", shown_name(name)));
         };
@@ -728,6 +751,12 @@ impl Seat {
 
     /// Stop watching; the text to show, if this session watched anyone.
     pub fn stop_watching(&mut self) -> Option<String> {
+        if let Some(race) = self.watching_race.take() {
+            let id = self.id;
+            self.services.registry.with_races(|races| races.unwatch(id));
+            self.set_place(Place::Lobby);
+            return Some(format!("You stop watching race {race}.\n"));
+        }
         if let Some(replaying) = self.replaying.take() {
             let (id, handle) = *replaying;
             handle.abort();
@@ -807,6 +836,297 @@ impl Seat {
             });
         }
         self.services.registry.set_watchers(self.id, 0);
+    }
+}
+
+/// What admins' commands answer to everyone else (SPEC section 11).
+pub const ONLY_ADMINS: &str = "Only admins can do that.";
+
+/// Races (SPEC section 9) and the admins' commands: the registry keeps the races; a
+/// seat asks it under its lock and sends what it says after.
+impl Seat {
+    /// Whether this player has admin rights: a registered name given with `--admin`,
+    /// logged in with its password.
+    pub fn is_admin(&self) -> bool {
+        self.registered && self.services.admins.contains(&self.name.key())
+    }
+
+    fn member(&self) -> Member {
+        Member {
+            id: self.id,
+            name: self.name.clone(),
+            inbox: self.inbox.clone(),
+        }
+    }
+
+    /// The race this player races in and waits for the start of.
+    pub fn race_waiting(&self) -> Option<RaceId> {
+        let id = self.id;
+        self.services.registry.with_races(|races| races.waiting(id))
+    }
+
+    /// The race this player is in (racing, done, or hosting).
+    pub fn race(&self) -> Option<RaceId> {
+        let id = self.id;
+        self.services.registry.with_races(|races| races.race_of(id))
+    }
+
+    /// Whether `race ... all` may be asked: the refusal, if not.
+    pub fn may_race(&self, all: bool) -> Result<(), String> {
+        if all && !self.is_admin() {
+            return Err(format!("{ONLY_ADMINS}\n"));
+        }
+        match self.race() {
+            Some(race) => Err(format!("{}\n", JoinError::InRace(race))),
+            None => Ok(()),
+        }
+    }
+
+    /// Open a race of `game`: the host races in it, or, with `all` (admins), invites
+    /// everyone in the lobby and only hosts.
+    pub fn open_race(&mut self, game: RaceGame, limit: Option<Duration>, all: bool) -> String {
+        let registry = &self.services.registry;
+        let invite = all.then(|| registry.in_lobby(self.id));
+        let invited = invite.as_ref().map_or(0, Vec::len);
+        let label = format!("{}{}", game.label(), race::limit_words(limit));
+        let member = self.member();
+        let opened = registry.with_races(|races| races.open(member, game, limit, invite));
+        let opened = match opened {
+            Ok(opened) => opened,
+            Err(error) => return format!("{error}\n"),
+        };
+        registry.deliver(opened.notices);
+        let id = opened.id;
+        tracing::info!(race = id, host = %self.name, game = %label, all, "race opened");
+        if all {
+            format!("Race {id} is open: {label}. {invited} players in the lobby were invited; type start when they are in, watch race {id} to follow it.\n")
+        } else {
+            self.set_place(Place::Race {
+                race: id,
+                playing: false,
+            });
+            format!("Race {id} is open: {label}. Others join with: join {id}. Type start when everyone is in.\n")
+        }
+    }
+
+    /// `races`.
+    pub fn races(&self) -> String {
+        let listed = self
+            .services
+            .registry
+            .with_races(|races| races.list(Instant::now()));
+        if listed.is_empty() {
+            return String::from("No races are open: race GAME opens one.\n");
+        }
+        let mut text = String::from("Races:\n");
+        for race in listed {
+            let state = match race.running {
+                None => String::from("waiting"),
+                Some(running) => format!("running for {}", race::clock(running)),
+            };
+            let limit = race.limit.map_or_else(String::new, |limit| {
+                format!(", time {}", race::clock(limit))
+            });
+            let _ = writeln!(
+                text,
+                "  race {:<4} {:<28} host {:<16} {} racers, {state}{limit}",
+                race.id,
+                race.label,
+                race.host.as_str(),
+                race.racers
+            );
+        }
+        text
+    }
+
+    /// `join N`.
+    pub fn join(&mut self, race: Option<&str>) -> String {
+        let Some(race_id) = race.and_then(|race| race.parse::<RaceId>().ok()) else {
+            return String::from("Usage: join N (races lists them)\n");
+        };
+        let member = self.member();
+        let registry = &self.services.registry;
+        match registry.with_races(|races| races.join(race_id, member)) {
+            Ok((label, count, host, notice)) => {
+                registry.deliver(vec![notice]);
+                self.set_place(Place::Race {
+                    race: race_id,
+                    playing: false,
+                });
+                format!(
+                    "You joined race {race_id}: {label} ({count} racers). {host} starts it; leave leaves it.\n"
+                )
+            }
+            Err(error) => format!("{error}\n"),
+        }
+    }
+
+    /// Leave this player's race (`leave`, or its game left): what to say, if in one.
+    pub fn leave_race(&mut self) -> Option<String> {
+        let id = self.id;
+        let registry = &self.services.registry;
+        let (race, notices) = registry.with_races(|races| races.leave(id, Instant::now()))?;
+        registry.deliver(notices);
+        if matches!(self.place(), Some(Place::Race { .. })) {
+            self.set_place(Place::Lobby);
+        }
+        Some(format!("You left race {race}.\n"))
+    }
+
+    /// `start`.
+    pub fn start_race(&mut self) -> String {
+        let id = self.id;
+        let registry = self.services.registry.clone();
+        let started = registry.with_races(|races| {
+            let started = races.start(id, Instant::now())?;
+            let limit = races.limit(started.0);
+            Ok::<_, race::StartError>((started, limit))
+        });
+        match started {
+            Ok(((race_id, notices), limit)) => {
+                registry.deliver(notices);
+                if let Some(limit) = limit {
+                    let registry = registry.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(limit).await;
+                        let notices =
+                            registry.with_races(|races| races.time_up(race_id, Instant::now()));
+                        registry.deliver(notices);
+                    });
+                }
+                tracing::info!(race = race_id, host = %self.name, "race started");
+                format!("Race {race_id} starts now.\n")
+            }
+            Err(error) => format!("{error}\n"),
+        }
+    }
+
+    /// `standings`.
+    pub fn standings(&self) -> String {
+        let id = self.id;
+        let now = Instant::now();
+        let table = self.services.registry.with_races(|races| {
+            let race = races.race_of(id)?;
+            races.standings(race, now)
+        });
+        table.unwrap_or_else(|| String::from("You are not in a race: races lists them.\n"))
+    }
+
+    /// This racer's game got to `progress`: the others hear what is news; the words for
+    /// the racer, if this made the racer done.
+    pub fn race_progress(&self, progress: Progress) -> Option<String> {
+        let id = self.id;
+        let registry = &self.services.registry;
+        let (notices, own) =
+            registry.with_races(|races| races.progress(id, progress, Instant::now()));
+        registry.deliver(notices);
+        own
+    }
+
+    /// The game of race `race`, if this player races in it.
+    pub fn race_game(&self, race: RaceId) -> Option<Arc<RaceGame>> {
+        let id = self.id;
+        self.services.registry.with_races(|races| {
+            (races.race_of(id) == Some(race))
+                .then(|| races.game(race))
+                .flatten()
+        })
+    }
+
+    /// Stop asking for a secret (a race started meanwhile): whether one was asked.
+    pub fn cancel_secret(&mut self) -> bool {
+        self.asking.take().is_some()
+    }
+
+    /// This racer's game has begun: who shows it, and watchers may come.
+    pub fn racing(&self, race: RaceId) {
+        self.set_place(Place::Race {
+            race,
+            playing: true,
+        });
+    }
+
+    /// `watch race N`.
+    fn watch_race(&mut self, race: &str) -> Reply {
+        let Ok(race_id) = race.parse::<RaceId>() else {
+            return Reply::Say(String::from("Usage: watch race N (races lists them)\n"));
+        };
+        let (id, inbox) = (self.id, self.inbox.clone());
+        let now = Instant::now();
+        let watched = self
+            .services
+            .registry
+            .with_races(|races| races.watch(race_id, id, inbox, now));
+        match watched {
+            Ok(table) => {
+                self.watching_race = Some(race_id);
+                self.set_place(Place::WatchingRace(race_id));
+                Reply::Watching(format!(
+                    "You are watching race {race_id}. Type anything to stop.\n{table}"
+                ))
+            }
+            Err(error) => Reply::Say(format!("{error}\n")),
+        }
+    }
+
+    /// The race this session watched is over: the text to show, if it watched it.
+    pub fn race_watch_ended(&mut self, race: RaceId) -> Option<String> {
+        if self.watching_race != Some(race) {
+            return None;
+        }
+        self.watching_race = None;
+        self.set_place(Place::Lobby);
+        Some(format!("Race {race} is over.\n"))
+    }
+
+    /// `broadcast TEXT` (admins).
+    pub fn broadcast(&self, text: &str) -> String {
+        if !self.is_admin() {
+            return format!("{ONLY_ADMINS}\n");
+        }
+        const USAGE: &str = "Usage: broadcast TEXT\n";
+        if text.is_empty() {
+            return String::from(USAGE);
+        }
+        let text = match self.chat_line(text, USAGE) {
+            Ok(text) => text,
+            Err(refusal) => return refusal,
+        };
+        let line = Message::Line(Arc::from(format!("[{} to everyone] {text}", self.name)));
+        let reached = self.services.registry.broadcast(&line);
+        tracing::info!(admin = %self.name, reached, "broadcast");
+        format!("Sent to {reached} players.\n")
+    }
+
+    /// `kick NAME [WHY]` (admins).
+    pub fn kick(&self, name: Option<&str>, why: &str) -> String {
+        if !self.is_admin() {
+            return format!("{ONLY_ADMINS}\n");
+        }
+        let Some(name) = name else {
+            return String::from("Usage: kick NAME [WHY]\n");
+        };
+        let Some((id, name, inbox)) = self.services.registry.find(name) else {
+            return format!("No player called {}.\n", shown_name(name));
+        };
+        if id == self.id {
+            return String::from("You cannot kick yourself: quit leaves.\n");
+        }
+        let why = match clean_text(why) {
+            Ok(why) if !why.is_empty() => format!(": {why}"),
+            _ => String::new(),
+        };
+        let _ = inbox.send(Message::Close(format!(
+            "You were disconnected by {}{why}.",
+            self.name
+        )));
+        tracing::info!(admin = %self.name, kicked = %name, "kick");
+        format!("{name} is disconnected.\n")
+    }
+
+    /// Where the registry has this session.
+    fn place(&self) -> Option<Place> {
+        self.services.registry.place_of(self.id)
     }
 }
 

@@ -555,12 +555,11 @@ impl Game for StarPusher {
             Err(error) => return self.board_then_prompt(format!("{error}\n")),
         };
         match command {
-            Command::Next | Command::Prev | Command::Level(_) if self.only => {
-                self.board_then_prompt(format!(
+            Command::Next | Command::Prev | Command::Level(_) if self.only => self
+                .board_then_prompt(format!(
                     "This game is level {} only.\n",
                     self.level_number()
-                ))
-            }
+                )),
             Command::Look => self.board_then_prompt(String::new()),
             Command::Walk { direction, count } => self.walk(direction, count),
             Command::Undo => self.undo(),

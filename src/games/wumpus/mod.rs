@@ -373,7 +373,9 @@ mod tests {
         // Three actions, then two more that end in the pit at (1,2).
         play(&mut game, &["move forward", "turn left", "move forward"]);
         assert_eq!(game.progress().moves, 3);
-        let reply = play(&mut game, &["turn right", "move forward"]).pop().unwrap();
+        let reply = play(&mut game, &["turn right", "move forward"])
+            .pop()
+            .unwrap();
         assert_eq!(reply.status, Status::Ended, "{}", reply.text);
         assert_eq!(game.progress().ended, Some(Outcome::Died));
         assert_eq!(game.progress().gold, Some(false));

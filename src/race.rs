@@ -1,0 +1,1174 @@
+//! Races (SPEC section 9): the same game for several players at once, who is in
+//! which race, everyone's progress, the standings and the places.
+//!
+//! Races are plain data and rules. The registry keeps them behind one lock
+//! ([`crate::registry::Registry`]) and never across an `.await`: each method here
+//! changes the races and returns what to tell whom ([`Notice`]), which the registry
+//! sends once it has let go of the lock. Times come in as arguments, so the rules are
+//! tested without a clock.
+//!
+//! Choices where the spec is silent (README, "Races"):
+//! - The host races too, except an admin's `race ... all` (a teacher opens it for the
+//!   class); before the start a host who leaves hands the race to the first who
+//!   joined, and a race nobody is left in closes.
+//! - A racer is done when the game ends by its rules ([`Progress::ended`]): solved,
+//!   2048's win tile or no move left, out of the cave or dead. Leaving the game, or the
+//!   connection, before that is "left". The race is over when every racer is done or
+//!   has left, or when its time limit runs out.
+//! - Places: first those who reached the goal (solved; the win tile; out with the
+//!   gold), by time in whole seconds, ties to fewer moves; then the others by how far
+//!   they got (boxes on goals; score; the gold), then fewer moves; the dead after
+//!   them; those who left last.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::accounts::PlayerName;
+use crate::games::{Outcome, Progress};
+use crate::inbox::InboxSender;
+use crate::registry::SessionId;
+use crate::scores;
+use crate::table::GameKind;
+
+/// The most racers in one race: a class many times over, and few enough that a line
+/// to every racer stays cheap.
+pub const MAX_RACERS: usize = 500;
+
+/// The most rows `watch race N` redraws on each change (the standings keep them all).
+const WATCHED_ROWS: usize = 10;
+
+/// A race's number, unique for the life of the server.
+pub type RaceId = u32;
+
+/// The game every racer plays: fixed when the race opens.
+#[derive(Debug, Clone)]
+pub struct RaceGame {
+    /// Which game.
+    pub kind: &'static GameKind,
+    /// Its arguments, as recorded (a 2048 race's seed, a Star Pusher race's `only`).
+    pub args: Vec<String>,
+    /// The world, for games that start from one ([`GameKind::from_state`]): a
+    /// host's saved wumpus world is not in the racers' own folders.
+    pub world: Option<String>,
+}
+
+impl RaceGame {
+    /// `GAME ARGS`, as `races` and the race's lines show it.
+    pub fn label(&self) -> String {
+        let mut label = self.kind.name.to_string();
+        for arg in &self.args {
+            label.push(' ');
+            label.push_str(arg);
+        }
+        label
+    }
+}
+
+/// A session in a race.
+#[derive(Debug, Clone)]
+pub struct Member {
+    /// Its session.
+    pub id: SessionId,
+    /// Its name when it joined.
+    pub name: PlayerName,
+    /// Where its messages go.
+    pub inbox: InboxSender,
+}
+
+/// A line for some sessions, sent once the lock is let go.
+#[derive(Debug)]
+pub struct Notice {
+    /// Who gets it.
+    pub to: Vec<InboxSender>,
+    /// What they get.
+    pub what: Tell,
+}
+
+/// What a [`Notice`] carries.
+#[derive(Debug, Clone)]
+pub enum Tell {
+    /// A line of its own, then the prompt (to racers and the host).
+    Line(Arc<str>),
+    /// A screen for those watching the race: dropped if they fall behind.
+    Frame(Arc<str>),
+    /// The race has started: start its game.
+    Start(RaceId),
+    /// The race is over while this racer still plays: stop the game.
+    Stop(RaceId),
+}
+
+/// Why `join` did not join.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum JoinError {
+    /// No such race.
+    #[error("No race {0}: races lists them.")]
+    NoRace(RaceId),
+    /// It has started.
+    #[error("Race {0} has started: watch race {0} to follow it.")]
+    Started(RaceId),
+    /// It is full.
+    #[error("Race {0} is full ({MAX_RACERS} racers).")]
+    Full(RaceId),
+    /// The player is in a race already.
+    #[error("You are in race {0} already: leave it first.")]
+    InRace(RaceId),
+}
+
+/// Why `start` did not start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StartError {
+    /// The player hosts no race and is in none.
+    #[error("You are not in a race: race GAME opens one.")]
+    NotInRace,
+    /// Someone else hosts it.
+    #[error("Only the host ({host}) can start race {race}.")]
+    NotHost {
+        /// The race.
+        race: RaceId,
+        /// Its host.
+        host: PlayerName,
+    },
+    /// It has started already.
+    #[error("Race {0} has started already.")]
+    Started(RaceId),
+    /// Nobody but the host is in it: a second `start` races alone.
+    #[error("Nobody has joined race {0} yet: type start again to race alone.")]
+    Alone(RaceId),
+    /// Nobody at all is in it (an admin's race for the lobby).
+    #[error("Nobody has joined race {0} yet.")]
+    Empty(RaceId),
+}
+
+/// How one racer stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Waiting for the start, or playing.
+    Racing,
+    /// The game ended by its rules, this long after the start.
+    Done(Duration),
+    /// Left before being done (the game or the connection).
+    Left,
+}
+
+#[derive(Debug)]
+struct Racer {
+    member: Member,
+    progress: Progress,
+    /// The game has reported its progress once (its opening position).
+    reported: bool,
+    state: State,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Open,
+    Running(Instant),
+}
+
+/// One race.
+#[derive(Debug)]
+struct Race {
+    id: RaceId,
+    game: Arc<RaceGame>,
+    /// Who may start it.
+    host: Member,
+    /// The host is one of the racers (not for an admin's race for everyone).
+    host_races: bool,
+    limit: Option<Duration>,
+    racers: Vec<Racer>,
+    /// Those who watch the standings (`watch race N`).
+    audience: Vec<(SessionId, InboxSender)>,
+    phase: Phase,
+    /// The host typed `start` alone once: the next one starts.
+    alone_confirmed: bool,
+}
+
+/// One line of `races`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Listed {
+    /// The race.
+    pub id: RaceId,
+    /// Its game.
+    pub label: String,
+    /// Its host.
+    pub host: PlayerName,
+    /// How many race.
+    pub racers: usize,
+    /// Since when it runs, if it has started.
+    pub running: Option<Duration>,
+    /// Its time limit.
+    pub limit: Option<Duration>,
+}
+
+/// Every race of the server, and who is in which.
+#[derive(Debug, Default)]
+pub struct Races {
+    races: BTreeMap<RaceId, Race>,
+    /// Each racer's (and each non-racing host's) race.
+    members: HashMap<SessionId, RaceId>,
+    /// Who watches which race.
+    watching: HashMap<SessionId, RaceId>,
+    last_id: RaceId,
+}
+
+/// What opening a race did.
+#[derive(Debug)]
+pub struct Opened {
+    /// Its number.
+    pub id: RaceId,
+    /// The invitations, for `all`.
+    pub notices: Vec<Notice>,
+}
+
+impl Races {
+    /// Open a race of `game` hosted by `host`, who races unless `invite` lists the
+    /// players to invite instead (an admin's `race ... all`).
+    ///
+    /// # Errors
+    /// [`JoinError::InRace`] when the host is in a race already.
+    pub fn open(
+        &mut self,
+        host: Member,
+        game: RaceGame,
+        limit: Option<Duration>,
+        invite: Option<Vec<InboxSender>>,
+    ) -> Result<Opened, JoinError> {
+        if let Some(race) = self.members.get(&host.id) {
+            return Err(JoinError::InRace(*race));
+        }
+        self.last_id += 1;
+        let id = self.last_id;
+        let host_races = invite.is_none();
+        let game = Arc::new(game);
+        let mut notices = Vec::new();
+        if let Some(invited) = invite {
+            let line = format!(
+                "[race {id}] {} invites you to race {}{}: type join {id}.",
+                host.name,
+                game.label(),
+                limit_words(limit)
+            );
+            notices.push(Notice {
+                to: invited,
+                what: Tell::Line(Arc::from(line)),
+            });
+        }
+        let racers = if host_races {
+            vec![Racer::new(host.clone())]
+        } else {
+            Vec::new()
+        };
+        self.members.insert(host.id, id);
+        self.races.insert(
+            id,
+            Race {
+                id,
+                game,
+                host,
+                host_races,
+                limit,
+                racers,
+                audience: Vec::new(),
+                phase: Phase::Open,
+                alone_confirmed: false,
+            },
+        );
+        Ok(Opened { id, notices })
+    }
+
+    /// The race session `id` is in (racing, or hosting).
+    pub fn race_of(&self, id: SessionId) -> Option<RaceId> {
+        self.members.get(&id).copied()
+    }
+
+    /// The race session `id` races in and waits for the start of, if any.
+    pub fn waiting(&self, id: SessionId) -> Option<RaceId> {
+        let race = self.races.get(self.members.get(&id)?)?;
+        (race.phase == Phase::Open && race.racers.iter().any(|racer| racer.member.id == id))
+            .then_some(race.id)
+    }
+
+    /// The game of race `race`.
+    pub fn game(&self, race: RaceId) -> Option<Arc<RaceGame>> {
+        self.races.get(&race).map(|race| Arc::clone(&race.game))
+    }
+
+    /// The open races, for `races`.
+    pub fn list(&self, now: Instant) -> Vec<Listed> {
+        self.races
+            .values()
+            .map(|race| Listed {
+                id: race.id,
+                label: race.game.label(),
+                host: race.host.name.clone(),
+                racers: race.racers.len(),
+                running: match race.phase {
+                    Phase::Open => None,
+                    Phase::Running(started) => Some(now.saturating_duration_since(started)),
+                },
+                limit: race.limit,
+            })
+            .collect()
+    }
+
+    /// `join N`: the race's game and how many race now, and what the others hear.
+    ///
+    /// # Errors
+    /// [`JoinError`]: no such race, started, full, or the player is in a race.
+    pub fn join(
+        &mut self,
+        race_id: RaceId,
+        member: Member,
+    ) -> Result<(String, usize, PlayerName, Notice), JoinError> {
+        if let Some(race) = self.members.get(&member.id) {
+            return Err(JoinError::InRace(*race));
+        }
+        let race = self
+            .races
+            .get_mut(&race_id)
+            .ok_or(JoinError::NoRace(race_id))?;
+        if race.phase != Phase::Open {
+            return Err(JoinError::Started(race_id));
+        }
+        if race.racers.len() >= MAX_RACERS {
+            return Err(JoinError::Full(race_id));
+        }
+        let line = format!(
+            "[race {race_id}] {} joined ({} racers).",
+            member.name,
+            race.racers.len() + 1
+        );
+        let notice = Notice {
+            to: race.hearers(Some(member.id)),
+            what: Tell::Line(Arc::from(line)),
+        };
+        self.members.insert(member.id, race_id);
+        race.racers.push(Racer::new(member));
+        Ok((
+            format!("{}{}", race.game.label(), limit_words(race.limit)),
+            race.racers.len(),
+            race.host.name.clone(),
+            notice,
+        ))
+    }
+
+    /// Session `id` leaves its race (`leave`, the game left, the connection gone):
+    /// which race, and what to tell. Before the start the racer is gone from it; after
+    /// it, a racer not yet done is kept as "left".
+    pub fn leave(&mut self, id: SessionId, now: Instant) -> Option<(RaceId, Vec<Notice>)> {
+        let race_id = self.members.remove(&id)?;
+        let race = self.races.get_mut(&race_id)?;
+        let mut notices = Vec::new();
+        let name = race
+            .racers
+            .iter()
+            .find(|racer| racer.member.id == id)
+            .map_or_else(|| race.host.name.clone(), |racer| racer.member.name.clone());
+        match race.phase {
+            Phase::Open => {
+                race.racers.retain(|racer| racer.member.id != id);
+                let line = format!(
+                    "[race {race_id}] {name} left ({} racers).",
+                    race.racers.len()
+                );
+                notices.push(Notice {
+                    to: race.hearers(Some(id)),
+                    what: Tell::Line(Arc::from(line)),
+                });
+                if race.host.id == id {
+                    match race.racers.first() {
+                        Some(next) => {
+                            race.host = next.member.clone();
+                            race.host_races = true;
+                            race.alone_confirmed = false;
+                            let line = format!(
+                                "[race {race_id}] {} is the host now: start starts the race.",
+                                race.host.name
+                            );
+                            notices.push(Notice {
+                                to: race.hearers(None),
+                                what: Tell::Line(Arc::from(line)),
+                            });
+                        }
+                        None => {
+                            let closed = format!(
+                                "[race {race_id}] Race {race_id} is closed: nobody is in it."
+                            );
+                            notices.push(Notice {
+                                to: race
+                                    .audience
+                                    .iter()
+                                    .map(|(_, inbox)| inbox.clone())
+                                    .collect(),
+                                what: Tell::Line(Arc::from(closed)),
+                            });
+                            self.close(race_id);
+                        }
+                    }
+                }
+            }
+            Phase::Running(_) => {
+                if let Some(racer) = race.racers.iter_mut().find(|racer| racer.member.id == id) {
+                    if racer.state == State::Racing {
+                        racer.state = State::Left;
+                        let line = format!("[race {race_id}] {name} left the race.");
+                        notices.push(Notice {
+                            to: race.hearers(Some(id)),
+                            what: Tell::Line(Arc::from(line)),
+                        });
+                        notices.extend(race.watched(now));
+                    }
+                }
+                if race.is_over() {
+                    notices.extend(self.finish(race_id, now));
+                }
+            }
+        }
+        Some((race_id, notices))
+    }
+
+    /// `start` by session `id`: the notices that start every racer's game.
+    ///
+    /// # Errors
+    /// [`StartError`]: not in a race, not its host, started, or nobody to race.
+    pub fn start(
+        &mut self,
+        id: SessionId,
+        now: Instant,
+    ) -> Result<(RaceId, Vec<Notice>), StartError> {
+        let race_id = *self.members.get(&id).ok_or(StartError::NotInRace)?;
+        let race = self.races.get_mut(&race_id).ok_or(StartError::NotInRace)?;
+        if race.phase != Phase::Open {
+            return Err(StartError::Started(race_id));
+        }
+        if race.host.id != id {
+            return Err(StartError::NotHost {
+                race: race_id,
+                host: race.host.name.clone(),
+            });
+        }
+        if race.racers.is_empty() {
+            return Err(StartError::Empty(race_id));
+        }
+        if race.racers.len() == 1 && race.host_races && !race.alone_confirmed {
+            race.alone_confirmed = true;
+            return Err(StartError::Alone(race_id));
+        }
+        race.phase = Phase::Running(now);
+        let line = format!(
+            "[race {race_id}] Go! {} racers{}.",
+            race.racers.len(),
+            limit_words(race.limit)
+        );
+        let racers: Vec<InboxSender> = race
+            .racers
+            .iter()
+            .map(|racer| racer.member.inbox.clone())
+            .collect();
+        // Racers see their game begin (`Race N: go!`); a host who does not race hears
+        // it here.
+        let host = if race.host_races {
+            Vec::new()
+        } else {
+            vec![race.host.inbox.clone()]
+        };
+        let mut notices = vec![
+            Notice {
+                to: host,
+                what: Tell::Line(Arc::from(line)),
+            },
+            Notice {
+                to: racers,
+                what: Tell::Start(race_id),
+            },
+        ];
+        notices.extend(race.watched(now));
+        Ok((race_id, notices))
+    }
+
+    /// The time limit of race `race`, once it has started.
+    pub fn limit(&self, race: RaceId) -> Option<Duration> {
+        self.races.get(&race).and_then(|race| race.limit)
+    }
+
+    /// Racer `id`'s game has got to `progress`: what the others hear, and the words
+    /// for the racer when this made the racer done.
+    pub fn progress(
+        &mut self,
+        id: SessionId,
+        progress: Progress,
+        now: Instant,
+    ) -> (Vec<Notice>, Option<String>) {
+        let Some(&race_id) = self.members.get(&id) else {
+            return (Vec::new(), None);
+        };
+        let Some(race) = self.races.get_mut(&race_id) else {
+            return (Vec::new(), None);
+        };
+        let Phase::Running(started) = race.phase else {
+            return (Vec::new(), None);
+        };
+        let Some(racer) = race.racers.iter_mut().find(|racer| racer.member.id == id) else {
+            return (Vec::new(), None);
+        };
+        if racer.state != State::Racing {
+            return (Vec::new(), None);
+        }
+        // The first report is the game's opening position: nothing to tell.
+        let before = if racer.reported {
+            racer.progress
+        } else {
+            progress
+        };
+        racer.reported = true;
+        racer.progress = progress;
+        let after = now.saturating_duration_since(started);
+        let news = news(&before, &progress, after);
+        let mut own = None;
+        if progress.ended.is_some() {
+            racer.state = State::Done(after);
+            own = Some(format!(
+                "You are done in race {race_id}: {}.\n",
+                describe(&progress, racer.state)
+            ));
+        }
+        let name = racer.member.name.clone();
+        let mut notices = Vec::new();
+        if let Some(news) = news {
+            let line = format!("[race {race_id}] {name} {news}");
+            notices.push(Notice {
+                to: race.hearers(Some(id)),
+                what: Tell::Line(Arc::from(line)),
+            });
+        }
+        if !race.audience.is_empty() && (before != progress) {
+            notices.extend(race.watched(now));
+        }
+        if race.is_over() {
+            notices.extend(self.finish(race_id, now));
+        }
+        (notices, own)
+    }
+
+    /// The time limit of race `race` ran out: it is over.
+    pub fn time_up(&mut self, race_id: RaceId, now: Instant) -> Vec<Notice> {
+        let Some(race) = self.races.get(&race_id) else {
+            return Vec::new();
+        };
+        if race.phase == Phase::Open {
+            return Vec::new();
+        }
+        let line = format!("[race {race_id}] Time is up.");
+        let mut notices = vec![Notice {
+            to: race.hearers(None),
+            what: Tell::Line(Arc::from(line)),
+        }];
+        notices.extend(self.finish(race_id, now));
+        notices
+    }
+
+    /// The standings of race `race`, every racer.
+    pub fn standings(&self, race: RaceId, now: Instant) -> Option<String> {
+        self.races
+            .get(&race)
+            .map(|race| race.table(now, usize::MAX))
+    }
+
+    /// `watch race N`: the standings to show at once.
+    ///
+    /// # Errors
+    /// [`JoinError::NoRace`] when there is no such race.
+    pub fn watch(
+        &mut self,
+        race_id: RaceId,
+        watcher: SessionId,
+        inbox: InboxSender,
+        now: Instant,
+    ) -> Result<String, JoinError> {
+        let race = self
+            .races
+            .get_mut(&race_id)
+            .ok_or(JoinError::NoRace(race_id))?;
+        race.audience.retain(|(id, _)| *id != watcher);
+        race.audience.push((watcher, inbox));
+        self.watching.insert(watcher, race_id);
+        Ok(race.table(now, WATCHED_ROWS))
+    }
+
+    /// Session `watcher` stops watching a race.
+    pub fn unwatch(&mut self, watcher: SessionId) {
+        if let Some(race_id) = self.watching.remove(&watcher) {
+            if let Some(race) = self.races.get_mut(&race_id) {
+                race.audience.retain(|(id, _)| *id != watcher);
+            }
+        }
+    }
+
+    /// The race is over: the places to everyone still in it, and those still playing
+    /// stop.
+    fn finish(&mut self, race_id: RaceId, now: Instant) -> Vec<Notice> {
+        let Some(race) = self.close(race_id) else {
+            return Vec::new();
+        };
+        let mut text = format!("[race {race_id}] Race over. Places:\n");
+        text.push_str(race.rows(now, usize::MAX).trim_end());
+        tracing::info!(race = race_id, game = %race.game.label(), places = %text, "race over");
+        let playing: Vec<InboxSender> = race
+            .racers
+            .iter()
+            .filter(|racer| racer.state == State::Racing)
+            .map(|racer| racer.member.inbox.clone())
+            .collect();
+        let audience: Vec<InboxSender> = race
+            .audience
+            .iter()
+            .map(|(_, inbox)| inbox.clone())
+            .collect();
+        let mut everyone = race.hearers(None);
+        everyone.extend(audience.iter().cloned());
+        // Those still playing stop first, so that the places come after their game's
+        // last words; those watching see the places, then stop watching.
+        vec![
+            Notice {
+                to: playing,
+                what: Tell::Stop(race_id),
+            },
+            Notice {
+                to: everyone,
+                what: Tell::Line(Arc::from(text)),
+            },
+            Notice {
+                to: audience,
+                what: Tell::Stop(race_id),
+            },
+        ]
+    }
+
+    /// Remove race `race_id` and everyone's membership of it.
+    fn close(&mut self, race_id: RaceId) -> Option<Race> {
+        let race = self.races.remove(&race_id)?;
+        self.members.retain(|_, race| *race != race_id);
+        self.watching.retain(|_, race| *race != race_id);
+        Some(race)
+    }
+}
+
+impl Racer {
+    fn new(member: Member) -> Racer {
+        Racer {
+            member,
+            progress: Progress::default(),
+            reported: false,
+            state: State::Racing,
+        }
+    }
+}
+
+impl Race {
+    /// The racers still in it and a host who does not race, less `except`: who hears
+    /// the race's lines.
+    fn hearers(&self, except: Option<SessionId>) -> Vec<InboxSender> {
+        let mut hearers: Vec<InboxSender> = self
+            .racers
+            .iter()
+            .filter(|racer| racer.state != State::Left && Some(racer.member.id) != except)
+            .map(|racer| racer.member.inbox.clone())
+            .collect();
+        if !self.host_races && Some(self.host.id) != except {
+            hearers.push(self.host.inbox.clone());
+        }
+        hearers
+    }
+
+    fn is_over(&self) -> bool {
+        matches!(self.phase, Phase::Running(_))
+            && self.racers.iter().all(|racer| racer.state != State::Racing)
+    }
+
+    /// The standings as a frame for the audience, if it has anyone.
+    fn watched(&self, now: Instant) -> Option<Notice> {
+        if self.audience.is_empty() {
+            return None;
+        }
+        Some(Notice {
+            to: self
+                .audience
+                .iter()
+                .map(|(_, inbox)| inbox.clone())
+                .collect(),
+            what: Tell::Frame(Arc::from(self.table(now, WATCHED_ROWS))),
+        })
+    }
+
+    /// The heading and the first `rows` places.
+    fn table(&self, now: Instant, rows: usize) -> String {
+        let mut text = format!(
+            "Race {}: {}{}, ",
+            self.id,
+            self.game.label(),
+            limit_words(self.limit)
+        );
+        match self.phase {
+            Phase::Open => {
+                let _ = writeln!(
+                    text,
+                    "waiting for {} to start it; {} racers.",
+                    self.host.name,
+                    self.racers.len()
+                );
+            }
+            Phase::Running(started) => {
+                let running = now.saturating_duration_since(started);
+                let _ = write!(text, "running for {}", clock(running));
+                if let Some(limit) = self.limit {
+                    let _ = write!(text, ", {} left", clock(limit.saturating_sub(running)));
+                }
+                text.push_str(".\n");
+            }
+        }
+        text.push_str(&self.rows(now, rows));
+        text
+    }
+
+    /// One line per racer in the order of their places, at most `rows` of them.
+    fn rows(&self, _now: Instant, rows: usize) -> String {
+        let mut order: Vec<&Racer> = self.racers.iter().collect();
+        order.sort_by_key(|racer| rank(racer));
+        let mut text = String::new();
+        for (place, racer) in order.iter().enumerate().take(rows) {
+            let _ = writeln!(
+                text,
+                "  {:>3}. {:<16}  {}",
+                place + 1,
+                racer.member.name.as_str(),
+                describe(&racer.progress, racer.state)
+            );
+        }
+        if order.len() > rows {
+            let _ = writeln!(text, "  ... and {} more", order.len() - rows);
+        }
+        text
+    }
+}
+
+/// Where a racer stands: the smaller, the better.
+fn rank(racer: &Racer) -> (u8, u64, u64) {
+    let progress = &racer.progress;
+    let moves = progress.moves;
+    match (racer.state, progress.ended) {
+        (State::Done(after), Some(Outcome::Solved | Outcome::Won)) => (0, after.as_secs(), moves),
+        (State::Left, _) => (3, u64::MAX - points(progress), moves),
+        (_, Some(Outcome::Died)) => (2, u64::MAX - moves, 0),
+        _ => (1, u64::MAX - points(progress), moves),
+    }
+}
+
+/// How far a racer got towards the goal, for those who did not reach it.
+fn points(progress: &Progress) -> u64 {
+    if let Some((placed, _)) = progress.placed {
+        return placed as u64;
+    }
+    if let Some(tiles) = progress.tiles {
+        return tiles.score;
+    }
+    u64::from(progress.gold == Some(true))
+}
+
+/// A racer's progress and state in words, for the standings and the places.
+fn describe(progress: &Progress, state: State) -> String {
+    let moves = progress.moves;
+    let how = if let Some((placed, needed)) = progress.placed {
+        match progress.ended {
+            Some(Outcome::Solved) => format!("solved, {moves} moves"),
+            _ => format!("{placed}/{needed} boxes, {moves} moves"),
+        }
+    } else if let Some(tiles) = progress.tiles {
+        let reached = match progress.ended {
+            Some(Outcome::Won) => format!("reached {}, ", tiles.win),
+            Some(_) => String::from("no move left, "),
+            None => String::new(),
+        };
+        format!(
+            "{reached}score {}, tile {}, {moves} moves",
+            tiles.score, tiles.largest
+        )
+    } else {
+        let gold = progress.gold == Some(true);
+        match (progress.ended, gold) {
+            (Some(Outcome::Won), _) => format!("out with the gold, {moves} actions"),
+            (Some(Outcome::Died), _) => format!("died, {moves} actions"),
+            (Some(_), _) => format!("out without the gold, {moves} actions"),
+            (None, true) => format!("has the gold, {moves} actions"),
+            (None, false) => format!("{moves} actions"),
+        }
+    };
+    match state {
+        State::Racing => how,
+        State::Done(after) => format!("{how}, in {}", clock(after)),
+        State::Left => format!("left ({how})"),
+    }
+}
+
+/// What others hear when a racer's progress changes: a box placed, a tile reached, the
+/// gold grabbed, or the end of the racer's game.
+fn news(before: &Progress, after: &Progress, elapsed: Duration) -> Option<String> {
+    if before.ended.is_none() {
+        if let Some(outcome) = after.ended {
+            let moves = after.moves;
+            let time = clock(elapsed);
+            return Some(if let Some(tiles) = after.tiles {
+                match outcome {
+                    Outcome::Won => format!(
+                        "reached {} in {time}: score {}, {moves} moves.",
+                        tiles.win, tiles.score
+                    ),
+                    _ => format!(
+                        "has no move left: score {}, tile {}.",
+                        tiles.score, tiles.largest
+                    ),
+                }
+            } else if after.placed.is_some() {
+                format!("solved it in {time}: {moves} moves.")
+            } else {
+                match outcome {
+                    Outcome::Won => format!("came out with the gold in {time}: {moves} actions."),
+                    Outcome::Died => format!("died after {moves} actions."),
+                    _ => String::from("came out without the gold."),
+                }
+            });
+        }
+    }
+    if let (Some((was, _)), Some((placed, needed))) = (before.placed, after.placed) {
+        if placed > was {
+            return Some(format!("placed a box ({placed}/{needed})."));
+        }
+    }
+    if let (Some(was), Some(tiles)) = (before.tiles, after.tiles) {
+        if tiles.largest > was.largest && tiles.largest >= milestone(tiles.win) {
+            return Some(format!("reached {}.", tiles.largest));
+        }
+    }
+    if before.gold == Some(false) && after.gold == Some(true) {
+        return Some(String::from("grabbed the gold."));
+    }
+    None
+}
+
+/// The smallest 2048 tile worth telling the others about: the last doublings before
+/// the win (64 to 1024 when 2048 wins), and never the opening tiles.
+fn milestone(win: u64) -> u64 {
+    (win / 32).max(8)
+}
+
+/// ` (time 5m)` for a race with a limit.
+pub fn limit_words(limit: Option<Duration>) -> String {
+    limit.map_or_else(String::new, |limit| format!(" (time {})", clock(limit)))
+}
+
+/// A duration as the standings show it: `42s`, `1m05s`, `1h02m`.
+pub fn clock(duration: Duration) -> String {
+    scores::duration(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Tiles;
+    use crate::inbox::{self, Delivery, Inbox, Message};
+
+    struct Someone {
+        member: Member,
+        inbox: Inbox,
+    }
+
+    fn someone(n: u64, name: &str) -> Someone {
+        let (sender, inbox) = inbox::inbox();
+        Someone {
+            member: Member {
+                id: crate::registry::test_session_id(n),
+                name: PlayerName::parse(name).unwrap(),
+                inbox: sender,
+            },
+            inbox,
+        }
+    }
+
+    fn sokoban() -> RaceGame {
+        RaceGame {
+            kind: GameKind::from_name("sokoban").unwrap(),
+            args: vec![String::from("classic")],
+            world: None,
+        }
+    }
+
+    fn boxes(placed: usize, moves: u64, solved: bool) -> Progress {
+        Progress {
+            moves,
+            placed: Some((placed, 3)),
+            ended: solved.then_some(Outcome::Solved),
+            ..Progress::default()
+        }
+    }
+
+    /// Deliver the notices as the registry does; the lines each inbox got.
+    fn deliver(notices: Vec<Notice>) {
+        for notice in notices {
+            for to in notice.to {
+                let message = match &notice.what {
+                    Tell::Line(line) => Message::Line(Arc::clone(line)),
+                    Tell::Frame(frame) => Message::Frame(Arc::clone(frame)),
+                    Tell::Start(race) => Message::Line(Arc::from(format!("start {race}"))),
+                    Tell::Stop(race) => Message::Line(Arc::from(format!("stop {race}"))),
+                };
+                let _ = to.send(message);
+            }
+        }
+    }
+
+    fn lines(someone: &mut Someone) -> Vec<String> {
+        let waker = futures::task::noop_waker();
+        let mut context = std::task::Context::from_waker(&waker);
+        let mut lines = Vec::new();
+        while let std::task::Poll::Ready(Delivery::Message { message, .. }) =
+            someone.inbox.poll_recv(&mut context)
+        {
+            match message {
+                Message::Line(line) | Message::Frame(line) => lines.push(line.to_string()),
+                other => lines.push(format!("{other:?}")),
+            }
+        }
+        lines
+    }
+
+    #[test]
+    fn a_race_of_three_from_open_to_places() {
+        let mut races = Races::default();
+        let t0 = Instant::now();
+        let mut ann = someone(1, "ann");
+        let mut bob = someone(2, "bob");
+        let mut cy = someone(3, "cy");
+        let opened = races
+            .open(ann.member.clone(), sokoban(), None, None)
+            .unwrap();
+        assert!(opened.notices.is_empty());
+        let id = opened.id;
+        let (_, count, host, notice) = races.join(id, bob.member.clone()).unwrap();
+        assert_eq!((count, host.as_str()), (2, "ann"));
+        deliver(vec![notice]);
+        assert_eq!(
+            lines(&mut ann),
+            [format!("[race {id}] bob joined (2 racers).")]
+        );
+        let (.., notice) = races.join(id, cy.member.clone()).unwrap();
+        deliver(vec![notice]);
+        assert_eq!(
+            races.start(bob.member.id, t0).err(),
+            Some(StartError::NotHost {
+                race: id,
+                host: PlayerName::parse("ann").unwrap()
+            })
+        );
+        let (_, notices) = races.start(ann.member.id, t0).unwrap();
+        deliver(notices);
+        assert_eq!(lines(&mut cy), [format!("start {id}")]);
+        assert_eq!(
+            races.join(id, someone(4, "di").member).err(),
+            Some(JoinError::Started(id))
+        );
+        for racer in [&ann, &bob, &cy] {
+            let (notices, _) = races.progress(racer.member.id, boxes(0, 0, false), t0);
+            assert!(notices.is_empty(), "the opening position is no news");
+        }
+        // bob places a box: the others hear it, bob does not.
+        let (notices, own) = races.progress(
+            bob.member.id,
+            boxes(1, 5, false),
+            t0 + Duration::from_secs(3),
+        );
+        assert!(own.is_none());
+        deliver(notices);
+        assert_eq!(
+            lines(&mut ann).last().unwrap(),
+            &format!("[race {id}] bob placed a box (1/3).")
+        );
+        assert!(!lines(&mut bob)
+            .iter()
+            .any(|line| line.contains("placed a box")));
+        // A move that places nothing says nothing.
+        let (notices, _) = races.progress(
+            bob.member.id,
+            boxes(1, 6, false),
+            t0 + Duration::from_secs(4),
+        );
+        assert!(notices.is_empty());
+        // cy solves at 10.2 s with 40 moves, ann at 10.9 s with 30: the same second, so
+        // fewer moves comes first.
+        let (notices, own) = races.progress(
+            cy.member.id,
+            boxes(3, 40, true),
+            t0 + Duration::from_millis(10_200),
+        );
+        assert_eq!(
+            own.as_deref(),
+            Some(format!("You are done in race {id}: solved, 40 moves, in 10s.\n").as_str())
+        );
+        deliver(notices);
+        assert_eq!(
+            lines(&mut ann).last().unwrap(),
+            &format!("[race {id}] cy solved it in 10s: 40 moves.")
+        );
+        let (notices, _) = races.progress(
+            ann.member.id,
+            boxes(3, 30, true),
+            t0 + Duration::from_millis(10_900),
+        );
+        deliver(notices);
+        let standings = races.standings(id, t0 + Duration::from_secs(12)).unwrap();
+        assert!(standings.contains("1. ann"), "{standings}");
+        assert!(standings.contains("2. cy"), "{standings}");
+        assert!(
+            standings.contains("3. bob               1/3 boxes, 6 moves"),
+            "{standings}"
+        );
+        // bob's connection drops: kept as left, and the race is over.
+        let (_, notices) = races
+            .leave(bob.member.id, t0 + Duration::from_secs(20))
+            .unwrap();
+        deliver(notices);
+        let last = lines(&mut ann).pop().unwrap();
+        assert_eq!(
+            last,
+            format!(
+                "[race {id}] Race over. Places:\n    1. ann               solved, 30 moves, in 10s\n    2. cy                solved, 40 moves, in 10s\n    3. bob               left (1/3 boxes, 6 moves)"
+            )
+        );
+        assert_eq!(lines(&mut cy).pop().unwrap(), last);
+        assert!(races.list(t0).is_empty());
+        assert_eq!(races.race_of(ann.member.id), None);
+    }
+
+    #[test]
+    fn the_host_leaving_before_the_start_hands_the_race_on_and_an_empty_race_closes() {
+        let mut races = Races::default();
+        let now = Instant::now();
+        let mut ann = someone(1, "ann");
+        let mut bob = someone(2, "bob");
+        let id = races
+            .open(ann.member.clone(), sokoban(), None, None)
+            .unwrap()
+            .id;
+        assert_eq!(
+            races.open(ann.member.clone(), sokoban(), None, None).err(),
+            Some(JoinError::InRace(id))
+        );
+        races.join(id, bob.member.clone()).unwrap();
+        let (_, notices) = races.leave(ann.member.id, now).unwrap();
+        deliver(notices);
+        assert_eq!(
+            lines(&mut bob),
+            [
+                format!("[race {id}] ann left (1 racers)."),
+                format!("[race {id}] bob is the host now: start starts the race.")
+            ]
+        );
+        assert!(lines(&mut ann).is_empty());
+        // Alone: the first start asks, the second starts.
+        assert_eq!(
+            races.start(bob.member.id, now).err(),
+            Some(StartError::Alone(id))
+        );
+        assert!(races.start(bob.member.id, now).is_ok());
+        // A race nobody is left in closes.
+        let other = races
+            .open(ann.member.clone(), sokoban(), None, None)
+            .unwrap()
+            .id;
+        races.leave(ann.member.id, now).unwrap();
+        assert_eq!(
+            races.join(other, ann.member.clone()).err(),
+            Some(JoinError::NoRace(other))
+        );
+    }
+
+    #[test]
+    fn an_admins_race_invites_and_its_host_does_not_race() {
+        let mut races = Races::default();
+        let now = Instant::now();
+        let mut teacher = someone(1, "teacher");
+        let mut student = someone(2, "student");
+        let opened = races
+            .open(
+                teacher.member.clone(),
+                sokoban(),
+                Some(Duration::from_secs(300)),
+                Some(vec![student.member.inbox.clone()]),
+            )
+            .unwrap();
+        deliver(opened.notices);
+        assert_eq!(
+            lines(&mut student),
+            [format!(
+                "[race {}] teacher invites you to race sokoban classic (time 5m00s): type join {}.",
+                opened.id, opened.id
+            )]
+        );
+        assert_eq!(
+            races.start(teacher.member.id, now).err(),
+            Some(StartError::Empty(opened.id))
+        );
+        races.join(opened.id, student.member.clone()).unwrap();
+        let (_, notices) = races.start(teacher.member.id, now).unwrap();
+        deliver(notices);
+        assert_eq!(
+            lines(&mut teacher),
+            [format!("[race {}] Go! 1 racers (time 5m00s).", opened.id)]
+        );
+        // Time runs out: the student still playing is stopped, and everyone gets places.
+        let notices = races.time_up(opened.id, now + Duration::from_secs(300));
+        deliver(notices);
+        let got = lines(&mut student);
+        assert!(got.contains(&format!("stop {}", opened.id)), "{got:?}");
+        assert!(
+            got.last()
+                .unwrap()
+                .contains("Race over. Places:\n    1. student"),
+            "{got:?}"
+        );
+    }
+
+    #[test]
+    fn tiles_are_news_only_near_the_win_and_the_gold_once() {
+        let tiles = |largest, won: bool| Progress {
+            moves: 1,
+            tiles: Some(Tiles {
+                score: 10,
+                largest,
+                win: 2048,
+            }),
+            ended: won.then_some(Outcome::Won),
+            ..Progress::default()
+        };
+        let second = Duration::from_secs(1);
+        assert_eq!(news(&tiles(16, false), &tiles(32, false), second), None);
+        assert_eq!(
+            news(&tiles(32, false), &tiles(64, false), second).as_deref(),
+            Some("reached 64.")
+        );
+        assert_eq!(
+            news(&tiles(1024, false), &tiles(2048, true), second).as_deref(),
+            Some("reached 2048 in 1s: score 10, 1 moves.")
+        );
+        let gold = |gold| Progress {
+            gold: Some(gold),
+            ..Progress::default()
+        };
+        assert_eq!(
+            news(&gold(false), &gold(true), second).as_deref(),
+            Some("grabbed the gold.")
+        );
+        assert_eq!(news(&gold(true), &gold(true), second), None);
+        assert_eq!(milestone(32), 8);
+    }
+}
