@@ -396,13 +396,19 @@ impl Races {
                             let closed = format!(
                                 "[race {race_id}] Race {race_id} is closed: nobody is in it."
                             );
+                            let audience: Vec<InboxSender> = race
+                                .audience
+                                .iter()
+                                .map(|(_, inbox)| inbox.clone())
+                                .collect();
+                            // Its watchers see why, then stop watching.
                             notices.push(Notice {
-                                to: race
-                                    .audience
-                                    .iter()
-                                    .map(|(_, inbox)| inbox.clone())
-                                    .collect(),
+                                to: audience.clone(),
                                 what: Tell::Line(Arc::from(closed)),
+                            });
+                            notices.push(Notice {
+                                to: audience,
+                                what: Tell::Stop(race_id),
                             });
                             self.close(race_id);
                         }
@@ -1135,6 +1141,61 @@ mod tests {
                 .unwrap()
                 .contains("Race over. Places:\n    1. student"),
             "{got:?}"
+        );
+    }
+
+    #[test]
+    fn a_full_race_takes_no_one_more() {
+        let mut races = Races::default();
+        let host = someone(0, "host");
+        let id = races
+            .open(host.member.clone(), sokoban(), None, None)
+            .unwrap()
+            .id;
+        let mut inboxes = Vec::new();
+        for n in 1..MAX_RACERS as u64 {
+            let racer = someone(n, &format!("r{n}"));
+            races.join(id, racer.member.clone()).unwrap();
+            inboxes.push(racer);
+        }
+        let late = someone(MAX_RACERS as u64, "late");
+        assert_eq!(races.join(id, late.member).err(), Some(JoinError::Full(id)));
+        assert_eq!(
+            JoinError::Full(id).to_string(),
+            format!("Race {id} is full (500 racers).")
+        );
+        // One who leaves makes room.
+        races.leave(inboxes[0].member.id, Instant::now()).unwrap();
+        assert!(races.join(id, someone(1000, "next").member).is_ok());
+    }
+
+    #[test]
+    fn a_race_closed_before_its_start_lets_its_watchers_go() {
+        let mut races = Races::default();
+        let now = Instant::now();
+        let host = someone(1, "host");
+        let mut watcher = someone(2, "watcher");
+        let id = races
+            .open(host.member.clone(), sokoban(), None, None)
+            .unwrap()
+            .id;
+        let table = races
+            .watch(id, watcher.member.id, watcher.member.inbox.clone(), now)
+            .unwrap();
+        assert!(
+            table.starts_with(&format!(
+                "Race {id}: sokoban classic, waiting for host to start it; 1 racers.\n"
+            )),
+            "{table}"
+        );
+        let (_, notices) = races.leave(host.member.id, now).unwrap();
+        deliver(notices);
+        assert_eq!(
+            lines(&mut watcher),
+            [
+                format!("[race {id}] Race {id} is closed: nobody is in it."),
+                format!("stop {id}")
+            ]
         );
     }
 
