@@ -759,15 +759,18 @@ impl Race {
     }
 }
 
-/// Where a racer stands: the smaller, the better.
-fn rank(racer: &Racer) -> (u8, u64, u64) {
+/// Where a racer stands: the smaller, the better. Of those who reached the goal in
+/// the same second with as many moves, the first to reach it.
+fn rank(racer: &Racer) -> (u8, u64, u64, Duration) {
     let progress = &racer.progress;
     let moves = progress.moves;
     match (racer.state, progress.ended) {
-        (State::Done(after), Some(Outcome::Solved | Outcome::Won)) => (0, after.as_secs(), moves),
-        (State::Left, _) => (3, u64::MAX - points(progress), moves),
-        (_, Some(Outcome::Died)) => (2, u64::MAX - moves, 0),
-        _ => (1, u64::MAX - points(progress), moves),
+        (State::Done(after), Some(Outcome::Solved | Outcome::Won)) => {
+            (0, after.as_secs(), moves, after)
+        }
+        (State::Left, _) => (3, u64::MAX - points(progress), moves, Duration::ZERO),
+        (_, Some(Outcome::Died)) => (2, u64::MAX - moves, 0, Duration::ZERO),
+        _ => (1, u64::MAX - points(progress), moves, Duration::ZERO),
     }
 }
 
@@ -1142,6 +1145,38 @@ mod tests {
                 .contains("Race over. Places:\n    1. student"),
             "{got:?}"
         );
+    }
+
+    #[test]
+    fn a_tie_in_time_and_moves_goes_to_the_first_to_finish() {
+        let mut races = Races::default();
+        let t0 = Instant::now();
+        let ann = someone(1, "ann");
+        let bob = someone(2, "bob");
+        let id = races
+            .open(ann.member.clone(), sokoban(), None, None)
+            .unwrap()
+            .id;
+        races.join(id, bob.member.clone()).unwrap();
+        races.start(ann.member.id, t0).unwrap();
+        // bob joined last and finishes first, within the same second as ann.
+        races.progress(
+            bob.member.id,
+            boxes(3, 9, true),
+            t0 + Duration::from_millis(2_100),
+        );
+        let (notices, _) = races.progress(
+            ann.member.id,
+            boxes(3, 9, true),
+            t0 + Duration::from_millis(2_800),
+        );
+        deliver(notices);
+        let table = races.standings(id, t0 + Duration::from_secs(3));
+        assert!(table.is_none(), "everyone is done: the race is over");
+        let mut ann = ann;
+        let places = lines(&mut ann).pop().unwrap();
+        assert!(places.contains("1. bob "), "{places}");
+        assert!(places.contains("2. ann "), "{places}");
     }
 
     #[test]

@@ -201,3 +201,97 @@ async fn three_students_on_telnet_and_a_teacher_on_nc() {
     }
     server.shutdown().await;
 }
+
+/// A student on telnet who registers `name`: its results are kept.
+async fn registered_student(program: &PathBuf, server: &TestServer, name: &str) -> Telnet {
+    let mut telnet = student(program, server, name).await;
+    telnet.send("register").await;
+    telnet.read_until("Choose a password: ").await;
+    telnet.send(&format!("secret-{name}")).await;
+    telnet.read_until("Type it again: ").await;
+    telnet.send(&format!("secret-{name}")).await;
+    let said = telnet.read_until("> ").await;
+    assert!(said.contains(&format!("{name} is registered")), "{said}");
+    telnet
+}
+
+/// The races issue's acceptance scenario: a teacher (an admin, on a raw connection)
+/// races three students on telnet on one Star Pusher level; the places come to all,
+/// the results show in `top`.
+#[tokio::test]
+async fn a_teacher_races_three_students_on_telnet() {
+    let Some(program) = telnet_program() else {
+        return;
+    };
+    let options = arcade::server::Options {
+        admin: vec![String::from("teacher")],
+        ..arcade::server::Options::default()
+    };
+    let server = TestServer::start_with(options).await;
+    let mut teacher = common::registered(server.addr, "teacher", "secret-teacher").await;
+    let mut ann = registered_student(&program, &server, "ann").await;
+    let mut bob = registered_student(&program, &server, "bob").await;
+    let mut cy = registered_student(&program, &server, "cy").await;
+
+    teacher.send("race starpusher arcade 2 all").await;
+    let opened = teacher.read_text_until("> ").await;
+    assert!(
+        opened.starts_with(
+            "Race 1 is open: starpusher arcade 2 only. 3 players in the lobby were invited;"
+        ),
+        "{opened}"
+    );
+    for student in [&mut ann, &mut bob, &mut cy] {
+        assert_eq!(
+            student.read_until("> ").await,
+            "\n[race 1] teacher invites you to race starpusher arcade 2 only: type join 1.\n> "
+        );
+        student.send("join 1").await;
+        student.read_until("> ").await;
+    }
+    teacher.read_text_until("cy joined (3 racers).\r\n> ").await;
+    teacher.send("start").await;
+    teacher.read_text_until("Go! 3 racers.\r\n> ").await;
+    for student in [&mut ann, &mut bob, &mut cy] {
+        student.read_until("Race 1: go!\n").await;
+        let board = student.read_until("Enter command: ").await;
+        assert!(board.contains("Level 2"), "{board}");
+    }
+    // ann solves first, then bob, then cy; each hears the ones before.
+    ann.send("lurd ruulDrdL").await;
+    let done = ann.read_until("> ").await;
+    assert!(
+        done.contains("You are done in race 1: solved, 8 moves, in "),
+        "{done}"
+    );
+    bob.read_until("[race 1] ann solved it in ").await;
+    bob.read_until("Enter command: ").await;
+    bob.send("lurd ruulDrdL").await;
+    bob.read_until("You are done in race 1: solved, 8 moves")
+        .await;
+    cy.read_until("[race 1] bob solved it in ").await;
+    cy.read_until("Enter command: ").await;
+    cy.send("lurd ruulDrdL").await;
+    cy.read_until("You are done in race 1").await;
+    let places = teacher.read_text_until("Race over. Places:").await;
+    assert!(places.contains("[race 1] cy solved it in "), "{places}");
+    let places = teacher.read_text_until("> ").await;
+    let rows: Vec<&str> = places.lines().filter(|line| line.contains(". ")).collect();
+    assert_eq!(rows.len(), 3, "{places}");
+    for (row, name) in rows.iter().zip(["ann", "bob", "cy"]) {
+        assert!(
+            row.contains(name) && row.contains("solved, 8 moves"),
+            "{places}"
+        );
+    }
+    cy.read_until("Race over. Places:").await;
+    // The results, checked by replay, are in the leaderboard.
+    let top = common::eventually(&mut teacher, "top starpusher arcade 2", "cy").await;
+    assert!(top.contains("ann") && top.contains("bob"), "{top}");
+    for student in [ann, bob, cy] {
+        let mut child = student.child;
+        drop(student.input);
+        let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+    }
+    server.shutdown().await;
+}
