@@ -122,11 +122,19 @@ pub fn clean_text(text: &str) -> Result<String, usize> {
 pub struct Settings {
     /// Hear `say` from others.
     pub chat: bool,
+    /// Single keys and the server's line editing (SPEC section 10).
+    pub keys: bool,
+    /// ANSI colours and boards drawn in place.
+    pub color: bool,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { chat: true }
+        Settings {
+            chat: true,
+            keys: false,
+            color: false,
+        }
     }
 }
 
@@ -135,11 +143,15 @@ impl Default for Settings {
 pub enum Setting {
     /// `chat`.
     Chat,
+    /// `keys`.
+    Keys,
+    /// `color`.
+    Color,
 }
 
 impl Setting {
     /// Every setting, in the order `set` lists them.
-    pub const ALL: &'static [Setting] = &[Setting::Chat];
+    pub const ALL: &'static [Setting] = &[Setting::Chat, Setting::Keys, Setting::Color];
 
     /// The setting called `word` (any case).
     pub fn from_name(word: &str) -> Option<Setting> {
@@ -153,6 +165,8 @@ impl Setting {
     pub fn name(self) -> &'static str {
         match self {
             Setting::Chat => "chat",
+            Setting::Keys => "keys",
+            Setting::Color => "color",
         }
     }
 }
@@ -162,6 +176,8 @@ impl Settings {
     pub fn get(&self, setting: Setting) -> bool {
         match setting {
             Setting::Chat => self.chat,
+            Setting::Keys => self.keys,
+            Setting::Color => self.color,
         }
     }
 
@@ -169,6 +185,8 @@ impl Settings {
     pub fn set(&mut self, setting: Setting, on: bool) {
         match setting {
             Setting::Chat => self.chat = on,
+            Setting::Keys => self.keys = on,
+            Setting::Color => self.color = on,
         }
     }
 
@@ -345,8 +363,13 @@ mod tests {
         let mut settings = Settings::default();
         assert!(settings.chat);
         settings.set(Setting::Chat, false);
-        assert_eq!(settings.to_stored(), "chat=off");
-        assert_eq!(Settings::from_stored("chat=off keys=on junk"), settings);
+        assert_eq!(settings.to_stored(), "chat=off keys=off color=off");
+        settings.set(Setting::Keys, true);
+        assert_eq!(
+            Settings::from_stored("chat=off keys=on junk sound=on"),
+            settings
+        );
+        assert_eq!(Settings::from_stored(&settings.to_stored()), settings);
         assert_eq!(Settings::from_stored(""), Settings::default());
         assert_eq!(Setting::from_name("CHAT"), Some(Setting::Chat));
         assert_eq!(parse_on_off("Off"), Some(false));

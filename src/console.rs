@@ -37,6 +37,7 @@ use crate::scores;
 use crate::social::{self, Seat, Services};
 use crate::store::{Listed, RecordingState};
 use crate::table::{Context, GameKind, NewGame};
+use crate::terminal;
 
 /// The longest and shortest `time=` of a race.
 const RACE_TIMES: std::ops::RangeInclusive<Duration> =
@@ -540,7 +541,82 @@ impl Console {
             if let Some(text) = seat.stop_watching() {
                 return self.say(text);
             }
+            // What a terminal sends beside the typed text (SPEC section 10): a line
+            // of arrow keys moves; escape sequences and control keys are not text.
+            let arrows = terminal::arrows_only(line);
+            if !arrows.is_empty() {
+                return self.arrows(&arrows);
+            }
+            if line.bytes().any(|b| b < 0x20 || b == 0x7f) {
+                return match terminal::clean_line(line) {
+                    Some(clean) => self.command_line(clean.trim()),
+                    // Ctrl-C: the line is abandoned.
+                    None => self.say(String::new()),
+                };
+            }
         }
+        self.command_line(line)
+    }
+
+    /// Arrow keys typed as a line: each one the game's line for it, in order; in the
+    /// lobby, nothing.
+    fn arrows(&mut self, arrows: &[terminal::Arrow]) -> Outcome {
+        let mut text = String::new();
+        for arrow in arrows {
+            let Some(line) = self.arrow(*arrow) else {
+                break;
+            };
+            match self.play_line(line) {
+                Outcome::Send(reply) => text.push_str(&reply),
+                other => return other,
+            }
+        }
+        if text.is_empty() {
+            return self.say(text);
+        }
+        Outcome::Send(text)
+    }
+
+    /// The line a key pressed on an empty line stands for, when it acts at once (keys
+    /// on, in a game whose key it is).
+    pub fn instant(&self, key: char) -> Option<&'static str> {
+        if self.hides_input() {
+            return None;
+        }
+        (self.game.as_ref()?.kind.keys.instant)(key)
+    }
+
+    /// The line an arrow key stands for in the game being played.
+    pub fn arrow(&self, arrow: terminal::Arrow) -> Option<&'static str> {
+        if self.hides_input() {
+            return None;
+        }
+        self.game.as_ref()?.kind.keys.arrow(arrow)
+    }
+
+    /// How the boards on this player's screen are coloured: the game played, or the
+    /// one watched (in the watcher's own settings).
+    pub fn palette(&self) -> Option<terminal::Palette> {
+        match &self.game {
+            Some(playing) => playing.kind.palette,
+            None => self.seat.as_ref()?.watched_game()?.palette,
+        }
+    }
+
+    /// The player's settings (the defaults without a seat).
+    pub fn settings(&self) -> crate::accounts::Settings {
+        self.seat.as_ref().map(Seat::settings).unwrap_or_default()
+    }
+
+    /// The client did not agree to single keys: off for this session.
+    pub fn keys_refused(&mut self) {
+        if let Some(seat) = &mut self.seat {
+            seat.keys_refused();
+        }
+    }
+
+    /// A line, cleaned: the lobby's command, the game's line or a player command.
+    fn command_line(&mut self, line: &str) -> Outcome {
         if self.game.is_some() {
             if let (Some(_), Some(command)) = (&self.seat, line.strip_prefix('/')) {
                 return self.in_game(command);
@@ -1563,7 +1639,8 @@ mod tests {
         );
         // Escape sequences never reach another terminal.
         ann.send(&table, "say \u{1b}[2Jgone\u{7}").await;
-        assert_eq!(bob.message().await, "\n[ann] [2Jgone\n> ");
+        // Escape sequences are not text (SPEC section 10): gone from the line whole.
+        assert_eq!(bob.message().await, "\n[ann] gone\n> ");
         let long = "x".repeat(301);
         assert_eq!(
             ann.send(&table, &format!("say {long}")).await,
@@ -1594,15 +1671,18 @@ mod tests {
             bob.send(&table, "quiet").await,
             "Chat is off: type set chat on to hear others again.\n> "
         );
-        assert_eq!(bob.send(&table, "set").await, "Settings:\n  chat off\n> ");
+        assert_eq!(
+            bob.send(&table, "set").await,
+            "Settings:\n  chat off\n  keys off\n  color off\n> "
+        );
         ann.send(&table, "say hello").await;
         assert!(!bob.has_message());
         ann.send(&table, "tell bob psst").await;
         assert!(bob.message().await.contains("tells you] psst"));
         assert_eq!(bob.send(&table, "set chat on").await, "Chat is on.\n> ");
         assert_eq!(
-            bob.send(&table, "set keys on").await,
-            "Unknown setting: keys. Settings: chat.\n> "
+            bob.send(&table, "set sound on").await,
+            "Unknown setting: sound. Settings: chat, keys, color.\n> "
         );
         assert_eq!(
             bob.send(&table, "set chat maybe").await,

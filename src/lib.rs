@@ -7,6 +7,8 @@
 //! - [`server`] accepts and limits connections and shuts down cleanly;
 //! - [`shutdown`] is the signal every session listens for;
 //! - [`telnet`] is the line codec (telnet commands out, `\r\n` in);
+//! - [`terminal`] reads single keys, edits lines and colours boards (`set keys`,
+//!   `set color`);
 //! - [`session`] carries one connection's bytes and messages: lines in, replies and
 //!   messages out;
 //! - [`registry`] knows every session, its name and place, and reaches each one's
@@ -48,3 +50,4 @@ pub mod social;
 pub mod store;
 pub mod table;
 pub mod telnet;
+pub mod terminal;

@@ -38,7 +38,44 @@ use crate::registry::{Activity, Registration};
 use crate::shutdown::{LastWaker, Shutdown};
 use crate::social::{Seat, Services};
 use crate::table::Context;
-use crate::telnet::{Input, Output, TelnetCodec, LINE_TOO_LONG};
+use crate::telnet::{
+    Input, Output, Signal, TelnetCodec, ECHO_OPTION, LINE_TOO_LONG, NAWS_OPTION, SGA_OPTION,
+    TTYPE_OPTION,
+};
+use crate::terminal::{self, Edit, Key, KeyReader, LineEditor};
+
+/// How long a client has to agree to single keys before the player is told it did not.
+const KEYS_ANSWER_WAIT: Duration = Duration::from_secs(3);
+
+/// What the session knows of a terminal that asked for keys or colour (SPEC section
+/// 10). Boxed in the session and made on first use: `nc` and scripts never need it.
+#[derive(Default)]
+struct Tty {
+    keys: KeysState,
+    reader: KeyReader,
+    editor: LineEditor,
+    /// Columns and rows, when the client told (NAWS).
+    window: Option<(u16, u16)>,
+    /// The window size and terminal type were asked for.
+    asked_about_terminal: bool,
+}
+
+/// Where single keys stand.
+#[derive(Default)]
+enum KeysState {
+    /// Lines, as the client sends them.
+    #[default]
+    Off,
+    /// `WILL ECHO` and `WILL SGA` are sent; the client has agreed to these so far, and
+    /// has until the deadline.
+    Asking {
+        echo: bool,
+        sga: bool,
+        deadline: Pin<Box<Sleep>>,
+    },
+    /// The client sends keys; the server edits the line.
+    On,
+}
 
 /// Sent to every session when the server stops.
 pub const SHUTTING_DOWN: &str = "\nServer shutting down.\n";
@@ -124,6 +161,8 @@ impl std::fmt::Display for Ending {
 /// What woke the session.
 enum Event {
     Input(Input),
+    /// The client did not answer `set keys on` in time.
+    KeysUnanswered,
     /// The client closed its side and everything it sent has been handed over.
     End,
     Delivery(Delivery),
@@ -148,6 +187,8 @@ pub struct Session {
     activity: Arc<Activity>,
     /// The client was told not to echo (a password is asked for).
     echo_off: bool,
+    /// Single keys and colour, once asked for.
+    tty: Option<Box<Tty>>,
     peer: SocketAddr,
     context: Arc<Context>,
     /// Held: the session leaves the registry when it ends.
@@ -182,6 +223,7 @@ impl Session {
             idle: IdleTimer::new(timeouts),
             activity: Arc::clone(registration.activity()),
             echo_off: false,
+            tty: None,
             peer,
             context,
             _registration: registration,
@@ -233,6 +275,21 @@ impl Session {
                     self.write(&bytes).await?;
                     continue;
                 }
+                Event::Input(Input::Keys(bytes)) => {
+                    // Boxed, like every rare wait here: keys come only from those
+                    // who asked for them.
+                    if Box::pin(self.keys(&bytes)).await? {
+                        return Ok(Ending::Quit);
+                    }
+                    continue;
+                }
+                Event::Input(Input::Signal(signal)) => match Box::pin(self.signal(signal)).await? {
+                    Some(outcome) => outcome,
+                    None => continue,
+                },
+                Event::KeysUnanswered => {
+                    self.keys_refused("Your client did not answer (nc and scripts never do)")
+                }
                 Event::End => {
                     let text = self.console.end_of_input();
                     if !text.is_empty() {
@@ -245,6 +302,7 @@ impl Session {
                         Outcome::Close(text) => {
                             return Ok(self.last_words(&text, Ending::Closed).await)
                         }
+                        Outcome::Send(text) => Outcome::Send(self.around_typing(text)),
                         outcome => outcome,
                     }
                 }
@@ -305,6 +363,7 @@ impl Session {
                 () = &mut self.shutdown => Some(Event::Shutdown),
                 delivery = self.inbox.recv() => Some(Event::Delivery(delivery)),
                 idle = &mut self.idle => Some(Event::Idle(idle)),
+                () = keys_deadline(&mut self.tty) => Some(Event::KeysUnanswered),
                 read = read_some(&mut self.stream, &mut self.codec, &mut self.pending) => {
                     match read? {
                         Read::Input(input) => Some(Event::Input(input)),
@@ -328,6 +387,9 @@ impl Session {
             match outcome {
                 Outcome::Send(text) => {
                     self.send(&text).await?;
+                    if self.tty.is_some() || self.wants_terminal() {
+                        Box::pin(self.sync_terminal()).await?;
+                    }
                     return Ok(false);
                 }
                 Outcome::Close(text) => {
@@ -367,9 +429,22 @@ impl Session {
 
     /// Send `text`, its `\n` as `\r\n`; nothing if it is empty. When the console has
     /// begun or stopped asking for a secret, the client is first told to stop or to go
-    /// on echoing what is typed (`IAC WILL ECHO` / `IAC WONT ECHO`).
+    /// on echoing what is typed (`IAC WILL ECHO` / `IAC WONT ECHO`); with keys on the
+    /// server echoes, and simply echoes no secret. With colour on, boards are painted.
     async fn send(&mut self, text: &str) -> std::io::Result<()> {
-        let hide = self.console.hides_input();
+        let painted;
+        let text = match self.paint(text) {
+            Some(text) => {
+                painted = text;
+                painted.as_str()
+            }
+            None => text,
+        };
+        let keys_on = self
+            .tty
+            .as_ref()
+            .is_some_and(|tty| matches!(tty.keys, KeysState::On));
+        let hide = self.console.hides_input() && !keys_on;
         if hide == self.echo_off {
             if text.is_empty() {
                 return Ok(());
@@ -414,6 +489,233 @@ impl Session {
             () = &mut self.shutdown => Err(std::io::Error::other(
                 "server shutting down while the client was not reading",
             )),
+        }
+    }
+}
+
+/// The moment `set keys on` goes unanswered; never, when nothing is being asked. A
+/// `poll_fn`, not an `async fn`: it is made on every turn of the session's loop, inside
+/// the session's future.
+fn keys_deadline(tty: &mut Option<Box<Tty>>) -> impl Future<Output = ()> + '_ {
+    poll_fn(move |cx| match tty.as_deref_mut() {
+        Some(Tty {
+            keys: KeysState::Asking { deadline, .. },
+            ..
+        }) => deadline.as_mut().poll(cx),
+        _ => Poll::Pending,
+    })
+}
+
+/// Single keys, colour and the telnet signals (SPEC section 10).
+impl Session {
+    /// With colour on and a board in `text`: the text painted, the board drawn in
+    /// place, and a word if it is wider than the window.
+    fn paint(&self, text: &str) -> Option<String> {
+        if !self.console.settings().color {
+            return None;
+        }
+        let palette = self.console.palette()?;
+        let (mut painted, width) = terminal::paint(text, &palette);
+        let window = self.tty.as_ref().and_then(|tty| tty.window);
+        if let (Some(width), Some((columns, _))) = (width, window) {
+            if let Some(warning) = terminal::too_wide(width, columns) {
+                let at = painted.rfind('\n').map_or(0, |at| at + 1);
+                painted.insert_str(at, &warning);
+            }
+        }
+        Some(painted)
+    }
+
+    /// Whether the settings ask for single keys or colour.
+    fn wants_terminal(&self) -> bool {
+        let settings = self.console.settings();
+        settings.keys || settings.color
+    }
+
+    /// Bring the terminal in line with the settings: ask for single keys when they are
+    /// wanted (and the window size and terminal type), give them back when not.
+    async fn sync_terminal(&mut self) -> std::io::Result<()> {
+        let settings = self.console.settings();
+        if !settings.keys && !settings.color && self.tty.is_none() {
+            return Ok(());
+        }
+        let tty = self.tty.get_or_insert_with(Box::default);
+        let mut bytes = Vec::new();
+        match (&tty.keys, settings.keys) {
+            (KeysState::Off, true) => {
+                bytes.extend_from_slice(&self.codec.offer(ECHO_OPTION, true));
+                bytes.extend_from_slice(&self.codec.offer(SGA_OPTION, true));
+                tty.keys = KeysState::Asking {
+                    echo: false,
+                    sga: false,
+                    deadline: Box::pin(tokio::time::sleep(KEYS_ANSWER_WAIT)),
+                };
+            }
+            (KeysState::On | KeysState::Asking { .. }, false) => {
+                bytes.extend_from_slice(&self.codec.offer(ECHO_OPTION, false));
+                bytes.extend_from_slice(&self.codec.offer(SGA_OPTION, false));
+                self.codec.set_character_mode(false);
+                tty.keys = KeysState::Off;
+                tty.editor = LineEditor::default();
+                self.echo_off = false;
+            }
+            _ => {}
+        }
+        // A telnet client (it negotiates) is asked for its window and terminal once.
+        if !tty.asked_about_terminal && (settings.keys || self.codec.negotiated()) {
+            tty.asked_about_terminal = true;
+            bytes.extend_from_slice(&self.codec.ask(NAWS_OPTION));
+            bytes.extend_from_slice(&self.codec.ask(TTYPE_OPTION));
+        }
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.write(&bytes).await
+    }
+
+    /// The client did not agree to single keys: say so, and stay in line mode.
+    fn keys_refused(&mut self, why: &str) -> Outcome {
+        if let Some(tty) = self.tty.as_deref_mut() {
+            tty.keys = KeysState::Off;
+        }
+        self.console.keys_refused();
+        Outcome::Send(format!(
+            "\n{why}: keys stay off. Single keys need a telnet client; lines and Enter work as before.\n{}",
+            self.console.prompt()
+        ))
+    }
+
+    /// A telnet command or answer: what to show, if anything.
+    async fn signal(&mut self, signal: Signal) -> std::io::Result<Option<Outcome>> {
+        let prompt = self.console.prompt();
+        let Some(tty) = self.tty.as_deref_mut() else {
+            return Ok(match signal {
+                Signal::Interrupt => Some(Outcome::Send(format!("^C\n{prompt}"))),
+                Signal::AreYouThere => {
+                    Some(Outcome::Send(format!("\n[arcade: yes, here]\n{prompt}")))
+                }
+                _ => None,
+            });
+        };
+        let keys_on = matches!(tty.keys, KeysState::On);
+        Ok(match signal {
+            Signal::Agreed(option) => {
+                if let KeysState::Asking { echo, sga, .. } = &mut tty.keys {
+                    *echo |= option == ECHO_OPTION;
+                    *sga |= option == SGA_OPTION;
+                    if *echo && *sga {
+                        tty.keys = KeysState::On;
+                        self.codec.set_character_mode(true);
+                        return Ok(Some(Outcome::Send(format!(
+                            "\nSingle keys are on: in 2048 every key acts at once; in Sokoban and Star Pusher w a s d and the arrow keys move one step. Anything else starts a line you finish with Enter (type D3 or a space first for d3). Ctrl-C drops a line.\n{prompt}"
+                        ))));
+                    }
+                }
+                if option == TTYPE_OPTION {
+                    self.write(&TelnetCodec::ask_terminal_type()).await?;
+                }
+                None
+            }
+            Signal::Declined(option @ (ECHO_OPTION | SGA_OPTION))
+                if matches!(tty.keys, KeysState::Asking { .. }) =>
+            {
+                let _ = option;
+                Some(self.keys_refused("Your client refused character mode"))
+            }
+            Signal::Declined(_) | Signal::AbortOutput => None,
+            Signal::WindowSize { width, height } => {
+                tty.window = Some((width, height));
+                None
+            }
+            Signal::TerminalType(kind) => {
+                tracing::debug!(peer = %self.peer, terminal = %kind, "terminal type");
+                None
+            }
+            Signal::AreYouThere => Some(Outcome::Send(format!("\n[arcade: yes, here]\n{prompt}"))),
+            Signal::Interrupt => {
+                tty.editor.key(Key::Interrupt, false);
+                Some(Outcome::Send(format!("^C\n{prompt}")))
+            }
+            Signal::EraseChar if keys_on => {
+                let hide = self.console.hides_input();
+                if let Edit::Echo(echo) = tty.editor.key(Key::Erase, hide) {
+                    self.write(&encode(&echo)).await?;
+                }
+                None
+            }
+            Signal::EraseLine if keys_on => {
+                let hide = self.console.hides_input();
+                if let Edit::Echo(echo) = tty.editor.key(Key::KillLine, hide) {
+                    self.write(&encode(&echo)).await?;
+                }
+                None
+            }
+            Signal::EraseChar | Signal::EraseLine => None,
+        })
+    }
+
+    /// Keys from a character-mode client: edited into lines, or acting at once. True
+    /// when the session is to close.
+    async fn keys(&mut self, bytes: &[u8]) -> std::io::Result<bool> {
+        let mut keys = Vec::new();
+        match self.tty.as_deref_mut() {
+            Some(tty) => tty.reader.feed(bytes, &mut keys),
+            None => return Ok(false),
+        }
+        self.idle.input_came();
+        for key in keys {
+            let Some(tty) = self.tty.as_deref_mut() else {
+                return Ok(false);
+            };
+            let empty = tty.editor.line().is_empty();
+            let instant = match key {
+                Key::Char(c) if empty => self.console.instant(c),
+                Key::Arrow(arrow) if empty => self.console.arrow(arrow),
+                _ => None,
+            };
+            let outcome = if let Some(line) = instant {
+                self.console.handle_line(line)
+            } else {
+                let hide = self.console.hides_input();
+                match tty.editor.key(key, hide) {
+                    Edit::Echo(echo) => {
+                        self.write(&encode(&echo)).await?;
+                        continue;
+                    }
+                    Edit::Abandon => Outcome::Send(format!("^C\n{}", self.console.prompt())),
+                    Edit::Submit(line) => {
+                        if !hide {
+                            self.write(b"\r\n").await?;
+                        }
+                        self.idle.line_came();
+                        self.console.handle_line(line.trim())
+                    }
+                }
+            };
+            self.activity.touch();
+            if self.act(outcome).await? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// A message arriving while the player types, with keys on: the half-typed line
+    /// is cleared first and typed again after it.
+    fn around_typing(&self, text: String) -> String {
+        match self.tty.as_deref() {
+            Some(Tty {
+                keys: KeysState::On,
+                editor,
+                ..
+            }) if !editor.line().is_empty() && !text.is_empty() => {
+                format!(
+                    "\r\u{1b}[K{}{}",
+                    text.trim_start_matches('\n'),
+                    editor.line()
+                )
+            }
+            _ => text,
         }
     }
 }
@@ -599,8 +901,10 @@ mod tests {
     /// until recordings and resume added a recording handle, a replay and an
     /// unfinished game to every seat (each boxed, 8 bytes apiece), and races a race
     /// number for the game and the seat and the levels' and admins' handles to the
-    /// shared services; row 8 of the benchmark measures what a session really costs.
-    const MAX_FUTURE: usize = 1088;
+    /// shared services, and terminals (keys, colour) 40: their boxed state, the
+    /// watched game (for the watcher's own colours) and the loop's new events. Row 8 of
+    /// the benchmark measures what a session really costs.
+    const MAX_FUTURE: usize = 1128;
 
     #[tokio::test]
     async fn a_waiting_session_is_small() {
@@ -646,6 +950,7 @@ mod tests {
             lease,
         )
         .unwrap();
+        eprintln!("input {} event {} outcome {} console {} tty {}", std::mem::size_of::<Input>(), std::mem::size_of::<Event>(), std::mem::size_of::<Outcome>(), std::mem::size_of::<Console>(), std::mem::size_of::<Session>());
         let future = session.run();
         let size = std::mem::size_of_val(&future);
         assert!(size <= MAX_FUTURE, "a session's future is {size} bytes");

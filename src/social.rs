@@ -28,7 +28,7 @@ use crate::recorder::{Player, Recorder};
 use crate::registry::{Place, Registry, SessionId};
 use crate::saves;
 use crate::store::{Account, Registered, Store, StoreError};
-use crate::table::Contexts;
+use crate::table::{Contexts, GameKind};
 
 /// What the old connection of a name taken over is told.
 pub fn taken_over(name: &PlayerName) -> String {
@@ -114,8 +114,8 @@ pub struct Seat {
     settings: Settings,
     /// Boxed: rarely there, and a seat lives in every session.
     asking: Option<Box<Asking>>,
-    /// Whom this session watches.
-    watching: Option<(SessionId, PlayerName)>,
+    /// Whom this session watches, and the game they play (for this session's colours).
+    watching: Option<(SessionId, PlayerName, Option<&'static GameKind>)>,
     /// Who watches this session's game.
     watchers: Vec<(SessionId, InboxSender)>,
     /// The recording being played back to this session, and its task.
@@ -363,6 +363,11 @@ impl Seat {
         })
     }
 
+    /// The game this session watches being played.
+    pub fn watched_game(&self) -> Option<&'static GameKind> {
+        self.watching.as_ref().and_then(|(_, _, game)| *game)
+    }
+
     /// Whether this session watches someone's game or a race (its prompt comes with
     /// what it watches).
     pub fn is_watching(&self) -> bool {
@@ -481,6 +486,14 @@ impl Seat {
                 String::from("Chat is off: type set chat on to hear others again.\n")
             }
             Setting::Chat => String::from("Chat is on.\n"),
+            Setting::Keys if on => {
+                String::from("Keys are on: asking your client to send each key as you type it.\n")
+            }
+            Setting::Keys => String::from("Keys are off: type lines and press Enter.\n"),
+            Setting::Color if on => {
+                String::from("Colour is on: boards are drawn in colour, in place.\n")
+            }
+            Setting::Color => String::from("Colour is off.\n"),
         };
         self.settings.set(setting, on);
         self.services.registry.set_chat(self.id, self.settings.chat);
@@ -641,6 +654,17 @@ impl Seat {
         }
     }
 
+    /// The player's settings.
+    pub fn settings(&self) -> Settings {
+        self.settings
+    }
+
+    /// The client did not agree to single keys: off for this session (a registered
+    /// player's kept setting stays, for the next telnet login).
+    pub fn keys_refused(&mut self) {
+        self.settings.keys = false;
+    }
+
     /// Whether the name is registered (and its password was given).
     pub fn is_registered(&self) -> bool {
         self.registered
@@ -745,7 +769,16 @@ impl Seat {
             name: name.clone(),
         });
         let text = format!("You are watching {name}. Type anything to stop.\n");
-        self.watching = Some((id, name));
+        let game = match self.services.registry.place_of(id) {
+            Some(Place::Game { game, .. }) => GameKind::from_name(game),
+            Some(Place::Race { race, .. }) => self
+                .services
+                .registry
+                .with_races(|races| races.game(race))
+                .map(|game| game.kind),
+            _ => None,
+        };
+        self.watching = Some((id, name, game));
         Reply::Watching(text)
     }
 
@@ -762,7 +795,7 @@ impl Seat {
             handle.abort();
             return Some(format!("Replay of recording {id} stopped.\n"));
         }
-        let (id, name) = self.watching.take()?;
+        let (id, name, _) = self.watching.take()?;
         self.services.registry.send(id, Message::Unwatch(self.id));
         self.set_place(Place::Lobby);
         Some(format!("You stop watching {name}.\n"))
@@ -770,7 +803,7 @@ impl Seat {
 
     /// The watched game ended: the text to show, if it was the one watched.
     pub fn watch_ended(&mut self, name: &PlayerName) -> Option<String> {
-        if self.watching.as_ref().map(|(_, watched)| watched) != Some(name) {
+        if self.watching.as_ref().map(|(_, watched, _)| watched) != Some(name) {
             return None;
         }
         self.watching = None;
@@ -1136,7 +1169,7 @@ impl Drop for Seat {
         if let Some(replaying) = self.replaying.take() {
             replaying.1.abort();
         }
-        if let Some((id, _)) = self.watching.take() {
+        if let Some((id, ..)) = self.watching.take() {
             self.services.registry.send(id, Message::Unwatch(self.id));
         }
         for (_, inbox) in self.watchers.drain(..) {

@@ -21,6 +21,7 @@ use crate::games::wumpus::{self, Cave, Wumpus};
 use crate::games::{Finish, Game, Memory, Outcome, SaveName};
 use crate::levels::{self, LevelFile, Levels};
 use crate::saves;
+use crate::terminal::{Arrow, Colour, Palette};
 
 /// What starting a game needs: the level store and where saved games live.
 #[derive(Debug, Clone)]
@@ -242,7 +243,52 @@ pub struct GameKind {
     /// The arguments of a race from those typed after `race GAME`: every racer plays
     /// the same (2048 draws one seed for all; Star Pusher plays the one level only).
     pub race_args: fn(Vec<String>) -> Vec<String>,
+    /// What single keys and arrow keys do in the game (`set keys on`).
+    pub keys: Keys,
+    /// How its boards are coloured (`set color on`); `None`: it draws no board.
+    pub palette: Option<Palette>,
 }
+
+/// How a game reads single keys (SPEC section 10).
+#[derive(Debug, Clone, Copy)]
+pub struct Keys {
+    /// The line a key stands for when pressed on an empty line with keys on, if it
+    /// acts at once; every other key starts a typed line.
+    pub instant: fn(char) -> Option<&'static str>,
+    /// The line each arrow key stands for, in both modes: up, down, right, left (empty:
+    /// the arrow does nothing here).
+    pub arrows: [&'static str; 4],
+}
+
+impl Keys {
+    /// The line `arrow` stands for, if any.
+    pub fn arrow(&self, arrow: Arrow) -> Option<&'static str> {
+        let line = match arrow {
+            Arrow::Up => self.arrows[0],
+            Arrow::Down => self.arrows[1],
+            Arrow::Right => self.arrows[2],
+            Arrow::Left => self.arrows[3],
+        };
+        (!line.is_empty()).then_some(line)
+    }
+}
+
+/// The glyphs of a Sokoban board, as `sokoban.rs` draws them.
+fn sokoban_row(line: &str) -> bool {
+    line.contains('#') && line.chars().all(|c| "#.+-OP".contains(c))
+}
+
+/// The glyphs of an XSB board, as Star Pusher draws them.
+fn xsb_row(line: &str) -> bool {
+    line.contains('#') && line.chars().all(|c| "#@+$*. ".contains(c))
+}
+
+/// Walls blue, boxes yellow, goals red, boxes on goals green, the player cyan.
+const WALL: Colour = Colour("34");
+const BOX: Colour = Colour("1;33");
+const GOAL: Colour = Colour("31");
+const BOX_ON_GOAL: Colour = Colour("1;32");
+const PLAYER: Colour = Colour("1;36");
 
 impl std::fmt::Debug for GameKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -281,6 +327,28 @@ pub static GAMES: &[GameKind] = &[
         from_state: None,
         boards: &[Board::Moves, Board::Pushes],
         race_args: |args| args,
+        keys: Keys {
+            instant: |key| match key {
+                'w' => Some("w1"),
+                'a' => Some("a1"),
+                's' => Some("s1"),
+                'd' => Some("d1"),
+                _ => None,
+            },
+            arrows: ["w1", "s1", "d1", "a1"],
+        },
+        palette: Some(Palette {
+            board_row: sokoban_row,
+            glyph: |c| match c {
+                '#' => Some(WALL),
+                '+' => Some(BOX),
+                '-' => Some(GOAL),
+                'O' => Some(BOX_ON_GOAL),
+                'P' => Some(PLAYER),
+                _ => None,
+            },
+            tiles: false,
+        }),
     },
     GameKind {
         name: "starpusher",
@@ -309,6 +377,28 @@ pub static GAMES: &[GameKind] = &[
             args.push(ONE_LEVEL.to_string());
             args
         },
+        keys: Keys {
+            instant: |key| match key {
+                'w' => Some("w"),
+                'a' => Some("a"),
+                's' => Some("s"),
+                'd' => Some("d"),
+                _ => None,
+            },
+            arrows: ["w", "s", "d", "a"],
+        },
+        palette: Some(Palette {
+            board_row: xsb_row,
+            glyph: |c| match c {
+                '#' => Some(WALL),
+                '$' => Some(BOX),
+                '.' => Some(GOAL),
+                '*' => Some(BOX_ON_GOAL),
+                '@' | '+' => Some(PLAYER),
+                _ => None,
+            },
+            tiles: false,
+        }),
     },
     GameKind {
         name: "2048",
@@ -352,6 +442,19 @@ pub static GAMES: &[GameKind] = &[
         from_state: None,
         boards: &[Board::Score],
         race_args: twenty48_seeded,
+        // The 2048 seed's improved version reads single keys: every key acts at once.
+        keys: Keys {
+            instant: |key| {
+                const KEYS: [&str; 11] = ["w", "a", "s", "d", "h", "j", "k", "l", "b", "r", "q"];
+                KEYS.iter().copied().find(|k| k.starts_with(key))
+            },
+            arrows: ["w", "s", "d", "a"],
+        },
+        palette: Some(Palette {
+            board_row: |line| line.starts_with(['┌', '│', '├', '└', '+', '|']),
+            glyph: |_| None,
+            tiles: true,
+        }),
     },
     GameKind {
         name: "wumpus",
@@ -383,6 +486,12 @@ pub static GAMES: &[GameKind] = &[
         }),
         boards: &[Board::Gold],
         race_args: |args| args,
+        // No single key acts at once (every command is words); the arrows walk and turn.
+        keys: Keys {
+            instant: |_| None,
+            arrows: ["move forward", "", "turn right", "turn left"],
+        },
+        palette: None,
     },
 ];
 

@@ -60,7 +60,29 @@ const SB: u8 = 250;
 /// Ends a subnegotiation.
 const SE: u8 = 240;
 /// The echo option (RFC 857): whether the server echoes what the client types.
-const ECHO_OPTION: u8 = 1;
+pub const ECHO_OPTION: u8 = 1;
+/// Suppress go-ahead (RFC 858): with `WILL ECHO`, character at a time.
+pub const SGA_OPTION: u8 = 3;
+/// The terminal type (RFC 1091).
+pub const TTYPE_OPTION: u8 = 24;
+/// The window size (NAWS, RFC 1073).
+pub const NAWS_OPTION: u8 = 31;
+/// Interrupt process (Ctrl-C in a telnet client).
+const IP: u8 = 244;
+/// Abort output.
+const AO: u8 = 245;
+/// Are you there?
+const AYT: u8 = 246;
+/// Erase character.
+const EC: u8 = 247;
+/// Erase line.
+const EL: u8 = 248;
+/// `IS` and `SEND` inside a terminal-type subnegotiation.
+const TTYPE_IS: u8 = 0;
+const TTYPE_SEND: u8 = 1;
+/// The most subnegotiation bytes kept (a window size takes 5, a terminal type a few
+/// dozen); the rest of a longer one is dropped.
+const MAX_SUB: usize = 64;
 /// Carriage return.
 const CR: u8 = b'\r';
 /// Line feed.
@@ -80,6 +102,40 @@ pub enum Input {
     /// Bytes the session must send back as they are: our refusals of the client's
     /// `DO`/`WILL` requests.
     Negotiation(Bytes),
+    /// In character mode ([`TelnetCodec::set_character_mode`]): data bytes as they
+    /// came, line endings included; the session's line editor reads keys from them.
+    Keys(Bytes),
+    /// A telnet command or answer the session acts on.
+    Signal(Signal),
+}
+
+/// What a telnet client told the server besides data.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Signal {
+    /// `IAC IP`: Ctrl-C. In line mode the line being typed is already dropped.
+    Interrupt,
+    /// `IAC AO`: abort output.
+    AbortOutput,
+    /// `IAC AYT`: are you there?
+    AreYouThere,
+    /// `IAC EC`: erase a character (in line mode, done here on the line so far).
+    EraseChar,
+    /// `IAC EL`: erase the line (in line mode, done here).
+    EraseLine,
+    /// The client agreed to an option the server offered or asked for (`DO` after our
+    /// `WILL`, `WILL` after our `DO`).
+    Agreed(u8),
+    /// The client refused one (`DONT` after our `WILL`, `WONT` after our `DO`).
+    Declined(u8),
+    /// `SB NAWS`: the window's columns and rows.
+    WindowSize {
+        /// Columns.
+        width: u16,
+        /// Rows.
+        height: u16,
+    },
+    /// `SB TTYPE IS ...`: the terminal's type, printable ASCII only.
+    TerminalType(String),
 }
 
 /// One thing to write to the client.
@@ -142,6 +198,11 @@ enum Telnet {
 struct OptionSet([u64; 4]);
 
 impl OptionSet {
+    fn contains(&self, option: u8) -> bool {
+        let (word, bit) = (usize::from(option / 64), option % 64);
+        self.0[word] & (1 << bit) != 0
+    }
+
     /// Adds `option`; true when it was not in the set yet.
     fn insert(&mut self, option: u8) -> bool {
         let (word, bit) = (usize::from(option / 64), option % 64);
@@ -167,18 +228,36 @@ pub struct TelnetCodec {
     after_cr: bool,
     /// The current line passed [`MAX_LINE`]; its bytes are dropped until its end.
     too_long: bool,
-    /// The options already refused. Boxed and made on the first refusal: only telnet
-    /// clients negotiate, and it keeps the fields a command touches in a few bytes.
+    /// Data bytes go out as [`Input::Keys`], not lines (the server edits the line).
+    character: bool,
+    /// The options already refused, offered and asked for, and a subnegotiation
+    /// being read. Boxed and made on first use: only telnet clients negotiate, and it
+    /// keeps the fields a command touches in a few bytes.
     refused: Option<Box<Refused>>,
 }
 
-/// The options a connection's client was already refused, each at most once.
+/// What a connection's telnet client negotiated.
 #[derive(Debug, Default)]
 struct Refused {
     /// Options whose `DO` we answered with `WONT`.
     doing: OptionSet,
     /// Options whose `WILL` we answered with `DONT`.
     willing: OptionSet,
+    /// Options we offered (`WILL`): the client's `DO`/`DONT` answers.
+    offered: OptionSet,
+    /// Options we asked for (`DO`): the client's `WILL`/`WONT` answers.
+    asked: OptionSet,
+    /// The subnegotiation being read, at most [`MAX_SUB`] bytes of it.
+    sub: Vec<u8>,
+    /// A signal found right after refusals, handed out by the next call.
+    pending: Option<Signal>,
+}
+
+/// What an option command from the client leads to.
+enum Answer {
+    Send([u8; 3]),
+    Signal(Signal),
+    Nothing,
 }
 
 impl TelnetCodec {
@@ -220,11 +299,17 @@ impl TelnetCodec {
 
     /// Our answer to `IAC command option`, if one is owed: each `DO` is refused once
     /// per option with `WONT`, each `WILL` with `DONT`; `WONT`/`DONT` need no answer.
-    fn refusal(&mut self, command: u8, option: u8) -> Option<[u8; 3]> {
+    /// An answer to what we offered or asked for is a [`Signal`] instead.
+    fn answer(&mut self, command: u8, option: u8) -> Answer {
+        let negotiated = self.refused();
         match command {
-            DO if self.refused().doing.insert(option) => Some([IAC, WONT, option]),
-            WILL if self.refused().willing.insert(option) => Some([IAC, DONT, option]),
-            _ => None,
+            DO if negotiated.offered.contains(option) => Answer::Signal(Signal::Agreed(option)),
+            DONT if negotiated.offered.contains(option) => Answer::Signal(Signal::Declined(option)),
+            WILL if negotiated.asked.contains(option) => Answer::Signal(Signal::Agreed(option)),
+            WONT if negotiated.asked.contains(option) => Answer::Signal(Signal::Declined(option)),
+            DO if negotiated.doing.insert(option) => Answer::Send([IAC, WONT, option]),
+            WILL if negotiated.willing.insert(option) => Answer::Send([IAC, DONT, option]),
+            _ => Answer::Nothing,
         }
     }
 
@@ -233,8 +318,87 @@ impl TelnetCodec {
     /// password prompt (SPEC section 7). The client's `DO ECHO` or `DONT ECHO` in
     /// answer is an acknowledgement and gets no answer of its own.
     pub fn echo(&mut self, hide: bool) -> [u8; 3] {
-        self.refused().doing.insert(ECHO_OPTION);
-        [IAC, if hide { WILL } else { WONT }, ECHO_OPTION]
+        self.offer(ECHO_OPTION, hide)
+    }
+
+    /// `IAC WILL option` (`on`) or `IAC WONT option`: the client's answers come back
+    /// as [`Signal::Agreed`] / [`Signal::Declined`], never refused.
+    pub fn offer(&mut self, option: u8, on: bool) -> [u8; 3] {
+        self.refused().offered.insert(option);
+        [IAC, if on { WILL } else { WONT }, option]
+    }
+
+    /// `IAC DO option`: the client's `WILL`/`WONT` come back as signals.
+    pub fn ask(&mut self, option: u8) -> [u8; 3] {
+        self.refused().asked.insert(option);
+        [IAC, DO, option]
+    }
+
+    /// `IAC SB TTYPE SEND IAC SE`: the client's terminal type, after it agreed to
+    /// tell it.
+    pub fn ask_terminal_type() -> [u8; 6] {
+        [IAC, SB, TTYPE_OPTION, TTYPE_SEND, IAC, SE]
+    }
+
+    /// Whether the client has ever negotiated (it is a telnet client).
+    pub fn negotiated(&self) -> bool {
+        self.refused.is_some()
+    }
+
+    /// Data bytes as [`Input::Keys`] (`on`) or split into lines (off). A line half
+    /// received when character mode begins is dropped.
+    pub fn set_character_mode(&mut self, on: bool) {
+        self.character = on;
+        self.line = None;
+        self.too_long = false;
+        self.after_cr = false;
+    }
+
+    /// The line mode's answer to a key command: `EC` drops the last character of the
+    /// line so far, `EL` and `IP` the whole line.
+    fn edit_line(&mut self, command: u8) {
+        match command {
+            EC => {
+                if let Some(line) = self.line.as_mut() {
+                    // A whole character, not the last byte of one.
+                    let text = String::from_utf8_lossy(line);
+                    let keep = text.char_indices().last().map_or(0, |(at, _)| at);
+                    let kept = text[..keep].as_bytes().to_vec();
+                    **line = kept;
+                }
+            }
+            _ => {
+                self.line = None;
+                self.too_long = false;
+            }
+        }
+    }
+
+    /// The subnegotiation just ended, as a signal if it is one we read.
+    fn end_sub(&mut self) -> Option<Signal> {
+        let sub = std::mem::take(&mut self.refused().sub);
+        match sub.as_slice() {
+            [NAWS_OPTION, w1, w0, h1, h0] => Some(Signal::WindowSize {
+                width: u16::from_be_bytes([*w1, *w0]),
+                height: u16::from_be_bytes([*h1, *h0]),
+            }),
+            [TTYPE_OPTION, TTYPE_IS, name @ ..] => Some(Signal::TerminalType(
+                name.iter()
+                    .filter(|b| b.is_ascii_graphic())
+                    .map(|&b| char::from(b))
+                    .take(40)
+                    .collect(),
+            )),
+            _ => None,
+        }
+    }
+
+    /// A byte of a subnegotiation's data, kept up to [`MAX_SUB`].
+    fn push_sub(&mut self, byte: u8) {
+        let sub = &mut self.refused().sub;
+        if sub.len() < MAX_SUB {
+            sub.push(byte);
+        }
     }
 
     /// The options refused so far, made on first use.
@@ -250,12 +414,25 @@ impl TelnetCodec {
     /// kept inside the codec, so nothing of `buf` has to be kept for the next read.
     /// Call again until `None` to get every item in `buf`.
     pub fn decode_slice(&mut self, buf: &[u8], pos: &mut usize) -> Option<Input> {
+        if let Some(signal) = self.refused.as_mut().and_then(|r| r.pending.take()) {
+            return Some(Input::Signal(signal));
+        }
         let mut answers: Vec<u8> = Vec::new();
         while *pos < buf.len() {
             if !answers.is_empty() && self.telnet == Telnet::Data && buf[*pos] != IAC {
                 break;
             }
             match self.telnet {
+                Telnet::Data if self.character => {
+                    let rest = &buf[*pos..];
+                    let plain = rest.iter().position(|&b| b == IAC).unwrap_or(rest.len());
+                    if plain > 0 {
+                        *pos += plain;
+                        return Some(Input::Keys(Bytes::copy_from_slice(&rest[..plain])));
+                    }
+                    *pos += 1;
+                    self.telnet = Telnet::Iac;
+                }
                 Telnet::Data => {
                     let rest = &buf[*pos..];
                     let plain = rest
@@ -294,14 +471,34 @@ impl TelnetCodec {
                     let byte = buf[*pos];
                     *pos += 1;
                     self.telnet = match byte {
+                        IAC if self.character => {
+                            self.telnet = Telnet::Data;
+                            return Some(Input::Keys(Bytes::from_static(&[IAC])));
+                        }
                         IAC => {
                             self.push_data(&[IAC]);
                             Telnet::Data
                         }
                         WILL | WONT | DO | DONT => Telnet::Option(byte),
-                        SB => Telnet::Sub,
-                        // A two-byte command (NOP, DM, BRK, IP, AO, AYT, EC, EL, GA, a
-                        // stray SE, ...): dropped.
+                        SB => {
+                            self.refused().sub.clear();
+                            Telnet::Sub
+                        }
+                        IP | AO | AYT | EC | EL => {
+                            self.telnet = Telnet::Data;
+                            if !self.character && matches!(byte, IP | EC | EL) {
+                                self.edit_line(byte);
+                            }
+                            return Some(Input::Signal(match byte {
+                                IP => Signal::Interrupt,
+                                AO => Signal::AbortOutput,
+                                AYT => Signal::AreYouThere,
+                                EC => Signal::EraseChar,
+                                _ => Signal::EraseLine,
+                            }));
+                        }
+                        // Any other two-byte command (NOP, DM, BRK, GA, a stray SE,
+                        // ...): dropped.
                         _ => Telnet::Data,
                     };
                 }
@@ -309,28 +506,47 @@ impl TelnetCodec {
                     let option = buf[*pos];
                     *pos += 1;
                     self.telnet = Telnet::Data;
-                    if let Some(answer) = self.refusal(command, option) {
-                        answers.extend_from_slice(&answer);
+                    match self.answer(command, option) {
+                        Answer::Send(answer) => answers.extend_from_slice(&answer),
+                        Answer::Signal(signal) if answers.is_empty() => {
+                            return Some(Input::Signal(signal));
+                        }
+                        Answer::Signal(signal) => {
+                            // The refusals first; the signal on the next call.
+                            self.refused().pending = Some(signal);
+                            break;
+                        }
+                        Answer::Nothing => {}
                     }
                 }
                 Telnet::Sub => {
                     let rest = &buf[*pos..];
-                    match rest.iter().position(|&b| b == IAC) {
-                        Some(at) => {
-                            *pos += at + 1;
-                            self.telnet = Telnet::SubIac;
-                        }
-                        None => *pos = buf.len(),
+                    let data = rest.iter().position(|&b| b == IAC).unwrap_or(rest.len());
+                    for &byte in &rest[..data] {
+                        self.push_sub(byte);
+                    }
+                    *pos += data;
+                    if *pos < buf.len() {
+                        *pos += 1;
+                        self.telnet = Telnet::SubIac;
                     }
                 }
                 Telnet::SubIac => match buf[*pos] {
                     SE => {
                         *pos += 1;
                         self.telnet = Telnet::Data;
+                        if let Some(signal) = self.end_sub() {
+                            if answers.is_empty() {
+                                return Some(Input::Signal(signal));
+                            }
+                            self.refused().pending = Some(signal);
+                            break;
+                        }
                     }
                     IAC => {
-                        // An escaped 0xFF inside the subnegotiation: its data, dropped.
+                        // An escaped 0xFF inside the subnegotiation: one data byte.
                         *pos += 1;
+                        self.push_sub(IAC);
                         self.telnet = Telnet::Sub;
                     }
                     // Any other command ends a malformed subnegotiation and is read
@@ -521,7 +737,7 @@ mod tests {
         let input = [IAC, DO, ECHO, b'p', b'w', LF];
         let items: Vec<Input> =
             std::iter::from_fn(|| codec.decode_slice(&input, &mut pos)).collect();
-        assert_eq!(items, vec![line("pw")]);
+        assert_eq!(items, vec![Input::Signal(Signal::Agreed(ECHO)), line("pw")]);
         assert_eq!(codec.echo(false), [IAC, WONT, ECHO]);
     }
 
@@ -578,7 +794,7 @@ mod tests {
     #[test]
     fn two_byte_commands_are_dropped() {
         let mut input = vec![b'w'];
-        for command in [NOP, 242, 243, 244, 245, 246, 247, 248, 249, SE] {
+        for command in [NOP, 242, 243, 249, SE] {
             input.extend_from_slice(&[IAC, command]);
         }
         input.extend_from_slice(b"1\n");
@@ -586,7 +802,130 @@ mod tests {
     }
 
     #[test]
-    fn naws_subnegotiation_split_anywhere_is_dropped() {
+    fn the_key_commands_are_signals_and_edit_the_line_in_line_mode() {
+        let signal = |signal: Signal| Input::Signal(signal);
+        // EC erases a character (a whole one), EL the line, IP the line too.
+        assert_eq!(
+            decode_all(&[b'h', b'e', 0xc3, 0xa9, IAC, EC, b'l', b'p', LF]),
+            vec![signal(Signal::EraseChar), line("help")]
+        );
+        assert_eq!(
+            decode_all(&[b'x', b'y', IAC, EL, b'o', b'k', LF]),
+            vec![signal(Signal::EraseLine), line("ok")]
+        );
+        assert_eq!(
+            decode_all(&[b'o', b'o', b'p', b's', IAC, IP, b'q', LF]),
+            vec![signal(Signal::Interrupt), line("q")]
+        );
+        assert_eq!(
+            decode_all(&[IAC, AO, IAC, AYT, b'a', LF]),
+            vec![
+                signal(Signal::AbortOutput),
+                signal(Signal::AreYouThere),
+                line("a")
+            ]
+        );
+    }
+
+    #[test]
+    fn answers_to_what_the_server_offered_and_asked_are_signals() {
+        let mut codec = TelnetCodec::new();
+        assert_eq!(codec.offer(SGA_OPTION, true), [IAC, WILL, SGA_OPTION]);
+        assert_eq!(codec.ask(NAWS_OPTION), [IAC, DO, NAWS_OPTION]);
+        assert_eq!(codec.ask(TTYPE_OPTION), [IAC, DO, TTYPE_OPTION]);
+        let input = [
+            IAC,
+            DO,
+            SGA_OPTION,
+            IAC,
+            WILL,
+            NAWS_OPTION,
+            IAC,
+            WONT,
+            TTYPE_OPTION,
+            IAC,
+            DO,
+            5,
+            IAC,
+            DONT,
+            SGA_OPTION,
+        ];
+        let mut pos = 0;
+        let items: Vec<Input> =
+            std::iter::from_fn(|| codec.decode_slice(&input, &mut pos)).collect();
+        assert_eq!(
+            items,
+            vec![
+                Input::Signal(Signal::Agreed(SGA_OPTION)),
+                Input::Signal(Signal::Agreed(NAWS_OPTION)),
+                Input::Signal(Signal::Declined(TTYPE_OPTION)),
+                negotiation(&[IAC, WONT, 5]),
+                Input::Signal(Signal::Declined(SGA_OPTION)),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_signal_right_after_a_refusal_comes_next() {
+        let mut codec = TelnetCodec::new();
+        codec.offer(ECHO_OPTION, true);
+        let input = [IAC, DO, 5, IAC, DO, ECHO_OPTION];
+        let mut pos = 0;
+        let items: Vec<Input> =
+            std::iter::from_fn(|| codec.decode_slice(&input, &mut pos)).collect();
+        assert_eq!(
+            items,
+            vec![
+                negotiation(&[IAC, WONT, 5]),
+                Input::Signal(Signal::Agreed(ECHO_OPTION))
+            ]
+        );
+    }
+
+    #[test]
+    fn the_terminal_type_is_read_and_cleaned() {
+        let mut input = vec![IAC, SB, TTYPE_OPTION, 0];
+        input.extend_from_slice(b"XTERM-256\x1bCOLOR");
+        input.extend_from_slice(&[IAC, SE]);
+        for split in 0..=input.len() {
+            let (first, second) = input.split_at(split);
+            assert_eq!(
+                decode_chunks(&[first, second]),
+                vec![Input::Signal(Signal::TerminalType(String::from(
+                    "XTERM-256COLOR"
+                )))]
+            );
+        }
+        assert_eq!(
+            TelnetCodec::ask_terminal_type(),
+            [IAC, SB, TTYPE_OPTION, 1, IAC, SE]
+        );
+    }
+
+    #[test]
+    fn in_character_mode_data_comes_as_keys() {
+        let mut codec = TelnetCodec::new();
+        codec.set_character_mode(true);
+        let input = [b'a', b'\r', 0, IAC, IAC, 0x1b, b'[', b'A', IAC, IP];
+        let mut pos = 0;
+        let items: Vec<Input> =
+            std::iter::from_fn(|| codec.decode_slice(&input, &mut pos)).collect();
+        assert_eq!(
+            items,
+            vec![
+                Input::Keys(Bytes::from_static(b"a\r\0")),
+                Input::Keys(Bytes::from_static(&[IAC])),
+                Input::Keys(Bytes::from_static(b"\x1b[A")),
+                Input::Signal(Signal::Interrupt),
+            ]
+        );
+        codec.set_character_mode(false);
+        let mut pos = 0;
+        assert_eq!(codec.decode_slice(b"back\n", &mut pos), Some(line("back")));
+    }
+
+    #[test]
+    fn naws_subnegotiation_split_anywhere_is_the_window_size() {
         let naws = [IAC, SB, NAWS, 0, 80, 0, 24, IAC, SE];
         let mut input = b"d".to_vec();
         input.extend_from_slice(&naws);
@@ -595,19 +934,34 @@ mod tests {
             let (first, second) = input.split_at(split);
             assert_eq!(
                 decode_chunks(&[first, second]),
-                vec![line("d2")],
+                vec![
+                    Input::Signal(Signal::WindowSize {
+                        width: 80,
+                        height: 24
+                    }),
+                    line("d2")
+                ],
                 "split at {split}"
             );
         }
     }
 
     #[test]
-    fn escaped_iac_inside_subnegotiation_is_dropped_with_it() {
+    fn escaped_iac_inside_subnegotiation_is_one_data_byte() {
         // A NAWS width of 255 is sent as IAC IAC; it must not end the SB or leak.
         let input = [IAC, SB, NAWS, 0, IAC, IAC, 0, 24, IAC, SE, b'o', b'k', LF];
         for split in 0..=input.len() {
             let (first, second) = input.split_at(split);
-            assert_eq!(decode_chunks(&[first, second]), vec![line("ok")]);
+            assert_eq!(
+                decode_chunks(&[first, second]),
+                vec![
+                    Input::Signal(Signal::WindowSize {
+                        width: 255,
+                        height: 24
+                    }),
+                    line("ok")
+                ]
+            );
         }
     }
 
