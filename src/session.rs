@@ -950,7 +950,14 @@ mod tests {
             lease,
         )
         .unwrap();
-        eprintln!("input {} event {} outcome {} console {} tty {}", std::mem::size_of::<Input>(), std::mem::size_of::<Event>(), std::mem::size_of::<Outcome>(), std::mem::size_of::<Console>(), std::mem::size_of::<Session>());
+        eprintln!(
+            "input {} event {} outcome {} console {} tty {}",
+            std::mem::size_of::<Input>(),
+            std::mem::size_of::<Event>(),
+            std::mem::size_of::<Outcome>(),
+            std::mem::size_of::<Console>(),
+            std::mem::size_of::<Session>()
+        );
         let future = session.run();
         let size = std::mem::size_of_val(&future);
         assert!(size <= MAX_FUTURE, "a session's future is {size} bytes");
