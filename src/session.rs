@@ -607,7 +607,7 @@ impl Session {
                         tty.keys = KeysState::On;
                         self.codec.set_character_mode(true);
                         return Ok(Some(Outcome::Send(format!(
-                            "\nSingle keys are on: in 2048 every key acts at once; in Sokoban and Star Pusher w a s d and the arrow keys move one step. Anything else starts a line you finish with Enter (type D3 or a space first for d3). Ctrl-C drops a line.\n{prompt}"
+                            "\nSingle keys are on. In 2048 each key acts at once; in Sokoban and Star\nPusher w a s d and the arrow keys take one step. Other keys start a line you\nend with Enter (type d3 as D3). Ctrl-C drops a line.\n{prompt}"
                         ))));
                     }
                 }
@@ -674,6 +674,12 @@ impl Session {
                 _ => None,
             };
             let outcome = if let Some(line) = instant {
+                // The key ends the line it was typed on, as Enter would.
+                let echo = match key {
+                    Key::Char(c) => format!("{c}\r\n"),
+                    _ => String::from("\r\n"),
+                };
+                self.write(echo.as_bytes()).await?;
                 self.console.handle_line(line)
             } else {
                 let hide = self.console.hides_input();

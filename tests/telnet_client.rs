@@ -17,18 +17,7 @@ use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
 /// The `telnet` client on PATH, or why the test cannot run.
 fn telnet_program() -> Option<PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|dir| dir.join("telnet"))
-            .find(|candidate| candidate.is_file())
-    });
-    if found.is_none() {
-        if std::env::var("CI").is_ok_and(|ci| ci == "true") {
-            panic!("telnet: not found on PATH (CI=true: .ci/run installs Debian's telnet)");
-        }
-        println!("skipped: the telnet client is not installed (apt-get install telnet)");
-    }
-    found
+    common::program("telnet", "telnet")
 }
 
 /// One `telnet 127.0.0.1 PORT` process, typed into through its standard input.

@@ -355,3 +355,21 @@ pub async fn eventually(client: &mut Client, line: &str, wanted: &str) -> String
     }
     panic!("{line} never showed {wanted:?}");
 }
+
+/// The program `name` on PATH, or why a test cannot run: without it a test prints
+/// `skipped: ...` and passes, except under `CI=true`, where it fails (`.ci/run`
+/// installs Debian's `package`).
+pub fn program(name: &str, package: &str) -> Option<std::path::PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|candidate| candidate.is_file())
+    });
+    if found.is_none() {
+        if std::env::var("CI").is_ok_and(|ci| ci == "true") {
+            panic!("{name}: not found on PATH (CI=true: .ci/run installs Debian's {package})");
+        }
+        println!("skipped: {name} is not installed (apt-get install {package})");
+    }
+    found
+}

@@ -1,0 +1,190 @@
+//! Single keys, arrow keys, line editing and colour in a real terminal: Debian's
+//! `telnet` client running inside `tmux` (a terminal the test can type into and read
+//! the screen of), against a server started by the test. Each screen checked is also
+//! saved under `target/screenshots/` (plain text, and `.ans` with its colours: `cat` it
+//! in a terminal), so that anyone can look at what a student sees.
+//!
+//! Both are real programs: without one the test prints `skipped: ...`, under
+//! `CI=true` it fails (`.ci/run` installs Debian's `telnet` and `tmux`).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::TestServer;
+
+/// A tmux server of its own (`-L`), with one window running `telnet`.
+struct Screen {
+    tmux: PathBuf,
+    socket: String,
+}
+
+impl Screen {
+    fn open(tmux: &Path, telnet: &Path, addr: std::net::SocketAddr, name: &str) -> Screen {
+        let socket = format!("arcade-test-{}-{name}", std::process::id());
+        let screen = Screen {
+            tmux: tmux.to_path_buf(),
+            socket,
+        };
+        let command = format!("{} {} {}", telnet.display(), addr.ip(), addr.port());
+        screen.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "100",
+            "-y",
+            "40",
+            &command,
+        ]);
+        screen
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let output = Command::new(&self.tmux)
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("run tmux");
+        assert!(
+            output.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    /// Press keys (tmux's names: `Enter`, `Up`, `BSpace`, or text).
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    /// Type `text` as it is (no key names).
+    fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "t", "-l", text]);
+    }
+
+    /// The screen as text.
+    fn text(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "t"])
+    }
+
+    /// The screen with its colours, as escape sequences.
+    fn colours(&self) -> String {
+        self.tmux(&["capture-pane", "-e", "-p", "-t", "t"])
+    }
+
+    /// Wait until the screen shows `wanted`; the screen.
+    fn wait_for(&self, wanted: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let text = self.text();
+            if text.contains(wanted) {
+                return text;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "no {wanted:?} on the screen:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Keep the screen under `target/screenshots/NAME.txt` and `.ans`.
+    fn save(&self, name: &str) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+        std::fs::create_dir_all(&dir).expect("a screenshots folder");
+        std::fs::write(dir.join(format!("{name}.txt")), self.text()).expect("save a screenshot");
+        std::fs::write(dir.join(format!("{name}.ans")), self.colours()).expect("save a screenshot");
+    }
+}
+
+impl Drop for Screen {
+    fn drop(&mut self) {
+        let _ = Command::new(&self.tmux)
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_student_on_telnet_plays_with_single_keys_arrows_and_colour() {
+    let (Some(telnet), Some(tmux)) = (
+        common::program("telnet", "telnet"),
+        common::program("tmux", "tmux"),
+    ) else {
+        return;
+    };
+    let server = TestServer::start().await;
+    let addr = server.addr;
+    tokio::task::spawn_blocking(move || {
+        let screen = Screen::open(&tmux, &telnet, addr, "keys");
+        screen.wait_for("Welcome to arcade!");
+        screen.keys(&["set keys on", "Enter"]);
+        screen.wait_for("Single keys are on.");
+
+        // 2048: one key, no Enter, moves the board.
+        screen.keys(&["play 2048 seed=1", "Enter"]);
+        screen.wait_for("Step: 0");
+        screen.type_text("a");
+        screen.wait_for("Step: 1");
+        screen.keys(&["Down"]);
+        screen.wait_for("Step: 2");
+        screen.save("2048-keys");
+        screen.type_text("q");
+        screen.wait_for("Bye!");
+
+        // Star Pusher: an arrow key moves the player.
+        screen.keys(&["play starpusher arcade 3", "Enter"]);
+        screen.wait_for("Moves: 0  Pushes: 0");
+        screen.keys(&["Up"]);
+        screen.wait_for("Moves: 1  Pushes: 1");
+        screen.keys(&["exit", "Enter"]);
+        screen.wait_for("Bye!");
+
+        // Backspace edits a lobby command and a /say.
+        screen.keys(&["name tiy", "BSpace", "m", "Enter"]);
+        screen.wait_for("You are now tim.");
+        screen.keys(&["say hellx", "BSpace", "o", "Enter"]);
+        screen.wait_for("[tim] hello");
+
+        // The password prompt shows nothing of the password.
+        screen.keys(&["register", "Enter"]);
+        screen.wait_for("Choose a password:");
+        screen.keys(&["pw-sekrit-1", "Enter"]);
+        screen.wait_for("Type it again:");
+        screen.keys(&["pw-sekrit-1", "Enter"]);
+        let text = screen.wait_for("tim is registered");
+        assert!(!text.contains("pw-sekrit"), "{text}");
+
+        // Colour: boards drawn in place, in colour.
+        screen.keys(&["set color on", "Enter"]);
+        screen.wait_for("Colour is on");
+        screen.keys(&["play 2048 seed=1", "Enter"]);
+        let text = screen.wait_for("Step: 0");
+        assert!(
+            text.starts_with('┌'),
+            "the board is drawn at the top of the screen:\n{text}"
+        );
+        let colours = screen.colours();
+        assert!(colours.contains("\u{1b}["), "no colour on the screen");
+        screen.save("2048-colour");
+        screen.type_text("q");
+        screen.wait_for("Bye!");
+        screen.keys(&["play starpusher arcade 3", "Enter"]);
+        screen.wait_for("Moves: 0");
+        screen.save("starpusher-colour");
+        screen.keys(&["exit", "Enter"]);
+        screen.keys(&["play sokoban", "Enter"]);
+        screen.wait_for("Welcome to Sokoban!");
+        screen.save("sokoban-colour");
+    })
+    .await
+    .expect("the screen test");
+    server.shutdown().await;
+}
