@@ -209,7 +209,9 @@ pub const PLAYER_COMMANDS: &str = "\
   watch race N       the standings of race N as they change
   name NAME          take a name (a registered one asks for its password)
   register           protect your name with a password
-  set [OPTION on|off]  your settings (chat); quiet is set chat off
+  set [OPTION on|off]  your settings: chat, keys (single keys, for telnet: a
+                     game's keys act at once on an empty line; type d3 as D3),
+                     color (boards in colour, drawn in place); quiet is set chat off
   top [GAME [LEVEL]] the leaderboards
   stats [NAME]       a player's results
   recordings [NAME]  recent games, with an id to replay
