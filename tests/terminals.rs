@@ -131,6 +131,13 @@ async fn single_keys_act_at_once_and_the_server_edits_the_line() {
     let moved = ann.read_text_until("Enter command: ").await;
     assert!(moved.starts_with("D3\r\n"), "{moved}");
     assert!(moved.contains("Moves: 3"), "{moved}");
+    // Keys off: the client is told to edit lines itself again, and lines work.
+    ann.send_raw(b"/set keys off\r").await;
+    let off = ann.read_until_bytes(&[IAC, 252, SGA]).await;
+    assert!(off.ends_with(&[IAC, 252, ECHO, IAC, 252, SGA]), "{off:?}");
+    ann.send("a").await;
+    let moved = ann.read_text_until("Enter command: ").await;
+    assert!(moved.contains("Moves: 4"), "{moved}");
 }
 
 #[tokio::test]
