@@ -7,18 +7,7 @@ mod common;
 use std::time::Duration;
 
 use arcade::server::Options;
-use common::{Client, TestServer};
-
-/// Connect and take `name`.
-async fn named(server: &TestServer, name: &str) -> Client {
-    let mut client = Client::connect(server.addr).await;
-    client.send(&format!("name {name}")).await;
-    assert_eq!(
-        client.read_until("> ").await,
-        format!("You are now {name}.\r\n> ")
-    );
-    client
-}
+use common::{named, Client, TestServer};
 
 #[tokio::test]
 async fn three_students_and_a_teacher_see_talk_and_watch() {

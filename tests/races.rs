@@ -5,43 +5,7 @@
 mod common;
 
 use arcade::games::{Game, Memory, Outcome};
-use common::{Client, TestServer};
-
-/// From the start of the classic world to the gold (8 actions), back to the exit (9
-/// more), then `climb`.
-const TO_THE_GOLD: &[&str] = &[
-    "move forward",
-    "move forward",
-    "move forward",
-    "turn left",
-    "move forward",
-    "move forward",
-    "move forward",
-    "grab",
-];
-const BACK_OUT: &[&str] = &[
-    "turn left",
-    "turn left",
-    "move forward",
-    "move forward",
-    "move forward",
-    "turn right",
-    "move forward",
-    "move forward",
-    "move forward",
-    "climb",
-];
-
-/// A guest who took `name`.
-async fn named(server: &TestServer, name: &str) -> Client {
-    let mut client = Client::connect(server.addr).await;
-    client.send(&format!("name {name}")).await;
-    assert_eq!(
-        client.read_text_until("> ").await,
-        format!("You are now {name}.\r\n> ")
-    );
-    client
-}
+use common::{named, Client, TestServer, BACK_OUT, TO_THE_GOLD};
 
 /// Send `line` and read the answer up to `until`.
 async fn ask(client: &mut Client, line: &str, until: &str) -> String {
@@ -339,7 +303,12 @@ async fn a_wumpus_race_is_won_by_the_first_out_with_the_gold() {
     );
     ann.read_text_until("bob died after 5 actions.\r\nEnter command: ")
         .await;
-    let all: Vec<&str> = TO_THE_GOLD.iter().chain(BACK_OUT).copied().collect();
+    let all: Vec<&str> = TO_THE_GOLD
+        .iter()
+        .chain(BACK_OUT)
+        .copied()
+        .chain(["climb"])
+        .collect();
     let out = play(&mut ann, &all, "> ").await;
     assert!(
         out.contains("You are done in race 1: out with the gold, 18 actions, in "),

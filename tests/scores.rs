@@ -5,31 +5,7 @@ mod common;
 use std::time::Duration;
 
 use arcade::server::Options;
-use common::{Client, TestServer};
-
-/// From the start of the classic world to the gold (8 actions), then back to the exit
-/// (9 more) before the `climb`: 18 in all.
-const TO_THE_GOLD: &[&str] = &[
-    "move forward",
-    "move forward",
-    "move forward",
-    "turn left",
-    "move forward",
-    "move forward",
-    "move forward",
-    "grab",
-];
-const BACK_OUT: &[&str] = &[
-    "turn left",
-    "turn left",
-    "move forward",
-    "move forward",
-    "move forward",
-    "turn right",
-    "move forward",
-    "move forward",
-    "move forward",
-];
+use common::{Client, TestServer, BACK_OUT, TO_THE_GOLD};
 
 #[tokio::test]
 async fn a_dropped_game_is_resumed_finished_ranked_and_replayed() {

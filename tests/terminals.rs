@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{Client, TestServer};
+use common::{named, Client, TestServer};
 
 const IAC: u8 = 255;
 const WILL: u8 = 251;
@@ -18,14 +18,6 @@ const ECHO: u8 = 1;
 const SGA: u8 = 3;
 const TTYPE: u8 = 24;
 const NAWS: u8 = 31;
-
-/// A guest called `name`.
-async fn named(server: &TestServer, name: &str) -> Client {
-    let mut client = Client::connect(server.addr).await;
-    client.send(&format!("name {name}")).await;
-    client.read_text_until("> ").await;
-    client
-}
 
 /// `set keys on`, answered as a telnet client does: yes to echo and go-ahead, a 100x30
 /// window, an xterm.

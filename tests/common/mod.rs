@@ -373,3 +373,39 @@ pub fn program(name: &str, package: &str) -> Option<std::path::PathBuf> {
     }
     found
 }
+
+/// A guest connection that took `name`.
+pub async fn named(server: &TestServer, name: &str) -> Client {
+    let mut client = Client::connect(server.addr).await;
+    client.send(&format!("name {name}")).await;
+    assert_eq!(
+        client.read_text_until("> ").await,
+        format!("You are now {name}.\r\n> ")
+    );
+    client
+}
+
+/// From the start of the classic wumpus world to the gold: 8 actions.
+pub const TO_THE_GOLD: &[&str] = &[
+    "move forward",
+    "move forward",
+    "move forward",
+    "turn left",
+    "move forward",
+    "move forward",
+    "move forward",
+    "grab",
+];
+
+/// From the gold back to the exit, before the `climb`: 9 actions.
+pub const BACK_OUT: &[&str] = &[
+    "turn left",
+    "turn left",
+    "move forward",
+    "move forward",
+    "move forward",
+    "turn right",
+    "move forward",
+    "move forward",
+    "move forward",
+];
