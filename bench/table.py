@@ -327,7 +327,7 @@ def main():
          Pooled(0.99, "delivery_histogram"), "row2<=", 1.5),
         (10, "", "progress-line delivery p99.9, pooled", "ms",
          Pooled(0.999, "delivery_histogram"), None, None),
-        (10, "", "progress lines delivered, all runs", "", Summed(received), None, None),
+        (10, "", "progress-line deliveries received, all runs", "", Summed(received), None, None),
         (10, "", "deliveries lost, all runs", "", Summed(lost), None, None),
         (10, "", "racers still playing at the end", "",
          lambda r: r.get("racers_playing_at_end"), None, None),
