@@ -3,10 +3,11 @@
 # answers every line with a fixed board and does nothing else), the same loads on
 # both in the same run, and a table of the ratios.
 #
-#   bench/run.sh                          # about 13 minutes on 2 cores
-#   REPS=1 THROUGHPUT_REPS=1 LATENCY_REPS=1 SOCIAL_REPS=1 bench/run.sh   # one run of each: about 4.5 minutes
+#   bench/run.sh                          # about 13 minutes on 2 cores, and 2 more for row 10
+#   REPS=1 THROUGHPUT_REPS=1 LATENCY_REPS=1 SOCIAL_REPS=1 RACE_REPS=1 bench/run.sh   # one run of each: about 5 minutes
 #   ROWS="6 7 8" bench/run.sh             # only the rows of the players' commands
 #   ROWS="2 9" bench/run.sh               # games that end all the time, against row 2
+#   ROWS="2 10" bench/run.sh              # a race of 500, against row 2
 #   ARCADE=../old/target/release/arcade bench/run.sh         # another build of the server
 #
 # Only 127.0.0.0/8 is touched. Each load runs several times per server (REPS;
@@ -19,8 +20,9 @@
 #
 # The sizes of rows 6-8 can be made smaller for a quick try (CHAT_SESSIONS,
 # WATCHERS, LOBBY_SESSIONS); their targets are set for the defaults. So can row 9's
-# (RESTART_SESSIONS, RESTART_DURATION; RESTART_EVERY, RESTART_REPS), whose target is
-# against row 2 of the same run.
+# (RESTART_SESSIONS, RESTART_DURATION; RESTART_EVERY, RESTART_REPS) and row 10's
+# (RACE_SESSIONS, RACE_SIZE, RACE_DURATION; RACE_REPS), whose targets are against
+# row 2 of the same run.
 #
 # How the runs are laid out, and why:
 # - The servers run on SERVER_CPUS and the load generator on LOAD_CPUS (by default
@@ -41,6 +43,10 @@
 #   directory and a log of its own, from which bench/table.py reads the recorder's
 #   10-second reports; after the server has stopped, the database's size (and, with
 #   the sqlite3 shell, its results) goes to row9-arcade-REP.db.
+# - Row 10 (a race of 500 racers, the server's largest) runs arcade only too:
+#   arcade-minimal has no races. Each run has a fresh server and data directory. Its
+#   two targets are against row 2's arcade p99 of the same run: the racers' moves, and
+#   the progress lines each move makes every other racer hear.
 # - Rows 6 and 7 time deliveries (a line of chat reaching the other sessions, a
 #   player's frame reaching its watchers) as well as commands. Both fan one message
 #   out to thousands of sockets on one CPU, which measures the fan-out, not the VM's
@@ -53,13 +59,17 @@ THROUGHPUT_REPS=${THROUGHPUT_REPS:-5}
 LATENCY_REPS=${LATENCY_REPS:-7}
 SOCIAL_REPS=${SOCIAL_REPS:-3}
 RESTART_REPS=${RESTART_REPS:-1}
-ROWS=${ROWS:-1 2 3 4 5 6 7 8 9}
+ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10}
 CHAT_SESSIONS=${CHAT_SESSIONS:-10000}
 WATCHERS=${WATCHERS:-1000}
 LOBBY_SESSIONS=${LOBBY_SESSIONS:-10000}
 RESTART_SESSIONS=${RESTART_SESSIONS:-10000}
 RESTART_EVERY=${RESTART_EVERY:-10}
 RESTART_DURATION=${RESTART_DURATION:-60s}
+RACE_REPS=${RACE_REPS:-3}
+RACE_SESSIONS=${RACE_SESSIONS:-500}
+RACE_SIZE=${RACE_SIZE:-500}
+RACE_DURATION=${RACE_DURATION:-30s}
 # Row 9's server log: warnings, and the recorder's reports (src/recorder.rs logs them
 # at info). Not info for everything: a line per game or per session in the measured
 # window would cost the server what no other row pays.
@@ -296,6 +306,28 @@ if row 9; then
         sleep 1
     done
 fi
+# 10. A race of 500 (SPEC 9; 500 is the server's largest race): RACE_SESSIONS named
+# sessions in races of RACE_SIZE, opened by loadtest's default `race 2048 seed=1
+# size=5 win=256` (see `arcade loadtest --help` for why those), each racer playing
+# random moves at 1/s. Every progress line (a racer's new largest tile from 8 on, or
+# its finish) is a delivery at each of the 499 others, timed from the move that
+# caused it. arcade only, on a fresh server and data directory per run; 30 s
+# measured, so that the window has the lines of 16 and 32 (about 15 and 31 moves in).
+if row 10; then
+    echo "$RACE_REPS" >"$OUT/row10.runs"
+    for rep in $(seq "$RACE_REPS"); do
+        stop_servers
+        data="$OUT/row10-data-$rep"
+        rm -rf "$data"
+        start_arcade "$data" "$OUT/arcade.log" warn
+        wait_for_port "$PORT_ARCADE"
+        sleep 0.5
+        run 10 arcade "$rep" --sessions "$RACE_SESSIONS" --race "$RACE_SIZE" --rate 1 \
+            --ramp 1s --warmup 5s --duration "$RACE_DURATION"
+        stop_servers
+        sleep 1
+    done
+fi
 stop_servers
 elapsed=$(( $(date +%s) - started ))
 
@@ -306,7 +338,7 @@ elapsed=$(( $(date +%s) - started ))
     else
         echo "no CPU pinning"
     fi
-    echo "rows run: $ROWS; runs per load and server: $REPS ($THROUGHPUT_REPS for row 1, $LATENCY_REPS for rows 2 and 3, $SOCIAL_REPS for rows 6 to 8, $RESTART_REPS for row 9, arcade only); latencies of rows 2, 3, 6, 7 and 9 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
+    echo "rows run: $ROWS; runs per load and server: $REPS ($THROUGHPUT_REPS for row 1, $LATENCY_REPS for rows 2 and 3, $SOCIAL_REPS for rows 6 to 8, $RESTART_REPS for row 9 and $RACE_REPS for row 10, arcade only); latencies of rows 2, 3, 6, 7, 9 and 10 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
     echo
     python3 bench/table.py "$OUT"
 } | tee "$OUT/table.md"

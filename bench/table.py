@@ -5,7 +5,7 @@ Usage: table.py DIR. DIR holds rowN-SERVER-REP.json, one `arcade loadtest --json
 report each, and rowN.runs, the number of runs of row N. The ratio is arcade /
 minimal; a target is checked on the ratio (or, for memory, on arcade's own number).
 
-Latency percentiles of rows 2, 3, 6, 7 and 9 are "pooled": taken from the sum of all
+Latency percentiles of rows 2, 3, 6, 7, 9 and 10 are "pooled": taken from the sum of all
 runs' histograms (`latency_histogram` for commands, `delivery_histogram` for
 deliveries), that is from every command or delivery the runs measured, as if they
 were one long run. Percentiles of separate runs cannot be averaged, and a median of
@@ -27,6 +27,11 @@ largest_backlog=L`, `checked=N replay_us_each=U`), and what the database held af
 the server stopped (row9-arcade-REP.db: `db_bytes=`, and with the sqlite3 shell
 `results=`, `results_bytes=`, `inputs_recorded=`). What is missing shows as n/a.
 
+Row 10 (a race of 500: every racer's moves, and the progress lines each move makes
+the 499 others hear) runs arcade only too: arcade-minimal has no races. Both its p99s,
+the moves' and the progress lines' delivery, are held to 1.5x row 2's pooled arcade
+p99 of the same run.
+
 A row that did not run (bench/run.sh with ROWS) is left out.
 """
 
@@ -39,7 +44,7 @@ import statistics
 import sys
 
 # Rows run on arcade alone: arcade-minimal has nothing to compare there.
-ARCADE_ONLY = {9}
+ARCADE_ONLY = {9, 10}
 
 
 def runs(directory, row):
@@ -145,6 +150,7 @@ def row_labels(directory):
     watch = load(directory, 7, "arcade")
     lobby = load(directory, 8, "arcade")
     restart = load(directory, 9, "arcade")
+    race = load(directory, 10, "arcade")
     return {
         6: f"chat: {first(chat, 'sessions', 10000):,} named sessions in the lobby, "
            f"{first(chat, 'chat_rate', 10):g} lines/s",
@@ -155,7 +161,15 @@ def row_labels(directory):
         9: f"{first(restart, 'sessions', 10000):,} named sessions at "
            f"{first(restart, 'rate', 1):g}/s playing {first(restart, 'game', '2048')}, "
            f"a new game every {first(restart, 'restart_every', 10)} moves (arcade only)",
+        10: f"race: {first(race, 'sessions', 500):,} named sessions in races of "
+            f"{first(race, 'race', 500):,} at {first(race, 'rate', 1):g}/s, "
+            f"`{first(race, 'race_line', 'race 2048')}` (arcade only)",
     }
+
+
+def received(report):
+    """Deliveries received (of those sent in the measured window)."""
+    return report.get("deliveries_received", 0)
 
 
 def games_per_second(report):
@@ -304,6 +318,20 @@ def main():
         (9, "", "p99.9, pooled", "ms", Pooled(0.999), None, None),
         (9, "", "games ended and restarted", "/s", games_per_second, None, None),
         (9, "", "server CPU per command", "us", cpu_us, None, None),
+        (10, labels[10], "move p50, pooled", "ms", Pooled(0.50), None, None),
+        (10, "", "move p99, pooled", "ms", Pooled(0.99), "row2<=", 1.5),
+        (10, "", "move p99.9, pooled", "ms", Pooled(0.999), None, None),
+        (10, "", "progress-line delivery p50, pooled", "ms",
+         Pooled(0.50, "delivery_histogram"), None, None),
+        (10, "", "progress-line delivery p99, pooled", "ms",
+         Pooled(0.99, "delivery_histogram"), "row2<=", 1.5),
+        (10, "", "progress-line delivery p99.9, pooled", "ms",
+         Pooled(0.999, "delivery_histogram"), None, None),
+        (10, "", "progress-line deliveries received, all runs", "", Summed(received), None, None),
+        (10, "", "deliveries lost, all runs", "", Summed(lost), None, None),
+        (10, "", "racers still playing at the end", "",
+         lambda r: r.get("racers_playing_at_end"), None, None),
+        (10, "", "server CPU per move", "us", cpu_us, None, None),
     ]
     print("| # | load | metric | arcade | minimal | arcade / minimal | target | met |")
     print("|---|---|---|---:|---:|---:|---|---|")
@@ -379,6 +407,13 @@ def main():
          lambda r: f"{(r.get('server_memory') or {}).get('bytes_per_session', 0):.0f}"),
         (9, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
         (9, "games restarted/s", lambda r: f"{games_per_second(r) or 0:.0f}"),
+        (10, "move p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
+        (10, "delivery p99 ms", lambda r: f"{r['delivery']['p99_us'] / 1000:.2f}"),
+        (10, "deliveries received/expected",
+         lambda r: f"{r.get('deliveries_received', 0)}/{r.get('deliveries_expected', 0)}"),
+        (10, "racers done/playing at the end",
+         lambda r: f"{r.get('racers_done', 0)}/{r.get('racers_playing_at_end', 0)}"),
+        (10, "server CPU µs/move", lambda r: f"{cpu_us(r) or 0:.1f}"),
     ]
     for row, metric, pick in spread:
         if not runs(directory, row):
@@ -391,7 +426,7 @@ def main():
             parts.append(f"{server} {values}")
         print(f"- row {row} {metric}: " + "; ".join(parts))
     print("\nCPU time stolen by the hypervisor during the runs (all runs of a row):")
-    for row in range(1, 10):
+    for row in range(1, 11):
         if not runs(directory, row):
             continue
         parts = []
@@ -416,6 +451,12 @@ def main():
               "sqlite3 shell):")
         for line in row9_notes(directory):
             print(line)
+    if runs(directory, 10):
+        print("\nRow 10 runs arcade alone (arcade-minimal has no races). Its targets are "
+              "against row 2's arcade p99 of the same run; as for row 9, row 2 loads both "
+              "servers side by side on the same server CPU, while row 10 has it to itself. "
+              "A racer whose game is over (the win tile, or no move left) stops moving and "
+              "stays, hearing the others: `racers done/playing at the end` per run.")
     capped = load(directory, 3, "arcade")
     if capped and capped[0].get("capped_by_open_files"):
         print(f"\nRow 3: loadtest capped --sessions to {capped[0]['capped_by_open_files']} "

@@ -333,6 +333,53 @@ async fn named_sessions_sit_in_the_lobby() {
     server.shutdown().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn racers_time_their_moves_and_each_others_progress_lines() {
+    let server = TestServer::start().await;
+    let options = Options {
+        addr: server.addr,
+        // Races of 3, 3 and 1: the last host races alone (it types `start` twice).
+        sessions: 7,
+        race: NonZeroUsize::new(3),
+        // 8 is the first tile the others hear of, and 16 wins: every racer's lines
+        // (8, then the finish at 16, in about 6 and 15 moves) come within the run,
+        // and racers are done and stop.
+        race_args: String::from("size=4 win=16"),
+        rate: 10.0,
+        duration: Duration::from_secs(3),
+        warmup: Duration::from_millis(300),
+        ramp: Some(Duration::from_millis(200)),
+        sources: 2,
+        quiet: true,
+        ..Options::default()
+    };
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    assert_eq!(report.failures, 0, "{report}");
+    assert!(report.names, "--race implies --names");
+    assert_eq!(report.game.name(), "2048");
+    assert_eq!(report.race, Some(3));
+    assert_eq!(report.races, 3, "{report}");
+    assert_eq!(report.race_line.as_deref(), Some("race 2048 size=4 win=16"));
+    // Moves were timed as commands...
+    assert!(report.commands > 7, "{report}");
+    let bucketed: u64 = report
+        .latency_histogram
+        .iter()
+        .map(|[_, count]| count)
+        .sum();
+    assert_eq!(bucketed, report.commands, "{report}");
+    // ... games were won (or stuck) and their racers stopped ...
+    assert!(report.racers_done > 0, "{report}");
+    assert!(
+        report.racers_done + report.racers_playing_at_end <= 7,
+        "{report}"
+    );
+    // ... and every progress line a measured move made reached the other racers of
+    // its race, each one timed (the lone racer's lines reach nobody).
+    assert_every_delivery_came(&report);
+    server.shutdown().await;
+}
+
 /// `arcade-minimal` on a free port, as its own process; killed on drop.
 struct Minimal {
     child: std::process::Child,

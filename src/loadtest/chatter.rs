@@ -138,7 +138,7 @@ fn first_turn(plan: &Plan, index: usize, every: Duration, now: Instant) -> Insta
 }
 
 /// Sleep until `at`, or forever without one: a `select!` branch that is off.
-async fn sleep_until_some(at: Option<Instant>) {
+pub(crate) async fn sleep_until_some(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
@@ -267,6 +267,7 @@ mod tests {
             watchers: 0,
             names: None,
             watched: Box::default(),
+            race: None,
             start,
             ramp: Duration::from_secs(2),
             measure_start: start + Duration::from_secs(3),

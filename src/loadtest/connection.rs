@@ -46,6 +46,12 @@ pub(crate) enum Waiting {
     Chat,
     /// The next frame of a watched game.
     Frame,
+    /// The host's race to open, after `race 2048 ...`.
+    Open,
+    /// The reply to `join N`.
+    Join,
+    /// The race to start: the host's `start` answered, every racer's first board.
+    Start,
 }
 
 impl std::fmt::Display for Waiting {
@@ -59,6 +65,9 @@ impl std::fmt::Display for Waiting {
             Waiting::Watch => "watching to begin",
             Waiting::Chat => "a line of chat to come back",
             Waiting::Frame => "frames of the watched game",
+            Waiting::Open => "the race to open",
+            Waiting::Join => "the reply to join",
+            Waiting::Start => "the race to start",
         })
     }
 }

@@ -29,6 +29,10 @@
 //!   read their sockets all the time) and records the delivery.
 //! - **Watching** (`--watchers N`): N more sessions each watch a player; each frame a
 //!   watcher receives is timed from when the player sent the command it answers.
+//! - **Races** (`--race N`, SPEC 9): the sessions race 2048 in races of N; each racer
+//!   plays on the open-loop schedule, its moves timed as commands, and every progress
+//!   line (`[race K] NAME reached 16.`) a racer hears is timed from when NAME sent the
+//!   move that caused it.
 //!
 //! Deliveries go into histograms of their own; the report counts how many were
 //! expected and how many came, since a lost delivery has no latency to show. After the
@@ -50,6 +54,8 @@ mod chatter;
 mod connection;
 mod driver;
 mod parse;
+mod racer;
+mod racing;
 mod script;
 mod social;
 mod stats;
@@ -64,8 +70,10 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use crate::server;
+use crate::games::twenty48;
+use crate::{race, server};
 use connection::Waiting;
+use racing::Racing;
 use script::Restart;
 use social::Watched;
 use stats::Recorder;
@@ -92,7 +100,7 @@ pub struct Options {
     #[arg(long, conflicts_with = "rate")]
     pub idle: bool,
     /// Each session takes a name (`name ltXXXX-N`, unique in the run) right after the
-    /// banner. Implied by --chat and --watchers.
+    /// banner. Implied by --chat, --watchers and --race.
     #[arg(long)]
     pub names: bool,
     /// Stay in the lobby instead of starting a game (implied by --chat).
@@ -135,6 +143,30 @@ pub struct Options {
         conflicts_with_all = ["lobby", "chat", "idle", "watchers"]
     )]
     pub restart_every: Option<NonZeroUsize>,
+    /// Race 2048 (SPEC 9) in races of N sessions (the last race may have fewer), N from
+    /// 1 to 500 (the server's largest race). Implies --names and 2048. In each race
+    /// the first session opens it (`race 2048 RACE_ARGS`), the others join, and the
+    /// opener starts it once everyone is in; then each racer plays random moves on
+    /// the --rate schedule, each timed as a command, and times at every other racer
+    /// each progress line its moves cause (`[race K] NAME reached 16.`) from when it
+    /// sent the move. A racer whose game is over (the win tile, or no move left)
+    /// stops sending and stays to the end, hearing the others.
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = parse_race,
+        conflicts_with_all = ["game", "lobby", "chat", "idle", "watchers", "restart_every"]
+    )]
+    pub race: Option<NonZeroUsize>,
+    /// The 2048 arguments of every race of --race (and `time=DURATION` for a time
+    /// limit). The default keeps random play going and its lines coming: on a 5x5
+    /// board random moves are almost never stuck within 100 moves (a 4x4 board is in
+    /// about 1 game of 6), and win=256 makes 8 the first tile the others hear of
+    /// (win/32, at least 8), so that lines come from the first seconds on: 8, 16 and
+    /// 32 in about 6, 15 and 31 moves, where the usual win=2048 would tell nothing
+    /// before 64, some 60 moves in.
+    #[arg(long, value_name = "ARGS", default_value = DEFAULT_RACE_ARGS)]
+    pub race_args: String,
     /// Spread connections over this many source addresses, 127.0.0.1 to 127.0.0.N
     /// (only when --addr is an IPv4 loopback address).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..))]
@@ -172,6 +204,8 @@ impl Default for Options {
             burst: false,
             game: Script::default(),
             restart_every: None,
+            race: None,
+            race_args: String::from(DEFAULT_RACE_ARGS),
             sources: 8,
             timeout: Duration::from_secs(10),
             server_pid: None,
@@ -180,6 +214,9 @@ impl Default for Options {
         }
     }
 }
+
+/// The default `--race-args` (see there for why).
+pub const DEFAULT_RACE_ARGS: &str = "seed=1 size=5 win=256";
 
 /// Options that cannot make a load test.
 #[derive(Debug, thiserror::Error)]
@@ -212,6 +249,17 @@ pub enum Error {
     /// `--restart-every` with `--lobby`, `--chat`, `--idle` or `--watchers`.
     #[error("--restart-every ends and starts games while playing them: not with --lobby, --chat, --idle or --watchers")]
     RestartNotPlaying,
+    /// `--race` with a load that does not play on the open-loop schedule.
+    #[error("--race plays 2048 on the open-loop schedule: not with --lobby, --chat, --idle, --watchers, --restart-every or --rate 0")]
+    RaceNotPlaying,
+    /// `--race-args` that a 2048 game refuses.
+    #[error("--race-args {args:?}: {reason}")]
+    RaceArgs {
+        /// The arguments given.
+        args: String,
+        /// The game's reason.
+        reason: String,
+    },
     /// The game gives no exit line for `--restart-every`.
     #[error("--restart-every: cannot ask {game} for its exit line: {reason}")]
     NoExitLine {
@@ -292,6 +340,10 @@ pub(crate) enum Failure {
     /// The server sent the watcher back to the lobby while the run went on.
     #[error("the watched game ended{}", last_line(.0))]
     WatchEnded(String),
+    /// The host of a racer's race failed before it opened the race, or did not open
+    /// it before the measured window.
+    #[error("the race's host never opened it")]
+    NoRace,
 }
 
 impl Failure {
@@ -352,6 +404,8 @@ pub(crate) struct Plan {
     pub(crate) names: Option<String>,
     /// For each player when there are watchers (else empty): what they share.
     pub(crate) watched: Box<[Watched]>,
+    /// With `--race`: the races and what their racers share.
+    pub(crate) race: Option<Racing>,
     pub(crate) start: Instant,
     pub(crate) ramp: Duration,
     pub(crate) measure_start: Instant,
@@ -447,7 +501,28 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         }
         None => None,
     };
-    let names = options.names || options.chat.is_some() || options.watchers > 0;
+    let racing = options.race.is_some();
+    if racing
+        && (lobby
+            || options.idle
+            || options.watchers > 0
+            || options.restart_every.is_some()
+            || options.rate == 0.0)
+    {
+        return Err(Error::RaceNotPlaying);
+    }
+    let milestone = if racing {
+        race_milestone(&options.race_args)?
+    } else {
+        0
+    };
+    // A race plays 2048, whose script the table has (a test checks it).
+    let script = if racing {
+        Script::from_name("2048").unwrap_or(options.game)
+    } else {
+        options.game
+    };
+    let names = options.names || options.chat.is_some() || options.watchers > 0 || racing;
     let capacity = server::session_capacity();
     let sessions = options.sessions.min(capacity);
     let watchers = options.watchers.min(capacity - sessions);
@@ -482,12 +557,16 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
     } else {
         Box::default()
     };
+    let race = options.race.map(|size| {
+        let line = format!("race 2048 {}", options.race_args.trim());
+        Racing::new(sessions, size.get(), line, milestone)
+    });
     let start = Instant::now();
     let measure_start = start + ramp + options.warmup;
     let plan = Arc::new(Plan {
         target: options.addr,
         sources: connection::sources(options.addr, options.sources),
-        script: options.game,
+        script,
         restart,
         mode,
         timeout: options.timeout,
@@ -495,6 +574,7 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         watchers,
         names: names.then(social::run_tag),
         watched,
+        race,
         start,
         ramp,
         measure_start,
@@ -508,6 +588,8 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
             tasks.spawn(watcher::session(index, plan, recorder));
         } else if lobby {
             tasks.spawn(chatter::session(index, plan, recorder));
+        } else if racing {
+            tasks.spawn(racer::session(index, plan, recorder));
         } else {
             tasks.spawn(driver::session(index, plan, recorder));
         }
@@ -535,7 +617,7 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
     });
     Ok(Report {
         addr: options.addr.to_string(),
-        game: options.game,
+        game: script,
         mode: mode.name(),
         rate: if matches!(mode, Mode::Open(_)) {
             options.rate
@@ -573,7 +655,41 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         deliveries_skipped: counts.skipped,
         delivery: Latency::of(&deliveries),
         delivery_histogram: stats::buckets(&deliveries),
+        race: options.race.map(NonZeroUsize::get),
+        race_line: plan.race.as_ref().map(|racing| racing.line.clone()),
+        races: plan.race.as_ref().map_or(0, Racing::races),
+        racers_done: recorder.racers_done.load(Ordering::Relaxed),
+        racers_playing_at_end: recorder.racers_playing.load(Ordering::Relaxed),
     })
+}
+
+/// `--race N`: racers per race, from 1 to the server's largest race.
+fn parse_race(text: &str) -> Result<NonZeroUsize, String> {
+    text.parse::<NonZeroUsize>()
+        .ok()
+        .filter(|size| size.get() <= race::MAX_RACERS)
+        .ok_or_else(|| {
+            format!(
+                "N is racers per race: a whole number from 1 to {}",
+                race::MAX_RACERS
+            )
+        })
+}
+
+/// The smallest tile whose reaching a race of `args` (`--race-args`) tells the
+/// others: [`race::milestone`] of its win tile, so that the two cannot disagree.
+fn race_milestone(args: &str) -> Result<u64, Error> {
+    // `time=` is the race's, not the game's (`race GAME [ARGS] [time=DURATION]`).
+    let words: Vec<&str> = args
+        .split_whitespace()
+        .filter(|word| !word.to_ascii_lowercase().starts_with("time="))
+        .collect();
+    let (settings, _) = twenty48::parse_args(&words).map_err(|error| Error::RaceArgs {
+        args: args.to_string(),
+        reason: error.to_string(),
+    })?;
+    let win = u64::try_from(settings.win.value()).unwrap_or(u64::MAX);
+    Ok(race::milestone(win))
 }
 
 /// `--restart-every K`: game commands per game, at least one (a game with none
@@ -768,6 +884,7 @@ mod tests {
             watchers: 1,
             names: Some(String::from("abcd")),
             watched: Box::default(),
+            race: None,
             start,
             ramp: Duration::from_secs(4),
             measure_start: start + Duration::from_secs(5),
@@ -893,5 +1010,94 @@ mod tests {
                 "{other:?}"
             );
         }
+    }
+
+    #[test]
+    fn race_is_racers_per_race_for_sessions_that_play() {
+        let options = parse(&["--sessions", "500", "--race", "500"]).unwrap();
+        assert_eq!(options.race, NonZeroUsize::new(500));
+        assert_eq!(options.race_args, DEFAULT_RACE_ARGS);
+        assert_eq!(parse(&[]).unwrap().race, None);
+        let options = parse(&["--race", "3", "--race-args", "size=4 win=64"]).unwrap();
+        assert_eq!(options.race_args, "size=4 win=64");
+        for bad in ["0", "501", "three"] {
+            let error = parse(&["--race", bad]).err().unwrap();
+            assert_eq!(
+                error.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{bad}: {error}"
+            );
+        }
+        for other in [
+            &["--game", "2048"][..],
+            &["--lobby"],
+            &["--chat", "1"],
+            &["--idle"],
+            &["--watchers", "5"],
+            &["--restart-every", "3"],
+        ] {
+            let mut args = vec!["--race", "3"];
+            args.extend_from_slice(other);
+            let error = parse(&args).err().unwrap();
+            assert_eq!(
+                error.kind(),
+                clap::error::ErrorKind::ArgumentConflict,
+                "{other:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_races_milestone_is_the_servers() {
+        assert_eq!(race_milestone(DEFAULT_RACE_ARGS).unwrap(), 8);
+        // The game's default win, 2048: lines from 64 on.
+        assert_eq!(race_milestone("").unwrap(), 64);
+        assert_eq!(race_milestone("win=4096 TIME=5m seed=3").unwrap(), 128);
+        for bad in ["size=9", "win=3", "colour=red", "seed=1 seed=2"] {
+            assert!(
+                matches!(race_milestone(bad), Err(Error::RaceArgs { .. })),
+                "{bad}"
+            );
+        }
+    }
+
+    #[tokio::test]
+    async fn races_are_refused_with_loads_that_do_not_play() {
+        let race = NonZeroUsize::new(3);
+        for options in [
+            Options {
+                rate: 0.0,
+                race,
+                ..Options::default()
+            },
+            Options {
+                lobby: true,
+                race,
+                ..Options::default()
+            },
+            Options {
+                idle: true,
+                race,
+                ..Options::default()
+            },
+            Options {
+                watchers: 2,
+                race,
+                ..Options::default()
+            },
+            Options {
+                restart_every: NonZeroUsize::new(2),
+                race,
+                ..Options::default()
+            },
+        ] {
+            assert!(matches!(run(&options).await, Err(Error::RaceNotPlaying)));
+        }
+        let options = Options {
+            race,
+            race_args: String::from("size=2"),
+            ..Options::default()
+        };
+        assert!(matches!(run(&options).await, Err(Error::RaceArgs { .. })));
     }
 }

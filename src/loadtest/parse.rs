@@ -1,6 +1,7 @@
 //! Reading what the server sends a session that does not wait for one reply at a time:
 //! chat lines among lobby prompts (SPEC 7: a message arrives "on a line of its own,
-//! then the prompt again"), and the frames of a watched game.
+//! then the prompt again"), the frames of a watched game, and a racer's stream, where
+//! the race's lines come between the replies to its moves (SPEC 9).
 //!
 //! A timed chat line carries its send time in its text (`t=MICROS`, microseconds since
 //! the run's start: every session of a run shares one clock, in one process), so the
@@ -10,6 +11,7 @@
 //! down every shape the server's output can take.
 
 use super::connection::{GAME_PROMPT, LOBBY_PROMPT};
+use crate::race::RaceId;
 
 /// The text a session says: its send time, for every receiver to time the delivery.
 pub(crate) fn chat_text(sent_us: u64) -> String {
@@ -85,14 +87,7 @@ fn chat_line(line: &[u8]) -> Option<ChatLine<'_>> {
     let line = line.strip_prefix(b"[")?;
     let marker = b"] t=";
     let at = find(line, marker)?;
-    let digits = &line[at + marker.len()..];
-    if digits.is_empty() || digits.len() > 19 || !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    // At most 19 ASCII digits: always a u64.
-    let sent_us = digits
-        .iter()
-        .fold(0u64, |sum, digit| sum * 10 + u64::from(digit - b'0'));
+    let sent_us = number(&line[at + marker.len()..])?;
     Some(ChatLine {
         name: &line[..at],
         sent_us,
@@ -128,6 +123,146 @@ pub(crate) fn skipped_before(frame: &[u8]) -> u64 {
 /// is over, or its player gone, and the server sent the watcher back to the lobby.
 pub(crate) fn back_in_lobby(tail: &[u8]) -> bool {
     tail.ends_with(LOBBY_PROMPT)
+}
+
+/// One piece of a racer's stream: everything up to and including the next prompt.
+///
+/// The server writes each reply and each message whole, and each ends with a prompt,
+/// so cutting the stream after every prompt gives them one by one. A reply to a typed
+/// line never begins with a line end (a 2048 reply begins with its board or its
+/// one-line message), while a message always does: it comes "on a line of its own,
+/// then the prompt again". So does what the race itself does to the racer's game:
+/// `\r\nRace N: go!` and the first board when it starts, the game's last words when the
+/// race's time is up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unit<'a> {
+    /// A line of the race: `\r\n[race N] ...` and the prompt.
+    Race(RaceLine<'a>),
+    /// Anything else that begins with a line end: another message, or the race
+    /// starting or stopping the racer's game.
+    Aside(&'a [u8]),
+    /// The answer to a line the session typed, prompt included.
+    Reply(&'a [u8]),
+}
+
+/// What a line `[race N] ...` says, as far as a racer's load test cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RaceLine<'a> {
+    /// A racer's progress: a new tile, or the end of its game.
+    Progress {
+        /// Who made it.
+        name: &'a [u8],
+        /// What it was.
+        news: News,
+    },
+    /// Anything else: someone joined or left, the start, time up, the places.
+    Other,
+}
+
+/// The progress a line tells of (src/race.rs, `news`, for a 2048 race).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum News {
+    /// `NAME reached T.`: the racer's largest tile is now T.
+    Reached(u64),
+    /// `NAME reached W in TIME: ...` or `NAME has no move left: ...`: the racer is done.
+    Finished,
+}
+
+/// The end of the first whole [`Unit`] in `buffer`: just past the first prompt, of
+/// either kind.
+pub(crate) fn unit_end(buffer: &[u8]) -> Option<usize> {
+    let game = find(buffer, GAME_PROMPT).map(|at| at + GAME_PROMPT.len());
+    let lobby = find(buffer, LOBBY_PROMPT).map(|at| at + LOBBY_PROMPT.len());
+    match (game, lobby) {
+        (Some(game), Some(lobby)) => Some(game.min(lobby)),
+        (game, lobby) => game.or(lobby),
+    }
+}
+
+/// What the whole unit `unit` (as [`unit_end`] cut it) is.
+pub(crate) fn unit(unit: &[u8]) -> Unit<'_> {
+    let Some(message) = unit.strip_prefix(b"\r\n") else {
+        return Unit::Reply(unit);
+    };
+    if message.starts_with(b"[race ") {
+        let line = message
+            .split(|&byte| byte == b'\r')
+            .next()
+            .unwrap_or(message);
+        Unit::Race(race_line(line))
+    } else {
+        Unit::Aside(unit)
+    }
+}
+
+/// What one line `[race N] ...` (without its line end) says.
+pub(crate) fn race_line(line: &[u8]) -> RaceLine<'_> {
+    let Some(after) = line
+        .strip_prefix(b"[race ")
+        .and_then(|rest| find(rest, b"] ").map(|at| &rest[at + 2..]))
+    else {
+        return RaceLine::Other;
+    };
+    // Player names have no spaces (SPEC 7): the name is the first word.
+    let Some(space) = after.iter().position(|&byte| byte == b' ') else {
+        return RaceLine::Other;
+    };
+    let (name, what) = (&after[..space], &after[space + 1..]);
+    let news = if what.starts_with(b"has no move left: ") {
+        News::Finished
+    } else if let Some(reached) = what.strip_prefix(b"reached ") {
+        let digits = reached
+            .iter()
+            .take_while(|byte| byte.is_ascii_digit())
+            .count();
+        match (number(&reached[..digits]), &reached[digits..]) {
+            (Some(tile), b".") => News::Reached(tile),
+            (Some(_), rest) if rest.starts_with(b" in ") => News::Finished,
+            _ => return RaceLine::Other,
+        }
+    } else {
+        return RaceLine::Other;
+    };
+    RaceLine::Progress { name, news }
+}
+
+/// The race number in the host's reply to `race GAME ...`: `Race N is open: ...`.
+pub(crate) fn race_opened(reply: &[u8]) -> Option<RaceId> {
+    let rest = reply.strip_prefix(b"Race ")?;
+    let digits = rest.iter().take_while(|byte| byte.is_ascii_digit()).count();
+    if !rest[digits..].starts_with(b" is open: ") {
+        return None;
+    }
+    number(&rest[..digits]).and_then(|id| RaceId::try_from(id).ok())
+}
+
+/// Whether a racer's reply says that the racer is done: its game ended by its rules
+/// (2048's win tile, or no move left), and the server took it back to the lobby.
+pub(crate) fn done_in_race(reply: &[u8]) -> bool {
+    find(reply, b"\r\nYou are done in race ").is_some()
+}
+
+/// The largest tile on the 2048 board in `text`, if it holds a board: the largest
+/// number on a row of cells (rows begin with `│`, or `|` in the ascii style).
+pub(crate) fn largest_tile(text: &[u8]) -> Option<u64> {
+    text.split(|&byte| byte == b'\n')
+        .filter(|line| line.starts_with("│".as_bytes()) || line.starts_with(b"|"))
+        .flat_map(|row| row.split(|byte| !byte.is_ascii_digit()))
+        .filter_map(number)
+        .max()
+}
+
+/// A run of ASCII digits as a number (none when empty, not all digits, or too long).
+fn number(digits: &[u8]) -> Option<u64> {
+    if digits.is_empty() || digits.len() > 19 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    // At most 19 ASCII digits: always a u64.
+    Some(
+        digits
+            .iter()
+            .fold(0u64, |sum, digit| sum * 10 + u64::from(digit - b'0')),
+    )
 }
 
 /// Where `needle` first occurs in `haystack`.
@@ -240,5 +375,145 @@ mod tests {
     fn the_end_of_watching_is_the_lobby_prompt() {
         assert!(back_in_lobby(b"\r\nlt-0 left the game.\r\n> "));
         assert!(!back_in_lobby(b"#######\r\n"));
+    }
+
+    /// `text` with the server's line ends.
+    fn crlf(text: &str) -> Vec<u8> {
+        text.replace('\n', "\r\n").into_bytes()
+    }
+
+    #[test]
+    fn a_racers_stream_is_cut_at_every_prompt() {
+        // A line of the race before the reply to a move, the reply, a line in the
+        // lobby after it, and a prompt still arriving.
+        let stream = crlf(
+            "\n[race 3] ltab-1 reached 16.\nEnter command: This move has no effect.\nEnter command: \n[race 3] ltab-2 joined (3 racers).\n> \n[race 3] Race over. Places:\n    1. ltab-1 ...\nEnter com",
+        );
+        let mut units = Vec::new();
+        let mut rest = &stream[..];
+        while let Some(end) = unit_end(rest) {
+            units.push(unit(&rest[..end]));
+            rest = &rest[end..];
+        }
+        assert_eq!(
+            rest,
+            b"\r\n[race 3] Race over. Places:\r\n    1. ltab-1 ...\r\nEnter com"
+        );
+        assert_eq!(
+            units,
+            vec![
+                Unit::Race(RaceLine::Progress {
+                    name: b"ltab-1",
+                    news: News::Reached(16)
+                }),
+                Unit::Reply(b"This move has no effect.\r\nEnter command: "),
+                Unit::Race(RaceLine::Other),
+            ]
+        );
+        assert!(matches!(unit(rest), Unit::Race(RaceLine::Other)));
+    }
+
+    #[test]
+    fn the_race_starting_and_stopping_a_game_are_asides() {
+        let go =
+            crlf("\nRace 4: go!\nWelcome to 2048! Join equal tiles to make 256.\nEnter command: ");
+        assert_eq!(unit_end(&go), Some(go.len()));
+        assert_eq!(unit(&go), Unit::Aside(&go));
+        let stopped = crlf("\nBye!\n> ");
+        assert_eq!(unit(&stopped), Unit::Aside(&stopped));
+        let reply =
+            crlf("You joined race 4: 2048 seed=1 (2 racers). lt-0 starts it; leave leaves it.\n> ");
+        assert_eq!(unit_end(&reply), Some(reply.len()));
+        assert_eq!(unit(&reply), Unit::Reply(&reply));
+    }
+
+    #[test]
+    fn progress_lines_are_told_from_the_other_lines_of_a_race() {
+        let progress = |line: &'static [u8]| match race_line(line) {
+            RaceLine::Progress { name, news } => Some((name, news)),
+            RaceLine::Other => None,
+        };
+        assert_eq!(
+            progress(b"[race 1] lt-3 reached 128."),
+            Some((&b"lt-3"[..], News::Reached(128)))
+        );
+        assert_eq!(
+            progress(b"[race 12] lt-3 reached 256 in 1m05s: score 2012, 150 moves."),
+            Some((&b"lt-3"[..], News::Finished))
+        );
+        assert_eq!(
+            progress(b"[race 1] lt-7 has no move left: score 700, tile 64."),
+            Some((&b"lt-7"[..], News::Finished))
+        );
+        for other in [
+            &b"[race 1] lt-3 joined (4 racers)."[..],
+            b"[race 1] lt-3 left the race.",
+            b"[race 1] lt-3 left (3 racers).",
+            b"[race 1] Time is up.",
+            b"[race 1] Race over. Places:",
+            b"[race 1] lt-3 is the host now: start starts the race.",
+            b"[race 1] lt-3 reached .",
+            b"[race 1] lt-3 reached 12x.",
+            b"[race 1] lt-3 placed a box (1/3).",
+            b"[race 1 lt-3 reached 8.",
+            b"[lt-3] reached 8.",
+        ] {
+            assert_eq!(
+                race_line(other),
+                RaceLine::Other,
+                "{}",
+                String::from_utf8_lossy(other)
+            );
+        }
+    }
+
+    #[test]
+    fn the_hosts_reply_names_the_race() {
+        assert_eq!(
+            race_opened(b"Race 17 is open: 2048 seed=1. Others join with: join 17. Type start when everyone is in.\r\n> "),
+            Some(17)
+        );
+        assert_eq!(race_opened(b"Race is open: "), None);
+        assert_eq!(
+            race_opened(b"You are in race 2 already: leave it first.\r\n> "),
+            None
+        );
+        assert_eq!(race_opened(b"Race 99999999999 is open: "), None);
+    }
+
+    #[test]
+    fn largest_tiles_are_read_from_the_real_boards() {
+        use crate::games::{twenty48, Game, Memory};
+        for style in ["box", "ascii"] {
+            let style = format!("style={style}");
+            let mut game = twenty48::from_args(&["seed=7", "size=3", &style]).unwrap();
+            let mut memory = Memory::default();
+            let start = game.start(&mut memory);
+            let largest =
+                |game: &twenty48::Twenty48| game.progress().tiles.map(|tiles| tiles.largest);
+            assert_eq!(largest_tile(&crlf(&start.text)), largest(&game));
+            let mut boards = 0;
+            for key in ["a", "s", "d", "s"].iter().cycle().take(60) {
+                let reply = game.handle(key, &mut memory);
+                if let Some(tile) = largest_tile(&crlf(&reply.text)) {
+                    assert_eq!(Some(tile), largest(&game), "{}", reply.text);
+                    boards += 1;
+                }
+            }
+            assert!(boards > 10, "{style}");
+        }
+        assert_eq!(
+            largest_tile(b"This move has no effect.\r\nEnter command: "),
+            None
+        );
+        assert_eq!(largest_tile(b"Score: 2048  Best: 4096  Step: 3\r\n"), None);
+    }
+
+    #[test]
+    fn a_racer_learns_it_is_done_from_its_reply() {
+        assert!(done_in_race(&crlf("Game over!\nBye!\nYou are done in race 2: no move left, score 9, tile 8, 12 moves, in 4s.\n> ")));
+        assert!(!done_in_race(
+            b"[race 2] lt-1 reached 8.\r\nEnter command: "
+        ));
     }
 }

@@ -22,6 +22,19 @@ pub(crate) fn name(tag: &str, index: usize) -> String {
     format!("lt{tag}-{index}")
 }
 
+/// The session whose name in the run tagged `tag` is `name` ([`name`] the other way
+/// round); none for a name of anyone else.
+pub(crate) fn index_of(tag: &str, name: &[u8]) -> Option<usize> {
+    let index = name
+        .strip_prefix(b"lt")?
+        .strip_prefix(tag.as_bytes())?
+        .strip_prefix(b"-")?;
+    if index.is_empty() || index.len() > 19 || !index.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(index).ok()?.parse().ok()
+}
+
 /// A tag for the names of one run: four random lowercase letters.
 pub(crate) fn run_tag() -> String {
     (0..4)
@@ -207,6 +220,29 @@ mod tests {
         assert!(last
             .bytes()
             .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-'));
+        assert_eq!(index_of(&tag, first.as_bytes()), Some(0));
+        assert_eq!(index_of(&tag, last.as_bytes()), Some(1_999_999));
+    }
+
+    #[test]
+    fn only_this_runs_names_have_an_index() {
+        assert_eq!(index_of("abcd", b"ltabcd-42"), Some(42));
+        for other in [
+            &b"ltabce-42"[..],
+            b"ltabcd-",
+            b"ltabcd-4x",
+            b"ltabcd42",
+            b"abcd-42",
+            b"ann",
+            b"ltabcd-+4",
+        ] {
+            assert_eq!(
+                index_of("abcd", other),
+                None,
+                "{}",
+                String::from_utf8_lossy(other)
+            );
+        }
     }
 
     #[tokio::test]

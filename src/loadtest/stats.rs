@@ -8,7 +8,8 @@
 //! swaps out every second, so that the lock is never held for a merge: a client that
 //! stalls its own sessions would blame the server for its pauses.
 //!
-//! Deliveries (a line of chat reaching another session, a frame reaching a watcher) are
+//! Deliveries (a line of chat reaching another session, a frame reaching a watcher, a
+//! race's progress line reaching another racer) are
 //! kept the same way in histograms of their own, by the receiving session's shard,
 //! with counts of how many were expected and how many came: a delivery that never
 //! comes has no latency to record, so only the counts show it.
@@ -90,7 +91,8 @@ pub(crate) struct Recorder {
     pub(crate) restarts_measured: AtomicU64,
     /// Deliveries that what was sent in the measured window should make: for each
     /// line of chat, every other session in the lobby; for each command of a watched
-    /// player, each of its watchers.
+    /// player, each of its watchers; for each move that made a race's progress line,
+    /// every other racer in the race.
     deliveries_expected: AtomicU64,
     /// Of those, the deliveries received.
     deliveries_received: AtomicU64,
@@ -100,6 +102,10 @@ pub(crate) struct Recorder {
     chat_lines: AtomicU64,
     /// Of those, lines the server refused as over its rate limit.
     chat_refused: AtomicU64,
+    /// Racers whose game ended during the run (`--race`): they stopped sending.
+    pub(crate) racers_done: AtomicU64,
+    /// Racers still in their game when the measured window ended (`--race`).
+    pub(crate) racers_playing: AtomicU64,
     /// Set at the end of the measured window: from then on no delivery is expected
     /// any more, and every one received may be the last.
     ended: AtomicBool,
@@ -141,6 +147,8 @@ impl Recorder {
             deliveries_skipped: AtomicU64::new(0),
             chat_lines: AtomicU64::new(0),
             chat_refused: AtomicU64::new(0),
+            racers_done: AtomicU64::new(0),
+            racers_playing: AtomicU64::new(0),
             ended: AtomicBool::new(false),
             delivered: Notify::new(),
         }
@@ -428,8 +436,8 @@ pub struct Report {
     pub mode: &'static str,
     /// Where the sessions of `--sessions` are: `game` or `lobby`.
     pub place: &'static str,
-    /// Whether every session took a name (`--names`, implied by `--chat` and
-    /// `--watchers`).
+    /// Whether every session took a name (`--names`, implied by `--chat`,
+    /// `--watchers` and `--race`).
     pub names: bool,
     /// `--chat`: lines of chat per second across all sessions (0 without).
     pub chat_rate: f64,
@@ -495,7 +503,9 @@ pub struct Report {
     pub chat_refused: u64,
     /// Deliveries that what was sent in the measured window should make: each line of
     /// chat the server took, to every other session in the lobby at the time; each
-    /// command of a watched player, to each of its watchers.
+    /// command of a watched player, to each of its watchers; each move of a racer that
+    /// raised its largest tile to the race's milestone or beyond or ended its game (a
+    /// progress line, by the server's rules), to every other racer still in the race.
     pub deliveries_expected: u64,
     /// Of those, the deliveries received (each one timed in `delivery`).
     pub deliveries_received: u64,
@@ -503,10 +513,22 @@ pub struct Report {
     /// watcher fell behind (lost, not late).
     pub deliveries_skipped: u64,
     /// Latency of the deliveries received, from the send to its arrival at another
-    /// session (a line of chat, a watched player's frame).
+    /// session (a line of chat, a watched player's frame, a racer's progress line
+    /// timed from the move that caused it).
     pub delivery: Latency,
     /// Every delivery latency of `delivery`, as `latency_histogram` is for commands.
     pub delivery_histogram: Vec<[u64; 2]>,
+    /// `--race`: racers per race (none without).
+    pub race: Option<usize>,
+    /// `--race`: the line each race was opened with (`race 2048 ARGS`).
+    pub race_line: Option<String>,
+    /// `--race`: how many races ran (the last may have had fewer racers).
+    pub races: usize,
+    /// `--race`: racers whose game ended in the run (the win tile or no move left, or
+    /// the race's time limit); they stopped sending and stayed, hearing the others.
+    pub racers_done: u64,
+    /// `--race`: racers still playing when the measured window ended.
+    pub racers_playing_at_end: u64,
 }
 
 /// The `[microseconds, count]` pairs of [`Report::latency_histogram`].
@@ -553,9 +575,13 @@ impl fmt::Display for Report {
             Some(every) => format!(", a new game every {every} commands"),
             None => String::new(),
         };
+        let racing = match (self.race, &self.race_line) {
+            (Some(size), Some(line)) => format!(", in races of {size} (`{line}`)"),
+            _ => String::new(),
+        };
         writeln!(
             f,
-            "arcade loadtest: {what} against {}, {mode}{named}{restarting}",
+            "arcade loadtest: {what} against {}, {mode}{named}{restarting}{racing}",
             self.addr
         )?;
         if let Some(cap) = self.capped_by_open_files {
@@ -586,6 +612,13 @@ impl fmt::Display for Report {
                 self.games_restarted,
                 self.games_restarted as f64 / self.measured_seconds,
                 self.games_restarted_whole_run
+            )?;
+        }
+        if self.race.is_some() {
+            writeln!(
+                f,
+                "races:      {} races; {} racers done before the end (no more moves), {} still playing at the end",
+                self.races, self.racers_done, self.racers_playing_at_end
             )?;
         }
         let l = &self.latency;
