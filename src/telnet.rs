@@ -489,13 +489,19 @@ impl TelnetCodec {
                             if !self.character && matches!(byte, IP | EC | EL) {
                                 self.edit_line(byte);
                             }
-                            return Some(Input::Signal(match byte {
+                            let signal = match byte {
                                 IP => Signal::Interrupt,
                                 AO => Signal::AbortOutput,
                                 AYT => Signal::AreYouThere,
                                 EC => Signal::EraseChar,
                                 _ => Signal::EraseLine,
-                            }));
+                            };
+                            if answers.is_empty() {
+                                return Some(Input::Signal(signal));
+                            }
+                            // The refusals first; the signal on the next call.
+                            self.refused().pending = Some(signal);
+                            break;
                         }
                         // Any other two-byte command (NOP, DM, BRK, GA, a stray SE,
                         // ...): dropped.
@@ -878,6 +884,20 @@ mod tests {
             vec![
                 negotiation(&[IAC, WONT, 5]),
                 Input::Signal(Signal::Agreed(ECHO_OPTION))
+            ]
+        );
+    }
+
+    #[test]
+    fn a_key_command_right_after_a_refusal_keeps_the_refusal() {
+        // Found by the fuzzer: the refusal owed was dropped when AYT came next.
+        let items = decode_all(&[IAC, DO, ECHO, IAC, AYT, b'b', LF]);
+        assert_eq!(
+            items,
+            vec![
+                negotiation(&[IAC, WONT, ECHO]),
+                Input::Signal(Signal::AreYouThere),
+                line("b")
             ]
         );
     }
