@@ -57,7 +57,9 @@ const ROUND_TRIP_LEVELS: usize = 8;
 /// - the [`Decoder`] impl gives exactly the items of `decode_slice` on the same reads;
 /// - `decode_slice` consumes every read whole and a second `finish` gives nothing;
 /// - a line holds at most [`MAX_LINE`] characters and no CR, LF or NUL;
-/// - every negotiation is a run of `IAC WONT x` / `IAC DONT x`, each at most once.
+/// - every negotiation is a run of `IAC WONT x` / `IAC DONT x`, each at most once;
+/// - in character mode (`set keys on`), the same: the same keys and signals however
+///   the stream is split, adjacent keys joined.
 pub fn telnet_decode(data: &[u8]) {
     let Some((&count, rest)) = data.split_first() else {
         return;
@@ -79,6 +81,14 @@ pub fn telnet_decode(data: &[u8]) {
     );
     check_items(&whole);
     check_items(&split);
+
+    let whole = decode_reads_in(&[stream], true);
+    let split = decode_reads_in(&reads, true);
+    assert_eq!(
+        join_negotiations(&split),
+        join_negotiations(&whole),
+        "in character mode, reads of {sizes:?} decode otherwise than the whole stream"
+    );
 }
 
 /// Cuts `stream` into reads of `sizes` in turn, from the first again after the last;
@@ -104,7 +114,13 @@ fn split_reads<'a>(mut stream: &'a [u8], sizes: &[u8]) -> Vec<&'a [u8]> {
 /// Decodes `reads` as the session does: every item of a read through `decode_slice`,
 /// nothing kept between reads but the codec, then `finish`.
 fn decode_reads(reads: &[&[u8]]) -> Vec<Input> {
+    decode_reads_in(reads, false)
+}
+
+/// [`decode_reads`], the codec in character mode or not.
+fn decode_reads_in(reads: &[&[u8]], character: bool) -> Vec<Input> {
     let mut codec = TelnetCodec::new();
+    codec.set_character_mode(character);
     let mut items = Vec::new();
     for read in reads {
         let mut pos = 0;
@@ -136,12 +152,14 @@ fn decode_with_decoder(reads: &[&[u8]]) -> Vec<Input> {
     items
 }
 
-/// The items with every run of adjacent negotiations joined into one.
+/// The items with every run of adjacent negotiations, and of adjacent keys, joined
+/// into one (how they group depends on where a read ends).
 fn join_negotiations(items: &[Input]) -> Vec<Input> {
     let mut joined: Vec<Input> = Vec::new();
     for item in items {
         match (joined.last_mut(), item) {
-            (Some(Input::Negotiation(last)), Input::Negotiation(bytes)) => {
+            (Some(Input::Negotiation(last)), Input::Negotiation(bytes))
+            | (Some(Input::Keys(last)), Input::Keys(bytes)) => {
                 let mut both = last.to_vec();
                 both.extend_from_slice(bytes);
                 *last = both.into();

@@ -471,6 +471,11 @@ impl TelnetCodec {
                     let byte = buf[*pos];
                     *pos += 1;
                     self.telnet = match byte {
+                        IAC if self.character && !answers.is_empty() => {
+                            // The refusals first: this byte is read again next call.
+                            *pos -= 1;
+                            break;
+                        }
                         IAC if self.character => {
                             self.telnet = Telnet::Data;
                             return Some(Input::Keys(Bytes::from_static(&[IAC])));
@@ -937,6 +942,19 @@ mod tests {
                 Input::Keys(Bytes::from_static(&[IAC])),
                 Input::Keys(Bytes::from_static(b"\x1b[A")),
                 Input::Signal(Signal::Interrupt),
+            ]
+        );
+        // A literal 0xFF right after a refusal: both, in order.
+        let input = [IAC, DO, 7, IAC, IAC, b'x'];
+        let mut pos = 0;
+        let items: Vec<Input> =
+            std::iter::from_fn(|| codec.decode_slice(&input, &mut pos)).collect();
+        assert_eq!(
+            items,
+            vec![
+                negotiation(&[IAC, WONT, 7]),
+                Input::Keys(Bytes::from_static(&[IAC])),
+                Input::Keys(Bytes::from_static(b"x")),
             ]
         );
         codec.set_character_mode(false);
