@@ -42,7 +42,7 @@ use crate::telnet::{
     Input, Output, Signal, TelnetCodec, ECHO_OPTION, LINE_TOO_LONG, NAWS_OPTION, SGA_OPTION,
     TTYPE_OPTION,
 };
-use crate::terminal::{self, Edit, Key, KeyReader, LineEditor};
+use crate::terminal::{self, Answer, Edit, Key, KeyReader, LineEditor, Negotiation, Verdict};
 
 /// How long a client has to agree to single keys before the player is told it did not.
 const KEYS_ANSWER_WAIT: Duration = Duration::from_secs(3);
@@ -51,30 +51,15 @@ const KEYS_ANSWER_WAIT: Duration = Duration::from_secs(3);
 /// 10). Boxed in the session and made on first use: `nc` and scripts never need it.
 #[derive(Default)]
 struct Tty {
-    keys: KeysState,
+    keys: Negotiation,
+    /// While single keys are asked for: when the client's time to answer runs out.
+    deadline: Option<Pin<Box<Sleep>>>,
     reader: KeyReader,
     editor: LineEditor,
     /// Columns and rows, when the client told (NAWS).
     window: Option<(u16, u16)>,
     /// The window size and terminal type were asked for.
     asked_about_terminal: bool,
-}
-
-/// Where single keys stand.
-#[derive(Default)]
-enum KeysState {
-    /// Lines, as the client sends them.
-    #[default]
-    Off,
-    /// `WILL ECHO` and `WILL SGA` are sent; the client has agreed to these so far, and
-    /// has until the deadline.
-    Asking {
-        echo: bool,
-        sga: bool,
-        deadline: Pin<Box<Sleep>>,
-    },
-    /// The client sends keys; the server edits the line.
-    On,
 }
 
 /// Sent to every session when the server stops.
@@ -288,7 +273,16 @@ impl Session {
                     None => continue,
                 },
                 Event::KeysUnanswered => {
-                    self.keys_refused("Your client did not answer (nc and scripts never do)")
+                    let verdict = self.tty.as_deref_mut().map(|tty| {
+                        tty.deadline = None;
+                        tty.keys.answer(Answer::Silence, ECHO_OPTION, SGA_OPTION)
+                    });
+                    match verdict {
+                        Some(Verdict::Unanswered) => self.keys_refused(
+                            "Your client did not answer (nc and scripts never do)",
+                        ),
+                        _ => continue,
+                    }
                 }
                 Event::End => {
                     let text = self.console.end_of_input();
@@ -440,10 +434,7 @@ impl Session {
             }
             None => text,
         };
-        let keys_on = self
-            .tty
-            .as_ref()
-            .is_some_and(|tty| matches!(tty.keys, KeysState::On));
+        let keys_on = self.tty.as_ref().is_some_and(|tty| tty.keys.is_on());
         let hide = self.console.hides_input() && !keys_on;
         if hide == self.echo_off {
             if text.is_empty() {
@@ -497,13 +488,12 @@ impl Session {
 /// `poll_fn`, not an `async fn`: it is made on every turn of the session's loop, inside
 /// the session's future.
 fn keys_deadline(tty: &mut Option<Box<Tty>>) -> impl Future<Output = ()> + '_ {
-    poll_fn(move |cx| match tty.as_deref_mut() {
-        Some(Tty {
-            keys: KeysState::Asking { deadline, .. },
-            ..
-        }) => deadline.as_mut().poll(cx),
-        _ => Poll::Pending,
-    })
+    poll_fn(
+        move |cx| match tty.as_deref_mut().and_then(|tty| tty.deadline.as_mut()) {
+            Some(deadline) => deadline.as_mut().poll(cx),
+            None => Poll::Pending,
+        },
+    )
 }
 
 /// Single keys, colour and the telnet signals (SPEC section 10).
@@ -541,25 +531,18 @@ impl Session {
         }
         let tty = self.tty.get_or_insert_with(Box::default);
         let mut bytes = Vec::new();
-        match (&tty.keys, settings.keys) {
-            (KeysState::Off, true) => {
-                bytes.extend_from_slice(&self.codec.offer(ECHO_OPTION, true));
-                bytes.extend_from_slice(&self.codec.offer(SGA_OPTION, true));
-                tty.keys = KeysState::Asking {
-                    echo: false,
-                    sga: false,
-                    deadline: Box::pin(tokio::time::sleep(KEYS_ANSWER_WAIT)),
-                };
-            }
-            (KeysState::On | KeysState::Asking { .. }, false) => {
-                bytes.extend_from_slice(&self.codec.offer(ECHO_OPTION, false));
-                bytes.extend_from_slice(&self.codec.offer(SGA_OPTION, false));
-                self.codec.set_character_mode(false);
-                tty.keys = KeysState::Off;
-                tty.editor = LineEditor::default();
-                self.echo_off = false;
-            }
-            _ => {}
+        if settings.keys && tty.keys.ask() {
+            bytes.extend_from_slice(&self.codec.offer(ECHO_OPTION, true));
+            bytes.extend_from_slice(&self.codec.offer(SGA_OPTION, true));
+            tty.deadline = Some(Box::pin(tokio::time::sleep(KEYS_ANSWER_WAIT)));
+        }
+        if !settings.keys && tty.keys.give_back() {
+            bytes.extend_from_slice(&self.codec.offer(ECHO_OPTION, false));
+            bytes.extend_from_slice(&self.codec.offer(SGA_OPTION, false));
+            self.codec.set_character_mode(false);
+            tty.deadline = None;
+            tty.editor = LineEditor::default();
+            self.echo_off = false;
         }
         // A telnet client (it negotiates) is asked for its window and terminal once.
         if !tty.asked_about_terminal && (settings.keys || self.codec.negotiated()) {
@@ -576,7 +559,8 @@ impl Session {
     /// The client did not agree to single keys: say so, and stay in line mode.
     fn keys_refused(&mut self, why: &str) -> Outcome {
         if let Some(tty) = self.tty.as_deref_mut() {
-            tty.keys = KeysState::Off;
+            tty.keys = Negotiation::Off;
+            tty.deadline = None;
         }
         self.console.keys_refused();
         Outcome::Send(format!(
@@ -597,31 +581,37 @@ impl Session {
                 _ => None,
             });
         };
-        let keys_on = matches!(tty.keys, KeysState::On);
+        let keys_on = tty.keys.is_on();
         Ok(match signal {
-            Signal::Agreed(option) => {
-                if let KeysState::Asking { echo, sga, .. } = &mut tty.keys {
-                    *echo |= option == ECHO_OPTION;
-                    *sga |= option == SGA_OPTION;
-                    if *echo && *sga {
-                        tty.keys = KeysState::On;
+            Signal::Agreed(option) | Signal::Declined(option) if tty.keys.is_asking() => {
+                let answer = match signal {
+                    Signal::Agreed(_) => Answer::Agreed(option),
+                    _ => Answer::Declined(option),
+                };
+                match tty.keys.answer(answer, ECHO_OPTION, SGA_OPTION) {
+                    Verdict::On => {
+                        tty.deadline = None;
                         self.codec.set_character_mode(true);
-                        return Ok(Some(Outcome::Send(format!(
+                        Some(Outcome::Send(format!(
                             "\nSingle keys are on. In 2048 each key acts at once; in Sokoban and Star\nPusher w a s d and the arrow keys take one step. Other keys start a line you\nend with Enter (type d3 as D3). Ctrl-C drops a line.\n{prompt}"
-                        ))));
+                        )))
+                    }
+                    Verdict::Refused => {
+                        Some(self.keys_refused("Your client refused character mode"))
+                    }
+                    Verdict::Pending | Verdict::Unanswered => {
+                        if option == TTYPE_OPTION && matches!(signal, Signal::Agreed(_)) {
+                            self.write(&TelnetCodec::ask_terminal_type()).await?;
+                        }
+                        None
                     }
                 }
-                if option == TTYPE_OPTION {
-                    self.write(&TelnetCodec::ask_terminal_type()).await?;
-                }
+            }
+            Signal::Agreed(TTYPE_OPTION) => {
+                self.write(&TelnetCodec::ask_terminal_type()).await?;
                 None
             }
-            Signal::Declined(option @ (ECHO_OPTION | SGA_OPTION))
-                if matches!(tty.keys, KeysState::Asking { .. }) =>
-            {
-                let _ = option;
-                Some(self.keys_refused("Your client refused character mode"))
-            }
+            Signal::Agreed(_) => None,
             Signal::Declined(_) | Signal::AbortOutput => None,
             Signal::WindowSize { width, height } => {
                 tty.window = Some((width, height));
@@ -710,11 +700,9 @@ impl Session {
     /// is cleared first and typed again after it.
     fn around_typing(&self, text: String) -> String {
         match self.tty.as_deref() {
-            Some(Tty {
-                keys: KeysState::On,
-                editor,
-                ..
-            }) if !editor.line().is_empty() && !text.is_empty() => {
+            Some(Tty { keys, editor, .. })
+                if keys.is_on() && !editor.line().is_empty() && !text.is_empty() =>
+            {
                 format!(
                     "\r\u{1b}[K{}{}",
                     text.trim_start_matches('\n'),

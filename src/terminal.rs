@@ -190,6 +190,109 @@ impl KeyReader {
     }
 }
 
+/// The server's half of the telnet negotiation for single keys (SPEC section 10):
+/// `set keys on` offers `WILL ECHO` and `WILL SGA`; the client's `DO` to both turns
+/// character mode on, a `DONT` to either or no answer in time leaves it off.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub enum Negotiation {
+    /// Lines, as the client sends them.
+    #[default]
+    Off,
+    /// The offers are out; the client has agreed to these so far.
+    Asking {
+        /// `DO ECHO` came.
+        echo: bool,
+        /// `DO SGA` came.
+        sga: bool,
+    },
+    /// The client sends keys; the server edits the line.
+    On,
+}
+
+/// What the client said, or that it said nothing in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// `DO option`.
+    Agreed(u8),
+    /// `DONT option`.
+    Declined(u8),
+    /// No answer in time.
+    Silence,
+}
+
+/// What an answer changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Nothing to say (yet).
+    Pending,
+    /// Character mode is on.
+    On,
+    /// The client refused.
+    Refused,
+    /// The client did not answer.
+    Unanswered,
+}
+
+impl Negotiation {
+    /// Keys wanted: true when the offers must be sent (they were not out yet).
+    pub fn ask(&mut self) -> bool {
+        if *self != Negotiation::Off {
+            return false;
+        }
+        *self = Negotiation::Asking {
+            echo: false,
+            sga: false,
+        };
+        true
+    }
+
+    /// Keys no longer wanted: true when the client must be told (`WONT ECHO`, `WONT
+    /// SGA`) to edit its lines again.
+    pub fn give_back(&mut self) -> bool {
+        let was = *self;
+        *self = Negotiation::Off;
+        was != Negotiation::Off
+    }
+
+    /// Whether the client sends keys.
+    pub fn is_on(&self) -> bool {
+        *self == Negotiation::On
+    }
+
+    /// Whether an answer is awaited.
+    pub fn is_asking(&self) -> bool {
+        matches!(self, Negotiation::Asking { .. })
+    }
+
+    /// Take the client's answer (echo and go-ahead are `echo_option` and `sga_option`,
+    /// the telnet option numbers).
+    pub fn answer(&mut self, answer: Answer, echo_option: u8, sga_option: u8) -> Verdict {
+        let Negotiation::Asking { echo, sga } = self else {
+            return Verdict::Pending;
+        };
+        match answer {
+            Answer::Agreed(option) => {
+                *echo |= option == echo_option;
+                *sga |= option == sga_option;
+                if *echo && *sga {
+                    *self = Negotiation::On;
+                    return Verdict::On;
+                }
+                Verdict::Pending
+            }
+            Answer::Declined(option) if option == echo_option || option == sga_option => {
+                *self = Negotiation::Off;
+                Verdict::Refused
+            }
+            Answer::Declined(_) => Verdict::Pending,
+            Answer::Silence => {
+                *self = Negotiation::Off;
+                Verdict::Unanswered
+            }
+        }
+    }
+}
+
 /// The line being typed with keys on, and what each key does to it.
 #[derive(Debug, Default)]
 pub struct LineEditor {
@@ -418,6 +521,54 @@ mod tests {
             reader.feed(chunk, &mut keys);
         }
         keys
+    }
+
+    const ECHO: u8 = 1;
+    const SGA: u8 = 3;
+
+    #[test]
+    fn the_negotiation_goes_on_with_both_agreements_and_off_with_a_refusal_or_silence() {
+        let mut keys = Negotiation::default();
+        assert!(keys.ask(), "the offers go out");
+        assert!(!keys.ask(), "once");
+        assert!(keys.is_asking());
+        assert_eq!(
+            keys.answer(Answer::Agreed(ECHO), ECHO, SGA),
+            Verdict::Pending
+        );
+        assert_eq!(keys.answer(Answer::Agreed(31), ECHO, SGA), Verdict::Pending);
+        assert_eq!(
+            keys.answer(Answer::Declined(24), ECHO, SGA),
+            Verdict::Pending
+        );
+        assert_eq!(keys.answer(Answer::Agreed(SGA), ECHO, SGA), Verdict::On);
+        assert!(keys.is_on());
+        // Answers after the fact change nothing.
+        assert_eq!(
+            keys.answer(Answer::Declined(ECHO), ECHO, SGA),
+            Verdict::Pending
+        );
+        assert!(keys.is_on());
+        assert!(keys.give_back(), "the client is told");
+        assert!(!keys.give_back(), "once");
+
+        let mut refused = Negotiation::default();
+        refused.ask();
+        refused.answer(Answer::Agreed(SGA), ECHO, SGA);
+        assert_eq!(
+            refused.answer(Answer::Declined(ECHO), ECHO, SGA),
+            Verdict::Refused
+        );
+        assert_eq!(refused, Negotiation::Off);
+
+        let mut silent = Negotiation::default();
+        silent.ask();
+        assert_eq!(
+            silent.answer(Answer::Silence, ECHO, SGA),
+            Verdict::Unanswered
+        );
+        assert_eq!(silent, Negotiation::Off);
+        assert!(silent.ask(), "asked again later, the offers go out again");
     }
 
     #[test]
