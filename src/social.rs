@@ -520,6 +520,12 @@ impl Seat {
         if name == self.name {
             return Reply::Say(format!("You are {}.\n", self.name));
         }
+        // A race's lines and places name its racers as they joined.
+        if let Some(race) = self.race() {
+            return Reply::Say(format!(
+                "You are in race {race}: leave it first to change your name.\n"
+            ));
+        }
         Reply::Work(Work::LookUp { name })
     }
 

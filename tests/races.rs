@@ -366,6 +366,10 @@ async fn the_edge_cases_of_races_each_with_a_clear_message() {
         ask(&mut ann, "race 2048", "> ").await,
         "You are in race 1 already: leave it first.\r\n> "
     );
+    assert_eq!(
+        ask(&mut ann, "name anne", "> ").await,
+        "You are in race 1: leave it first to change your name.\r\n> "
+    );
     assert_eq!(ask(&mut ann, "leave", "> ").await, "You left race 1.\r\n> ");
     assert_eq!(
         ask(&mut bob, "races", "> ").await,
