@@ -72,12 +72,15 @@ pub fn spawn_server_in(
         .expect("start arcade serve");
     let mut log = std::io::BufReader::new(child.stderr.take().expect("stderr"));
     let mut line = String::new();
+    let mut seen = String::new();
     let port = loop {
         line.clear();
-        assert!(
-            log.read_line(&mut line).expect("read the log") > 0,
-            "no listening line"
-        );
+        if log.read_line(&mut line).expect("read the log") == 0 {
+            // The server ended before listening: say how, and what it logged.
+            let status = child.wait();
+            panic!("no listening line; the server exited with {status:?} after logging:\n{seen}");
+        }
+        seen.push_str(&line);
         if let Some(rest) = line.split("address=127.0.0.1:").nth(1) {
             let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
             break digits.parse::<u16>().expect("a port");
