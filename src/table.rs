@@ -14,9 +14,9 @@ use std::sync::Arc;
 
 use crate::games::sokoban::{self, Sokoban};
 use crate::games::starpusher::xsb::Collection;
-use crate::games::starpusher::StarPusher;
+use crate::games::starpusher::{self, StarPusher};
 use crate::games::twenty48;
-use crate::games::world::Level;
+use crate::games::world::{Glyphs, Level};
 use crate::games::wumpus::{self, Cave, Wumpus};
 use crate::games::{Finish, Game, Memory, Outcome, SaveName};
 use crate::levels::{self, LevelFile, Levels};
@@ -273,14 +273,27 @@ impl Keys {
     }
 }
 
-/// The glyphs of a Sokoban board, as `sokoban.rs` draws them.
-fn sokoban_row(line: &str) -> bool {
-    line.contains('#') && line.chars().all(|c| "#.+-OP".contains(c))
+/// Whether `line` is a row of a board drawn with `glyphs` (the game's own table).
+fn board_row(glyphs: &Glyphs, line: &str) -> bool {
+    line.contains(char::from(glyphs.wall)) && line.bytes().all(|b| glyphs.contains(b))
 }
 
-/// The glyphs of an XSB board, as Star Pusher draws them.
-fn xsb_row(line: &str) -> bool {
-    line.contains('#') && line.chars().all(|c| "#@+$*. ".contains(c))
+/// The colour of a board glyph of `glyphs`, if it has one.
+fn glyph_colour(glyphs: &Glyphs, c: char) -> Option<Colour> {
+    let glyph = u8::try_from(c).ok()?;
+    if glyph == glyphs.wall {
+        Some(WALL)
+    } else if glyph == glyphs.box_on_floor {
+        Some(BOX)
+    } else if glyph == glyphs.goal {
+        Some(GOAL)
+    } else if glyph == glyphs.box_on_goal {
+        Some(BOX_ON_GOAL)
+    } else if glyph == glyphs.player || glyph == glyphs.player_on_goal {
+        Some(PLAYER)
+    } else {
+        None
+    }
 }
 
 /// Walls blue, boxes yellow, goals red, boxes on goals green, the player cyan.
@@ -338,15 +351,8 @@ pub static GAMES: &[GameKind] = &[
             arrows: ["w1", "s1", "d1", "a1"],
         },
         palette: Some(Palette {
-            board_row: sokoban_row,
-            glyph: |c| match c {
-                '#' => Some(WALL),
-                '+' => Some(BOX),
-                '-' => Some(GOAL),
-                'O' => Some(BOX_ON_GOAL),
-                'P' => Some(PLAYER),
-                _ => None,
-            },
+            board_row: |line| board_row(&sokoban::GLYPHS, line),
+            glyph: |c| glyph_colour(&sokoban::GLYPHS, c),
             tiles: false,
         }),
     },
@@ -388,15 +394,8 @@ pub static GAMES: &[GameKind] = &[
             arrows: ["w", "s", "d", "a"],
         },
         palette: Some(Palette {
-            board_row: xsb_row,
-            glyph: |c| match c {
-                '#' => Some(WALL),
-                '$' => Some(BOX),
-                '.' => Some(GOAL),
-                '*' => Some(BOX_ON_GOAL),
-                '@' | '+' => Some(PLAYER),
-                _ => None,
-            },
+            board_row: |line| board_row(&starpusher::GLYPHS, line),
+            glyph: |c| glyph_colour(&starpusher::GLYPHS, c),
             tiles: false,
         }),
     },

@@ -414,6 +414,20 @@ impl Glyphs {
         ground + 3 * usize::from(has_box)
     }
 
+    /// Whether `glyph` is one of these.
+    pub fn contains(&self, glyph: u8) -> bool {
+        [
+            self.wall,
+            self.floor,
+            self.goal,
+            self.box_on_floor,
+            self.box_on_goal,
+            self.player,
+            self.player_on_goal,
+        ]
+        .contains(&glyph)
+    }
+
     /// True when every glyph is ASCII, as a board's text needs; checked at compile
     /// time for each game's table.
     pub const fn is_ascii(&self) -> bool {
