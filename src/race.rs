@@ -428,7 +428,7 @@ impl Races {
                     }
                 }
                 if race.is_over() {
-                    notices.extend(self.finish(race_id, now));
+                    notices.extend(self.finish(race_id));
                 }
             }
         }
@@ -553,13 +553,13 @@ impl Races {
             notices.extend(race.watched(now));
         }
         if race.is_over() {
-            notices.extend(self.finish(race_id, now));
+            notices.extend(self.finish(race_id));
         }
         (notices, own)
     }
 
     /// The time limit of race `race` ran out: it is over.
-    pub fn time_up(&mut self, race_id: RaceId, now: Instant) -> Vec<Notice> {
+    pub fn time_up(&mut self, race_id: RaceId) -> Vec<Notice> {
         let Some(race) = self.races.get(&race_id) else {
             return Vec::new();
         };
@@ -571,7 +571,7 @@ impl Races {
             to: race.hearers(None),
             what: Tell::Line(Arc::from(line)),
         }];
-        notices.extend(self.finish(race_id, now));
+        notices.extend(self.finish(race_id));
         notices
     }
 
@@ -614,12 +614,12 @@ impl Races {
 
     /// The race is over: the places to everyone still in it, and those still playing
     /// stop.
-    fn finish(&mut self, race_id: RaceId, now: Instant) -> Vec<Notice> {
+    fn finish(&mut self, race_id: RaceId) -> Vec<Notice> {
         let Some(race) = self.close(race_id) else {
             return Vec::new();
         };
         let mut text = format!("[race {race_id}] Race over. Places:\n");
-        text.push_str(race.rows(now, usize::MAX).trim_end());
+        text.push_str(race.rows(usize::MAX).trim_end());
         tracing::info!(race = race_id, game = %race.game.label(), places = %text, "race over");
         let playing: Vec<InboxSender> = race
             .racers
@@ -734,12 +734,12 @@ impl Race {
                 text.push_str(".\n");
             }
         }
-        text.push_str(&self.rows(now, rows));
+        text.push_str(&self.rows(rows));
         text
     }
 
     /// One line per racer in the order of their places, at most `rows` of them.
-    fn rows(&self, _now: Instant, rows: usize) -> String {
+    fn rows(&self, rows: usize) -> String {
         let mut order: Vec<&Racer> = self.racers.iter().collect();
         order.sort_by_key(|racer| rank(racer));
         let mut text = String::new();
@@ -1136,7 +1136,7 @@ mod tests {
             [format!("[race {}] Go! 1 racers (time 5m00s).", opened.id)]
         );
         // Time runs out: the student still playing is stopped, and everyone gets places.
-        let notices = races.time_up(opened.id, now + Duration::from_secs(300));
+        let notices = races.time_up(opened.id);
         deliver(notices);
         let got = lines(&mut student);
         assert!(got.contains(&format!("stop {}", opened.id)), "{got:?}");

@@ -501,13 +501,15 @@ impl Session {
     /// With colour on and a board in `text`: the text painted, the board drawn in
     /// place, and a word if it is wider than the window.
     fn paint(&self, text: &str) -> Option<String> {
+        // Colour on makes the terminal's state (`sync_terminal`): without it, no
+        // setting is looked at on a reply.
+        let tty = self.tty.as_deref()?;
         if !self.console.settings().color {
             return None;
         }
         let palette = self.console.palette()?;
         let (mut painted, width) = terminal::paint(text, &palette);
-        let window = self.tty.as_ref().and_then(|tty| tty.window);
-        if let (Some(width), Some((columns, _))) = (width, window) {
+        if let (Some(width), Some((columns, _))) = (width, tty.window) {
             if let Some(warning) = terminal::too_wide(width, columns) {
                 let at = painted.rfind('\n').map_or(0, |at| at + 1);
                 painted.insert_str(at, &warning);
@@ -583,7 +585,10 @@ impl Session {
         };
         let keys_on = tty.keys.is_on();
         Ok(match signal {
-            Signal::Agreed(option) | Signal::Declined(option) if tty.keys.is_asking() => {
+            Signal::Agreed(option @ (ECHO_OPTION | SGA_OPTION))
+            | Signal::Declined(option @ (ECHO_OPTION | SGA_OPTION))
+                if tty.keys.is_asking() =>
+            {
                 let answer = match signal {
                     Signal::Agreed(_) => Answer::Agreed(option),
                     _ => Answer::Declined(option),
@@ -599,12 +604,7 @@ impl Session {
                     Verdict::Refused => {
                         Some(self.keys_refused("Your client refused character mode"))
                     }
-                    Verdict::Pending | Verdict::Unanswered => {
-                        if option == TTYPE_OPTION && matches!(signal, Signal::Agreed(_)) {
-                            self.write(&TelnetCodec::ask_terminal_type()).await?;
-                        }
-                        None
-                    }
+                    Verdict::Pending | Verdict::Unanswered => None,
                 }
             }
             Signal::Agreed(TTYPE_OPTION) => {

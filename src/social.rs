@@ -1028,8 +1028,7 @@ impl Seat {
                     let registry = registry.clone();
                     tokio::spawn(async move {
                         tokio::time::sleep(limit).await;
-                        let notices =
-                            registry.with_races(|races| races.time_up(race_id, Instant::now()));
+                        let notices = registry.with_races(|races| races.time_up(race_id));
                         registry.deliver(notices);
                     });
                 }
