@@ -644,6 +644,14 @@ mod tests {
         items
     }
 
+    /// Every item `codec` finds in one read of `input`, as the session takes them.
+    fn decode_in(codec: &mut TelnetCodec, input: &[u8]) -> Vec<Input> {
+        let mut pos = 0;
+        let items = std::iter::from_fn(|| codec.decode_slice(input, &mut pos)).collect();
+        assert_eq!(pos, input.len(), "decode_slice left bytes unread");
+        items
+    }
+
     fn decode_all(input: &[u8]) -> Vec<Input> {
         decode_chunks(&[input])
     }
@@ -744,10 +752,7 @@ mod tests {
     fn after_the_server_offers_echo_the_answer_is_not_refused() {
         let mut codec = TelnetCodec::new();
         assert_eq!(codec.echo(true), [IAC, WILL, ECHO]);
-        let mut pos = 0;
-        let input = [IAC, DO, ECHO, b'p', b'w', LF];
-        let items: Vec<Input> =
-            std::iter::from_fn(|| codec.decode_slice(&input, &mut pos)).collect();
+        let items = decode_in(&mut codec, &[IAC, DO, ECHO, b'p', b'w', LF]);
         assert_eq!(items, vec![Input::Signal(Signal::Agreed(ECHO)), line("pw")]);
         assert_eq!(codec.echo(false), [IAC, WONT, ECHO]);
     }
@@ -861,9 +866,7 @@ mod tests {
             DONT,
             SGA_OPTION,
         ];
-        let mut pos = 0;
-        let items: Vec<Input> =
-            std::iter::from_fn(|| codec.decode_slice(&input, &mut pos)).collect();
+        let items = decode_in(&mut codec, &input);
         assert_eq!(
             items,
             vec![
@@ -881,9 +884,7 @@ mod tests {
         let mut codec = TelnetCodec::new();
         codec.offer(ECHO_OPTION, true);
         let input = [IAC, DO, 5, IAC, DO, ECHO_OPTION];
-        let mut pos = 0;
-        let items: Vec<Input> =
-            std::iter::from_fn(|| codec.decode_slice(&input, &mut pos)).collect();
+        let items = decode_in(&mut codec, &input);
         assert_eq!(
             items,
             vec![
@@ -932,9 +933,7 @@ mod tests {
         let mut codec = TelnetCodec::new();
         codec.set_character_mode(true);
         let input = [b'a', b'\r', 0, IAC, IAC, 0x1b, b'[', b'A', IAC, IP];
-        let mut pos = 0;
-        let items: Vec<Input> =
-            std::iter::from_fn(|| codec.decode_slice(&input, &mut pos)).collect();
+        let items = decode_in(&mut codec, &input);
         assert_eq!(
             items,
             vec![
@@ -946,9 +945,7 @@ mod tests {
         );
         // A literal 0xFF right after a refusal: both, in order.
         let input = [IAC, DO, 7, IAC, IAC, b'x'];
-        let mut pos = 0;
-        let items: Vec<Input> =
-            std::iter::from_fn(|| codec.decode_slice(&input, &mut pos)).collect();
+        let items = decode_in(&mut codec, &input);
         assert_eq!(
             items,
             vec![

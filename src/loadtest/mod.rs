@@ -995,13 +995,21 @@ mod tests {
             clap::error::ErrorKind::ValueValidation,
             "{error}"
         );
-        for other in [
-            &["--lobby"][..],
-            &["--chat", "1"],
-            &["--idle"],
-            &["--watchers", "5"],
-        ] {
-            let mut args = vec!["--restart-every", "3"];
+        assert_conflicts(
+            &["--restart-every", "3"],
+            &[
+                &["--lobby"],
+                &["--chat", "1"],
+                &["--idle"],
+                &["--watchers", "5"],
+            ],
+        );
+    }
+
+    /// `option` with each of `others` is refused as a conflict.
+    fn assert_conflicts(option: &[&str], others: &[&[&str]]) {
+        for other in others {
+            let mut args = option.to_vec();
             args.extend_from_slice(other);
             let error = parse(&args).err().unwrap();
             assert_eq!(
@@ -1028,23 +1036,17 @@ mod tests {
                 "{bad}: {error}"
             );
         }
-        for other in [
-            &["--game", "2048"][..],
-            &["--lobby"],
-            &["--chat", "1"],
-            &["--idle"],
-            &["--watchers", "5"],
-            &["--restart-every", "3"],
-        ] {
-            let mut args = vec!["--race", "3"];
-            args.extend_from_slice(other);
-            let error = parse(&args).err().unwrap();
-            assert_eq!(
-                error.kind(),
-                clap::error::ErrorKind::ArgumentConflict,
-                "{other:?}"
-            );
-        }
+        assert_conflicts(
+            &["--race", "3"],
+            &[
+                &["--game", "2048"],
+                &["--lobby"],
+                &["--chat", "1"],
+                &["--idle"],
+                &["--watchers", "5"],
+                &["--restart-every", "3"],
+            ],
+        );
     }
 
     #[test]
