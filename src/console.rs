@@ -25,7 +25,7 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use crate::accounts::PlayerName;
-use crate::games::{self, Memory, Reply, SaveName, Status};
+use crate::games::{self, Memory, Progress, Reply, SaveName, Status};
 use crate::inbox::{InboxSender, Message};
 use crate::lobby::{self, Command};
 use crate::race::{RaceGame, RaceId};
@@ -98,7 +98,7 @@ pub const MAX_SPEED: u32 = 100;
 
 /// The longest pause a replay keeps (before SPEED): a player who went for coffee is
 /// not waited for.
-const MAX_PAUSE: Duration = Duration::from_secs(5);
+pub const MAX_PAUSE: Duration = Duration::from_secs(5);
 
 /// How long `resume` waits for the recording to be written.
 const RESUME_WAIT: Duration = Duration::from_secs(5);
@@ -821,6 +821,12 @@ impl Console {
     pub fn saves_to_forget(&self) -> Option<String> {
         let seat = self.seat.as_ref()?;
         (self.new_saves > 0 && !seat.is_registered()).then(|| seat.saves_folder())
+    }
+
+    /// How far the game being played has got (`None` outside a game), for the web
+    /// page's table.
+    pub fn progress(&self) -> Option<Progress> {
+        self.game.as_ref().map(|playing| playing.game.progress())
     }
 
     /// The words the session says when the server stops under this player.

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::{mpsc, oneshot, Notify};
 
 use crate::games::{Finish, Outcome};
+use crate::metrics::Metrics;
 use crate::recording::{self, Recording};
 use crate::store::{
     Change, Listed, NewRecording, NewResult, Pending, Played, RecordingState, Store, StoreError,
@@ -98,6 +99,7 @@ impl Recorder {
         store: Store,
         contexts: Contexts,
         keep: Duration,
+        metrics: Arc<Metrics>,
     ) -> Result<Recorder, StoreError> {
         let closed = store.close_open_recordings().await?;
         if closed > 0 {
@@ -109,7 +111,12 @@ impl Recorder {
         let next_id = store.next_recording_id().await?;
         let (sender, receiver) = mpsc::unbounded_channel();
         let verify = Arc::new(Notify::new());
-        tokio::spawn(write_loop(store.clone(), receiver, Arc::clone(&verify)));
+        tokio::spawn(write_loop(
+            store.clone(),
+            receiver,
+            Arc::clone(&verify),
+            metrics,
+        ));
         tokio::spawn(verify_loop(store.clone(), contexts, verify));
         tokio::spawn(sweep_loop(store, keep));
         Ok(Recorder(Arc::new(Shared {
@@ -328,6 +335,7 @@ async fn write_loop(
     store: Store,
     mut receiver: mpsc::UnboundedReceiver<Note>,
     verify: Arc<Notify>,
+    metrics: Arc<Metrics>,
 ) {
     let mut batch = Batch::default();
     let mut waiting: Vec<oneshot::Sender<()>> = Vec::new();
@@ -360,6 +368,9 @@ async fn write_loop(
         // The backlog: what was sent and is not written yet.
         let backlog = batch.sent + receiver.len() as u64;
         report.largest_backlog = report.largest_backlog.max(backlog);
+        metrics
+            .store_queue
+            .set(i64::try_from(backlog).unwrap_or(i64::MAX));
         if !due {
             continue;
         }
@@ -378,6 +389,11 @@ async fn write_loop(
                         );
                     }
                     report.written += sent;
+                    metrics.store_writes.inc_by(sent);
+                    metrics.store_transactions.inc();
+                    metrics
+                        .store_queue
+                        .set(i64::try_from(receiver.len()).unwrap_or(i64::MAX));
                     if changes
                         .iter()
                         .any(|change| matches!(change, Change::Result(_)))
@@ -386,6 +402,7 @@ async fn write_loop(
                     }
                 }
                 Err(error) => {
+                    metrics.store_failures.inc();
                     let now = Instant::now();
                     match &mut failing {
                         Some((_, tried)) => *tried = now,

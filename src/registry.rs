@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use dashmap::DashMap;
 
 use crate::accounts::PlayerName;
+use crate::games::Progress;
 use crate::inbox::{self, Inbox, InboxSender, Message};
 use crate::race::{Notice, RaceId, Races, Tell};
 
@@ -98,11 +99,14 @@ struct Entry {
 }
 
 /// A session's last activity, in whole seconds since the registry started: the
-/// session writes it (at most once a second), `who` reads it.
+/// session writes it (at most once a second), `who` reads it. Also how far its game
+/// has got, for the web page's table: written after each line in a game, read by the
+/// page a few times a second at most, so the lock is never contended for long.
 #[derive(Debug)]
 pub struct Activity {
     epoch: Instant,
     last: AtomicU32,
+    progress: Mutex<Option<Progress>>,
 }
 
 impl Activity {
@@ -114,6 +118,15 @@ impl Activity {
         if self.last.load(Ordering::Relaxed) != now {
             self.last.store(now, Ordering::Relaxed);
         }
+    }
+
+    /// The session's game has got this far (`None`: not in a game).
+    pub fn set_progress(&self, progress: Option<Progress>) {
+        *self.progress.lock().unwrap_or_else(PoisonError::into_inner) = progress;
+    }
+
+    fn progress(&self) -> Option<Progress> {
+        *self.progress.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// How long since the last input.
@@ -138,6 +151,25 @@ pub struct WhoLine {
     pub place: Place,
     /// Time since the last input.
     pub idle: Duration,
+    /// How many watch this player.
+    pub watchers: usize,
+}
+
+/// One row of the web page's live table (SPEC section 11): `who`'s line, with the
+/// game being played and how far it has got.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionRow {
+    /// The player.
+    pub name: PlayerName,
+    /// Where.
+    pub place: Place,
+    /// The game played there (a race's too), if any, and its level or arguments.
+    pub game: Option<(&'static str, String)>,
+    /// How far the game has got.
+    pub progress: Option<Progress>,
+    /// The last input, in whole seconds since the registry started: unlike the idle
+    /// time, it changes only when the player types.
+    pub last_active: u32,
     /// How many watch this player.
     pub watchers: usize,
 }
@@ -272,6 +304,7 @@ impl Registry {
         let activity = Arc::new(Activity {
             epoch: self.shared.epoch,
             last: AtomicU32::new(seconds_since(self.shared.epoch)),
+            progress: Mutex::new(None),
         });
         // No chosen name can start with `guest-`, and session numbers are never
         // reused, so a guest's name is always free.
@@ -485,6 +518,72 @@ impl Registry {
             .collect();
         lines.sort_by_key(|line| line.name.key());
         lines
+    }
+
+    /// Every session as the web page's table shows it, sorted by name (ignoring case).
+    pub fn table(&self) -> Vec<SessionRow> {
+        let mut rows: Vec<SessionRow> = self
+            .shared
+            .sessions
+            .iter()
+            .map(|entry| SessionRow {
+                name: entry.name.clone(),
+                place: entry.place.clone(),
+                game: match &entry.place {
+                    Place::Game { game, label } => Some((*game, label.clone())),
+                    _ => None,
+                },
+                progress: entry.activity.progress(),
+                last_active: entry.activity.last.load(Ordering::Relaxed),
+                watchers: entry.watchers,
+            })
+            .collect();
+        // Races' games are looked up after the shards are released, under the races'
+        // lock once.
+        if rows
+            .iter()
+            .any(|row| matches!(row.place, Place::Race { .. } | Place::WatchingRace(_)))
+        {
+            self.with_races(|races| {
+                for row in &mut rows {
+                    if let Place::Race { race, .. } | Place::WatchingRace(race) = row.place {
+                        row.game = races
+                            .game(race)
+                            .map(|game| (game.kind.name, game.args.join(" ")));
+                    }
+                }
+            });
+        }
+        rows.sort_by_key(|row| row.name.key());
+        rows
+    }
+
+    /// Seconds since the registry started: what [`SessionRow::last_active`] counts in.
+    pub fn now(&self) -> u32 {
+        seconds_since(self.shared.epoch)
+    }
+
+    /// Every session's place, and the game played there when it is a plain game (for
+    /// the metrics: no races' lock, no names copied).
+    pub fn places(&self) -> Vec<(Place, Option<&'static str>)> {
+        self.shared
+            .sessions
+            .iter()
+            .map(|entry| {
+                let game = match &entry.place {
+                    Place::Game { game, .. } => Some(*game),
+                    _ => None,
+                };
+                (entry.place.clone(), game)
+            })
+            .collect()
+    }
+
+    /// A number for something that watches like a session but is not one (the web
+    /// page's watch of a board): never a session's, so that the watched session keeps
+    /// it apart from its other watchers.
+    pub fn watcher_id(&self) -> SessionId {
+        SessionId(self.shared.next_id.fetch_add(1, Ordering::Relaxed) + 1)
     }
 
     /// Those who hear what session `id` says: everyone else in the same place (the

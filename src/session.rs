@@ -246,8 +246,11 @@ impl Session {
     async fn serve(&mut self) -> std::io::Result<Ending> {
         self.send(&lobby::banner()).await?;
         loop {
+            // When the line being answered arrived, for the latency metric.
+            let mut line_came = None;
             let outcome = match self.next_event().await? {
                 Event::Input(Input::Line(line)) => {
+                    line_came = Some(Instant::now());
                     self.idle.line_came();
                     self.activity.touch();
                     self.console.handle_line(line.trim())
@@ -330,6 +333,9 @@ impl Session {
             if self.act(outcome).await? {
                 return Ok(Ending::Quit);
             }
+            if let (Some(came), Some(seat)) = (line_came, self.console.seat()) {
+                seat.services().metrics.command(came.elapsed());
+            }
         }
     }
 
@@ -384,6 +390,7 @@ impl Session {
                     if self.tty.is_some() || self.wants_terminal() {
                         Box::pin(self.sync_terminal()).await?;
                     }
+                    self.activity.set_progress(self.console.progress());
                     return Ok(false);
                 }
                 Outcome::Close(text) => {

@@ -23,6 +23,7 @@ use crate::accounts::{
 };
 use crate::games::Progress;
 use crate::inbox::{InboxSender, Message};
+use crate::metrics::Metrics;
 use crate::race::{self, JoinError, Member, RaceGame, RaceId};
 use crate::recorder::{Player, Recorder};
 use crate::registry::{Place, Registry, SessionId};
@@ -56,6 +57,8 @@ pub struct Services {
     pub contexts: Contexts,
     /// The registered names with admin rights (`--admin`), as keys.
     pub admins: Arc<HashSet<String>>,
+    /// What `/metrics` reports.
+    pub metrics: Arc<Metrics>,
 }
 
 impl Services {
@@ -71,7 +74,9 @@ impl Services {
         keep: Duration,
         throttle: LoginThrottle,
     ) -> Result<Services, StoreError> {
-        let recorder = Recorder::start(store.clone(), contexts.clone(), keep).await?;
+        let metrics = Arc::new(Metrics::new());
+        let recorder =
+            Recorder::start(store.clone(), contexts.clone(), keep, Arc::clone(&metrics)).await?;
         Ok(Services {
             registry,
             store,
@@ -79,7 +84,40 @@ impl Services {
             recorder,
             contexts,
             admins: Arc::new(HashSet::new()),
+            metrics,
         })
+    }
+
+    /// `broadcast`, by `admin` (checked by the caller), of `text` (cleaned and no
+    /// longer than a line of chat): what to tell the admin.
+    pub fn broadcast(&self, admin: &PlayerName, text: &str) -> String {
+        let line = Message::Line(Arc::from(format!("[{admin} to everyone] {text}")));
+        let reached = self.registry.broadcast(&line);
+        tracing::info!(%admin, reached, "broadcast");
+        format!("Sent to {reached} players.")
+    }
+
+    /// `kick`, by `admin` (checked by the caller), of the player called `name`, told
+    /// `why`: what to tell the admin.
+    pub fn kick(&self, admin: &PlayerName, name: &str, why: &str) -> String {
+        let Some((_, name, inbox)) = self.registry.find(name) else {
+            return format!("No player called {}.", shown_name(name));
+        };
+        let why = match clean_text(why) {
+            Ok(why) if !why.is_empty() => format!(": {why}"),
+            _ => String::new(),
+        };
+        let _ = inbox.send(Message::Close(format!(
+            "You were disconnected by {admin}{why}."
+        )));
+        tracing::info!(%admin, kicked = %name, "kick");
+        format!("{name} is disconnected.")
+    }
+
+    /// Whether `name` (any case) was given with `--admin`. Being an admin also takes
+    /// the name's password: a guest can take any unregistered name.
+    pub fn names_admin(&self, name: &str) -> bool {
+        self.admins.contains(&name.to_ascii_lowercase())
     }
 
     /// The same services, with these names (as typed, any case) as admins.
@@ -410,6 +448,7 @@ impl Seat {
             Err(refusal) => return refusal,
         };
         let line: Arc<str> = Arc::from(format!("[{}] {text}", self.name));
+        self.services.metrics.chat_lines.inc();
         for hearer in self.services.registry.hearers(self.id) {
             let _ = hearer.send(Message::Line(Arc::clone(&line)));
         }
@@ -433,6 +472,7 @@ impl Seat {
             Err(refusal) => return refusal,
         };
         let line = format!("[{} tells you] {text}", self.name);
+        self.services.metrics.chat_lines.inc();
         let _ = inbox.send(Message::Line(Arc::from(line)));
         format!("[you tell {name}] {text}\n")
     }
@@ -1130,10 +1170,7 @@ impl Seat {
             Ok(text) => text,
             Err(refusal) => return refusal,
         };
-        let line = Message::Line(Arc::from(format!("[{} to everyone] {text}", self.name)));
-        let reached = self.services.registry.broadcast(&line);
-        tracing::info!(admin = %self.name, reached, "broadcast");
-        format!("Sent to {reached} players.\n")
+        format!("{}\n", self.services.broadcast(&self.name, &text))
     }
 
     /// `kick NAME [WHY]` (admins).
@@ -1144,22 +1181,15 @@ impl Seat {
         let Some(name) = name else {
             return String::from("Usage: kick NAME [WHY]\n");
         };
-        let Some((id, name, inbox)) = self.services.registry.find(name) else {
-            return format!("No player called {}.\n", shown_name(name));
-        };
-        if id == self.id {
+        if self
+            .services
+            .registry
+            .find(name)
+            .is_some_and(|(id, ..)| id == self.id)
+        {
             return String::from("You cannot kick yourself: quit leaves.\n");
         }
-        let why = match clean_text(why) {
-            Ok(why) if !why.is_empty() => format!(": {why}"),
-            _ => String::new(),
-        };
-        let _ = inbox.send(Message::Close(format!(
-            "You were disconnected by {}{why}.",
-            self.name
-        )));
-        tracing::info!(admin = %self.name, kicked = %name, "kick");
-        format!("{name} is disconnected.\n")
+        format!("{}\n", self.services.kick(&self.name, name, why))
     }
 
     /// Where the registry has this session.

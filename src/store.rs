@@ -332,6 +332,31 @@ pub struct Ranked {
     pub finished_at: i64,
 }
 
+/// A checked result, as the results CSV lists it for grading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Graded {
+    /// The result's id (the CSV is read page by page in id order).
+    pub id: i64,
+    /// Who.
+    pub player: String,
+    /// Which game.
+    pub game: String,
+    /// Its leaderboard's level.
+    pub level: String,
+    /// How it ended, as stored (`solved`, `won`, ...).
+    pub outcome: String,
+    /// Moves (actions for wumpus).
+    pub moves: u64,
+    /// Pushes.
+    pub pushes: u64,
+    /// Score.
+    pub score: u64,
+    /// Time played.
+    pub duration_ms: u64,
+    /// When, Unix milliseconds.
+    pub finished_at: i64,
+}
+
 /// A player's record, for `stats`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stats {
@@ -877,6 +902,43 @@ impl Store {
             played_ms: unclamp(totals.try_get("played")?),
             results,
         })
+    }
+
+    /// Up to `limit` checked results (those on the leaderboards) finished at or after
+    /// `since_ms` with an id above `after`, in id order: one page of the results CSV.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn results_since(
+        &self,
+        since_ms: i64,
+        after: i64,
+        limit: u32,
+    ) -> Result<Vec<Graded>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, player, game, level, outcome, moves, pushes, score, duration_ms, finished_at \
+             FROM results WHERE verified = 1 AND finished_at >= ? AND id > ? ORDER BY id LIMIT ?",
+        )
+        .bind(since_ms)
+        .bind(after)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        let graded = rows.iter().map(|row| {
+            Ok(Graded {
+                id: row.try_get("id")?,
+                player: row.try_get("player")?,
+                game: row.try_get("game")?,
+                level: row.try_get("level")?,
+                outcome: row.try_get("outcome")?,
+                moves: unclamp(row.try_get("moves")?),
+                pushes: unclamp(row.try_get("pushes")?),
+                score: unclamp(row.try_get("score")?),
+                duration_ms: unclamp(row.try_get("duration_ms")?),
+                finished_at: row.try_get("finished_at")?,
+            })
+        });
+        Ok(graded.collect::<Result<_, sqlx::Error>>()?)
     }
 
     /// Delete up to `batch` recordings that started before `cutoff_ms` and are not
