@@ -125,7 +125,17 @@ fn serve(options: Options) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        match server::run(listener, options, shutdown_signal()).await {
+        let web = match options.http_address() {
+            Some(address) => match server::bind(address) {
+                Ok(web) => Some(web),
+                Err(error) => {
+                    eprintln!("arcade: cannot serve the web page on {address}: {error}");
+                    return ExitCode::FAILURE;
+                }
+            },
+            None => None,
+        };
+        match server::run(listener, web, options, shutdown_signal()).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(error) => {
                 eprintln!("arcade: {error}");

@@ -88,6 +88,21 @@ pub struct Options {
         value_name = "NAME"
     )]
     pub admin: Vec<String>,
+    /// Serve the teacher's web page (live sessions, boards, leaderboards, results,
+    /// recordings, /metrics, /healthz) on this TCP port; off unless given.
+    #[arg(long, env = "ARCADE_HTTP_PORT")]
+    pub http_port: Option<u16>,
+    /// Address the web page listens on [default: the --bind address].
+    #[arg(long, env = "ARCADE_HTTP_BIND")]
+    pub http_bind: Option<IpAddr>,
+}
+
+impl Options {
+    /// Where the web page listens, if it is on.
+    pub fn http_address(&self) -> Option<SocketAddr> {
+        self.http_port
+            .map(|port| SocketAddr::new(self.http_bind.unwrap_or(self.bind), port))
+    }
 }
 
 /// Parse `--keep-recordings`: at least a minute.
@@ -130,6 +145,8 @@ impl Default for Options {
             db: None,
             keep_recordings: crate::recorder::DEFAULT_KEEP,
             admin: Vec::new(),
+            http_port: None,
+            http_bind: None,
         }
     }
 }
@@ -183,22 +200,39 @@ pub enum StartError {
         /// Why.
         source: std::io::Error,
     },
+    /// The data directory exists but this user cannot write in it (a host folder
+    /// bind-mounted into the container, owned by root).
+    #[error(
+        "--data-dir {path}: cannot write in it ({source}). It must be writable by the \
+         user the server runs as (uid {uid}). In Docker with a host folder on /data: \
+         sudo chown -R 10001 HOST_FOLDER, or use a named volume (-v arcade-data:/data)"
+    )]
+    DataDirNotWritable {
+        /// The directory.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+        /// The user the server runs as.
+        uid: u32,
+    },
     /// The database cannot be opened.
     #[error("{0}")]
     Store(#[from] StoreError),
 }
 
-/// Run the server on `listener` until `shutdown` completes, then tell every session
-/// `Server shutting down.`, close them and return.
+/// Run the server on `listener` (and its web page on `web`, if given) until
+/// `shutdown` completes, then tell every session `Server shutting down.`, close them
+/// and return.
 ///
 /// # Errors
 /// [`StartError`] when the server cannot start; it then never accepts.
 pub async fn run(
     listener: TcpListener,
+    web: Option<TcpListener>,
     options: Options,
     shutdown: impl Future,
 ) -> Result<(), StartError> {
-    run_with(listener, options, Registry::new(), shutdown).await
+    run_with(listener, web, options, Registry::new(), shutdown).await
 }
 
 /// [`run`], with sessions registered in `registry`, so that the caller can reach them.
@@ -207,6 +241,7 @@ pub async fn run(
 /// [`StartError`] when the server cannot start; it then never accepts.
 pub async fn run_with(
     listener: TcpListener,
+    web: Option<TcpListener>,
     options: Options,
     registry: Registry,
     shutdown: impl Future,
@@ -237,6 +272,9 @@ pub async fn run_with(
     }
     let reloads = tokio::spawn(reload_on_hangup(contexts));
     let recorder = services.recorder.clone();
+    let stop_web = tokio_util::sync::CancellationToken::new();
+    let web =
+        web.map(|web| tokio::spawn(crate::web::serve(web, services.clone(), stop_web.clone())));
     let capacity = session_capacity();
     let max_sessions = if options.max_sessions > capacity {
         warn!(
@@ -293,12 +331,51 @@ pub async fn run_with(
         warn!("some sessions did not close in time");
     }
     reloads.abort();
+    stop_web.cancel();
+    if let Some(web) = web {
+        let abort = web.abort_handle();
+        if tokio::time::timeout(SHUTDOWN_GRACE, web).await.is_err() {
+            warn!("the web page did not stop in time");
+            abort.abort();
+        }
+    }
     // The games of the sessions just closed are written before the store closes.
     if !recorder.flush(SHUTDOWN_GRACE).await {
         warn!("recordings not written at shutdown: the database does not answer");
     }
     store.close().await;
     Ok(())
+}
+
+/// Whether the server can write in `data_dir`: a temporary file made and removed. A
+/// directory that exists but is not ours (a host folder mounted into a container) is
+/// found at start, with how to fix it, not at the first save.
+fn check_writable(data_dir: &std::path::Path) -> Result<(), StartError> {
+    match tempfile::Builder::new()
+        .prefix(".arcade-write-check")
+        .tempfile_in(data_dir)
+    {
+        Ok(_removed_on_drop) => Ok(()),
+        Err(source) => Err(StartError::DataDirNotWritable {
+            path: data_dir.display().to_string(),
+            source,
+            uid: current_uid(),
+        }),
+    }
+}
+
+/// The user the server runs as, from `/proc/self/status` (no unsafe `getuid`).
+fn current_uid() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("Uid:"))
+                .and_then(|ids| ids.split_whitespace().next())
+                .and_then(|uid| uid.parse().ok())
+        })
+        .unwrap_or(u32::MAX)
 }
 
 /// On a blocking thread (a disk may be slow): make the data directory, remove what
@@ -310,6 +387,7 @@ async fn prepare(extra: Option<PathBuf>, data_dir: PathBuf) -> Result<Levels, St
             path: data_dir.display().to_string(),
             source,
         })?;
+        check_writable(&data_dir)?;
         let removed = saves::tidy_at_start(&data_dir);
         if removed > 0 {
             info!(removed, data_dir = %data_dir.display(), "removed temporary files left by interrupted saves");

@@ -107,6 +107,8 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 /// A server running inside the test on 127.0.0.1, port 0.
 pub struct TestServer {
     pub addr: SocketAddr,
+    /// The web page's address, when the options have an `http_port`.
+    pub web_addr: Option<SocketAddr>,
     /// The server's sessions, to reach them as the rest of the server would.
     pub registry: Registry,
     stop: Option<oneshot::Sender<()>>,
@@ -129,16 +131,25 @@ impl TestServer {
         }
         let listener = server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).expect("bind");
         let addr = listener.local_addr().expect("local address");
+        // The web page, when the options ask for it: on a free port of its own.
+        let web = options.http_port.map(|_| {
+            server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).expect("bind the web page")
+        });
+        let web_addr = web
+            .as_ref()
+            .map(|web| web.local_addr().expect("web page's address"));
         let (stop, stopped) = oneshot::channel::<()>();
         let registry = Registry::new();
         let task = tokio::spawn(server::run_with(
             listener,
+            web,
             options,
             registry.clone(),
             stopped,
         ));
         TestServer {
             addr,
+            web_addr,
             registry,
             stop: Some(stop),
             task: Some(task),

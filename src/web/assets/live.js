@@ -1,0 +1,87 @@
+// The live table of `/`: follows /events (Server-Sent Events) and redraws the rows
+// on each snapshot; counts the idle seconds itself between snapshots.
+"use strict";
+(function () {
+  const root = document.getElementById("live");
+  const status = document.getElementById("status");
+  const body = document.querySelector("#sessions tbody");
+  const admin = root.dataset.admin === "1";
+  let snapshot = null;
+  let received = 0;
+  let previous = new Map();
+
+  // As `who` says it: 42s, 17m, 3h05m.
+  function idle(seconds) {
+    if (seconds < 60) return seconds + "s";
+    if (seconds < 3600) return Math.floor(seconds / 60) + "m";
+    const minutes = Math.floor((seconds % 3600) / 60);
+    return Math.floor(seconds / 3600) + "h" + String(minutes).padStart(2, "0") + "m";
+  }
+
+  function cell(row, text) {
+    const td = document.createElement("td");
+    td.textContent = text;
+    row.appendChild(td);
+    return td;
+  }
+
+  function draw() {
+    if (!snapshot) return;
+    const elapsed = Math.floor((Date.now() - received) / 1000);
+    const now = snapshot.now + elapsed;
+    const seen = new Map();
+    body.replaceChildren();
+    for (const session of snapshot.rows) {
+      const tr = document.createElement("tr");
+      tr.dataset.name = session.name;
+      const nameCell = cell(tr, "");
+      if (admin && session.playing) {
+        const link = document.createElement("a");
+        link.href = "/watch/" + encodeURIComponent(session.name);
+        link.textContent = session.name;
+        link.title = "Watch " + session.name + "'s board";
+        nameCell.appendChild(link);
+      } else {
+        nameCell.textContent = session.name;
+      }
+      cell(tr, session.place);
+      cell(tr, session.game);
+      cell(tr, session.level);
+      cell(tr, session.progress).className = "progress";
+      cell(tr, idle(Math.max(0, now - session.last_active))).className = "idle";
+      cell(tr, String(session.watchers));
+      const key = [session.place, session.progress, session.watchers].join("|");
+      if (previous.has(session.name) && previous.get(session.name) !== key) {
+        tr.className = "changed";
+      }
+      seen.set(session.name, key);
+      body.appendChild(tr);
+    }
+    previous = seen;
+    const shown = snapshot.rows.length;
+    const players = snapshot.total === 1 ? "1 player online" : snapshot.total + " players online";
+    status.textContent = shown < snapshot.total
+      ? players + " (the first " + shown + " by name shown)."
+      : players + ".";
+  }
+
+  function refreshIdle() {
+    if (!snapshot) return;
+    const now = snapshot.now + Math.floor((Date.now() - received) / 1000);
+    const cells = body.querySelectorAll("td.idle");
+    snapshot.rows.forEach(function (session, i) {
+      if (cells[i]) cells[i].textContent = idle(Math.max(0, now - session.last_active));
+    });
+  }
+
+  const events = new EventSource("/events");
+  events.addEventListener("sessions", function (event) {
+    snapshot = JSON.parse(event.data);
+    received = Date.now();
+    draw();
+  });
+  events.onerror = function () {
+    status.textContent = "Connection lost; reconnecting…";
+  };
+  setInterval(refreshIdle, 1000);
+})();

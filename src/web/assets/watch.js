@@ -1,0 +1,34 @@
+// `/watch/NAME`: the player's frames, as the player sees them, in a terminal-sized
+// screen that scrolls like theirs.
+"use strict";
+(function () {
+  const screen = document.getElementById("screen");
+  const status = document.getElementById("status");
+  const LINES = 60;
+  let text = "";
+
+  function show(frame) {
+    text += frame.replace(/\r/g, "");
+    const lines = text.split("\n");
+    if (lines.length > LINES) text = lines.slice(lines.length - LINES).join("\n");
+    screen.textContent = text;
+    screen.scrollTop = screen.scrollHeight;
+  }
+
+  const events = new EventSource(screen.dataset.events);
+  events.addEventListener("frame", function (event) {
+    status.textContent = "Live.";
+    show(JSON.parse(event.data));
+  });
+  events.addEventListener("ended", function () {
+    status.textContent = "The game is over (or the player is not in a game).";
+    events.close();
+  });
+  events.onerror = function () {
+    if (events.readyState === EventSource.CLOSED) {
+      status.textContent = "Cannot watch: the player is gone or you are logged out.";
+    } else {
+      status.textContent = "Connection lost; reconnecting…";
+    }
+  };
+})();

@@ -1,0 +1,348 @@
+//! What the page shows live, as Server-Sent Events: the table of sessions, and one
+//! player's board.
+//!
+//! The table: one task asks the registry for its rows every [`TICK`] while anyone
+//! follows it, and publishes them (as JSON) only when they changed; every browser
+//! holds a receiver of that one value. Fifty browsers cost one snapshot a tick, not
+//! fifty, and nothing a session does waits for them. The rows carry each player's
+//! last input rather than an idle time, so an idle class changes nothing and is sent
+//! nothing; the page counts the idle seconds itself.
+//!
+//! A board: the page watches the player exactly as `watch NAME` does, with an inbox
+//! of its own. The watched session sends it the frames it sends its other watchers,
+//! dropping the oldest when the browser falls behind; closing the page stops watching.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum_extra::extract::cookie::CookieJar;
+use futures_util::stream::{self, Stream, StreamExt};
+use serde::Serialize;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use super::{auth, pages, Shared};
+use crate::games::Progress;
+use crate::inbox::{self, Delivery, Inbox, Message};
+use crate::metrics::Metrics;
+use crate::registry::{Place, Registry, SessionId, SessionRow};
+
+/// How often the table is looked at while someone follows it: a change shows within
+/// this (and the browser's own delay), well inside a second.
+const TICK: Duration = Duration::from_millis(250);
+
+/// The rows the table shows at most (sorted by name); the page says how many more
+/// there are. A class is thirty; a load test of ten thousand is not read row by row.
+pub const MAX_ROWS: usize = 500;
+
+/// The live table's publisher.
+#[derive(Debug)]
+pub struct Live {
+    latest: Arc<watch::Sender<Arc<str>>>,
+}
+
+impl Live {
+    /// Start publishing `registry`'s table until `shutdown`.
+    pub fn start(registry: Registry, shutdown: CancellationToken) -> Live {
+        let (sender, _) = watch::channel(Arc::from(""));
+        let latest = Arc::new(sender);
+        tokio::spawn(publish(registry, Arc::clone(&latest), shutdown));
+        Live { latest }
+    }
+}
+
+/// The table as the page receives it.
+#[derive(Debug, Serialize)]
+struct Snapshot {
+    /// The registry's clock, in seconds: what `last_active` counts in.
+    now: u32,
+    /// Sessions online (the rows may be fewer: [`MAX_ROWS`]).
+    total: usize,
+    rows: Vec<Row>,
+}
+
+/// One session, as the page shows it.
+#[derive(Debug, Serialize)]
+struct Row {
+    name: String,
+    /// `lobby`, `sokoban classic`, `watching NAME`, `race 3`: as `who` says it.
+    place: String,
+    game: String,
+    level: String,
+    /// `12 moves, 2/4 boxes`, `score 1024, tile 128`: how far the game has got.
+    progress: String,
+    last_active: u32,
+    watchers: usize,
+    /// Playing a game now, so an admin can watch the board.
+    playing: bool,
+}
+
+/// The registry's table now, and its JSON (on a blocking thread: ten thousand rows
+/// take a millisecond or two that no session should wait behind).
+async fn snapshot(registry: Registry) -> Option<(Vec<SessionRow>, usize, Arc<str>)> {
+    tokio::task::spawn_blocking(move || {
+        let mut rows = registry.table();
+        let total = rows.len();
+        rows.truncate(MAX_ROWS);
+        let json = render(registry.now(), total, &rows);
+        (rows, total, json)
+    })
+    .await
+    .ok()
+}
+
+fn render(now: u32, total: usize, rows: &[SessionRow]) -> Arc<str> {
+    let snapshot = Snapshot {
+        now,
+        total,
+        rows: rows.iter().map(row).collect(),
+    };
+    // Serialising plain strings and numbers cannot fail.
+    Arc::from(serde_json::to_string(&snapshot).unwrap_or_default())
+}
+
+fn row(session: &SessionRow) -> Row {
+    let (game, level) = session
+        .game
+        .as_ref()
+        .map_or((String::new(), String::new()), |(game, level)| {
+            (game.to_string(), level.clone())
+        });
+    Row {
+        name: session.name.to_string(),
+        place: session.place.to_string(),
+        game,
+        level,
+        progress: session.progress.as_ref().map(progress).unwrap_or_default(),
+        last_active: session.last_active,
+        watchers: session.watchers,
+        playing: matches!(
+            session.place,
+            Place::Game { .. } | Place::Race { playing: true, .. }
+        ),
+    }
+}
+
+/// How far a game has got, in words: each game's own measure.
+fn progress(progress: &Progress) -> String {
+    let moves = progress.moves;
+    let mut text = if let Some(tiles) = &progress.tiles {
+        format!("score {}, tile {}", tiles.score, tiles.largest)
+    } else if let Some((placed, needed)) = progress.placed {
+        format!("{moves} moves, {placed}/{needed} boxes")
+    } else if let Some(gold) = progress.gold {
+        let gold = if gold { ", has the gold" } else { "" };
+        format!("{moves} actions{gold}")
+    } else {
+        format!("{moves} moves")
+    };
+    if let Some(ended) = progress.ended {
+        text.push_str(&format!(" ({})", ended.as_str()));
+    }
+    text
+}
+
+/// Publish the table every [`TICK`] while someone follows it, when it changed.
+async fn publish(
+    registry: Registry,
+    latest: Arc<watch::Sender<Arc<str>>>,
+    shutdown: CancellationToken,
+) {
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut last: Option<(Vec<SessionRow>, usize)> = None;
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        if latest.receiver_count() == 0 {
+            last = None;
+            continue;
+        }
+        let Some((rows, total, json)) = snapshot(registry.clone()).await else {
+            continue;
+        };
+        if last.as_ref() == Some(&(rows.clone(), total)) {
+            continue;
+        }
+        latest.send_replace(json);
+        last = Some((rows, total));
+    }
+}
+
+/// Counts a browser following the table for as long as its stream lives.
+struct Viewer(Arc<Metrics>);
+
+impl Viewer {
+    fn new(metrics: Arc<Metrics>) -> Viewer {
+        metrics.web_viewers.inc();
+        Viewer(metrics)
+    }
+}
+
+impl Drop for Viewer {
+    fn drop(&mut self) {
+        self.0.web_viewers.dec();
+    }
+}
+
+fn sessions_event(json: &str) -> Result<Event, Infallible> {
+    Ok(Event::default().event("sessions").data(json))
+}
+
+/// `GET /events`: the table now, then every change.
+pub async fn sessions(
+    State(web): State<Shared>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    // Subscribed before the first snapshot, so that no change falls between them.
+    let receiver = web.live.latest.subscribe();
+    let first = snapshot(web.services.registry.clone())
+        .await
+        .map_or_else(|| Arc::from(""), |(_, _, json)| json);
+    let viewer = Viewer::new(Arc::clone(&web.services.metrics));
+    let changes = stream::unfold((receiver, viewer), |(mut receiver, viewer)| async move {
+        receiver.changed().await.ok()?;
+        let json = Arc::clone(&receiver.borrow_and_update());
+        Some((sessions_event(&json), (receiver, viewer)))
+    });
+    let events = stream::once(async move { sessions_event(&first) })
+        .chain(changes)
+        .take_until(web.shutdown.clone().cancelled_owned());
+    Sse::new(events).keep_alive(KeepAlive::default())
+}
+
+/// Stops watching when the page's stream is dropped (the browser went away).
+struct Watching {
+    registry: Registry,
+    watched: SessionId,
+    watcher: SessionId,
+}
+
+impl Drop for Watching {
+    fn drop(&mut self) {
+        self.registry
+            .send(self.watched, Message::Unwatch(self.watcher));
+    }
+}
+
+/// Where a board's stream is.
+enum Board {
+    Watching(Inbox, Watching),
+    Ended,
+}
+
+/// `GET /watch/NAME/events` (admins): the player's frames as they see them, each as
+/// a JSON string; `ended` when the game ends or the player goes.
+pub async fn board(
+    State(web): State<Shared>,
+    jar: CookieJar,
+    Path(name): Path<String>,
+) -> Response {
+    if auth::admin(&web, &jar).is_none() {
+        return pages::forbidden();
+    }
+    let registry = &web.services.registry;
+    let Some((watched, _, player)) = registry.find(&name) else {
+        return (StatusCode::NOT_FOUND, "no such player\n").into_response();
+    };
+    let (sender, receiver) = inbox::inbox();
+    let watcher = registry.watcher_id();
+    if player
+        .send(Message::Watch {
+            watcher,
+            inbox: sender,
+        })
+        .is_err()
+    {
+        return (StatusCode::NOT_FOUND, "no such player\n").into_response();
+    }
+    let watching = Watching {
+        registry: registry.clone(),
+        watched,
+        watcher,
+    };
+    let frames = stream::unfold(Board::Watching(receiver, watching), |board| async move {
+        let Board::Watching(mut inbox, watching) = board else {
+            return None;
+        };
+        loop {
+            match inbox.recv().await {
+                Delivery::Message {
+                    message: Message::Frame(text),
+                    ..
+                } => {
+                    let event = Event::default()
+                        .event("frame")
+                        .data(serde_json::to_string(&*text).unwrap_or_default());
+                    return Some((Ok::<_, Infallible>(event), Board::Watching(inbox, watching)));
+                }
+                Delivery::Message {
+                    message: Message::WatchEnded { .. },
+                    ..
+                }
+                | Delivery::Overflow => {
+                    let event = Event::default().event("ended").data("ended");
+                    return Some((Ok(event), Board::Ended));
+                }
+                // Nothing else is sent to a watcher's inbox.
+                Delivery::Message { .. } => {}
+            }
+        }
+    });
+    let events = frames.take_until(web.shutdown.clone().cancelled_owned());
+    Sse::new(events)
+        .keep_alive(KeepAlive::default())
+        .into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::{Outcome, Tiles};
+
+    #[test]
+    fn each_game_says_how_far_it_got() {
+        let sokoban = Progress {
+            moves: 12,
+            placed: Some((2, 4)),
+            ..Progress::default()
+        };
+        assert_eq!(progress(&sokoban), "12 moves, 2/4 boxes");
+        let solved = Progress {
+            ended: Some(Outcome::Solved),
+            ..sokoban
+        };
+        assert_eq!(progress(&solved), "12 moves, 2/4 boxes (solved)");
+        let tiles = Progress {
+            moves: 40,
+            tiles: Some(Tiles {
+                score: 1024,
+                largest: 128,
+                win: 2048,
+            }),
+            ..Progress::default()
+        };
+        assert_eq!(progress(&tiles), "score 1024, tile 128");
+        let wumpus = Progress {
+            moves: 8,
+            gold: Some(true),
+            ..Progress::default()
+        };
+        assert_eq!(progress(&wumpus), "8 actions, has the gold");
+    }
+
+    #[test]
+    fn the_snapshot_is_json_with_the_rows() {
+        let registry = Registry::new();
+        let json = render(registry.now(), 0, &registry.table());
+        let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(parsed["total"], 0);
+        assert!(parsed["rows"].as_array().unwrap().is_empty());
+    }
+}

@@ -1,0 +1,173 @@
+//! The teacher's web page (SPEC section 11): who is playing, live; a student's board,
+//! live; the leaderboards; the results as CSV; recordings played in the browser;
+//! `/metrics` and `/healthz`.
+//!
+//! Served by axum from the server's own runtime, off unless `--http-port` is given. It
+//! reads what the sessions share (the registry, the store, the metrics) and never a
+//! session's own state: the live table is a snapshot the registry gives a few times a
+//! second, a board is watched as a player would watch it (the watched session sends it
+//! frames), and the page's admin commands are the telnet commands' own code. Pages
+//! are plain HTML built here; the little JavaScript they use is compiled into the
+//! binary (`assets/`), with a Content-Security-Policy that allows no other script.
+//!
+//! - `live.rs`: the table of sessions and a board, as Server-Sent Events;
+//! - `auth.rs`: admin login, its cookie, CSRF tokens, and the 403 for everyone else;
+//! - `pages.rs`: the HTML of each page, and the CSV.
+
+mod auth;
+mod live;
+mod pages;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+
+use crate::social::Services;
+
+pub use auth::Logins;
+
+/// What every handler shares.
+#[derive(Debug)]
+struct Web {
+    services: Services,
+    logins: Logins,
+    live: live::Live,
+    /// Cancelled at shutdown: the live streams end, so that serving can.
+    shutdown: CancellationToken,
+}
+
+type Shared = Arc<Web>;
+
+/// The page's assets, compiled in: name, media type, content.
+const ASSETS: &[(&str, &str, &str)] = &[
+    (
+        "style.css",
+        "text/css; charset=utf-8",
+        include_str!("assets/style.css"),
+    ),
+    (
+        "live.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/live.js"),
+    ),
+    (
+        "watch.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/watch.js"),
+    ),
+    (
+        "player.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/player.js"),
+    ),
+];
+
+/// Every page refuses scripts, styles and frames from anywhere else: text a player
+/// typed can never run in a teacher's browser, and no other site can frame the admin's
+/// forms.
+const SECURITY_POLICY: &str =
+    "default-src 'self'; script-src 'self'; style-src 'self'; frame-ancestors 'none'; form-action 'self'";
+
+/// Serve the page on `listener` until `shutdown` is cancelled.
+pub async fn serve(listener: TcpListener, services: Services, shutdown: CancellationToken) {
+    let live = live::Live::start(services.registry.clone(), shutdown.clone());
+    let web = Arc::new(Web {
+        services,
+        logins: Logins::default(),
+        live,
+        shutdown: shutdown.clone(),
+    });
+    if let Ok(address) = listener.local_addr() {
+        tracing::info!(%address, "web page listening");
+    }
+    let app = router(web);
+    let served = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(async move { shutdown.cancelled().await })
+    .await;
+    if let Err(error) = served {
+        tracing::error!(%error, "the web page stopped");
+    }
+}
+
+fn router(web: Shared) -> Router {
+    Router::new()
+        .route("/", get(pages::live))
+        .route("/events", get(live::sessions))
+        .route("/watch/{name}", get(pages::watch))
+        .route("/watch/{name}/events", get(live::board))
+        .route("/top", get(pages::boards))
+        .route("/top/{game}/{*level}", get(pages::top))
+        .route("/results.csv", get(pages::results))
+        .route("/recordings/{id}", get(recording))
+        .route("/metrics", get(metrics))
+        .route("/healthz", get(healthz))
+        .route("/login", get(auth::login_page).post(auth::log_in))
+        .route("/logout", post(auth::log_out))
+        .route("/admin/broadcast", post(auth::broadcast))
+        .route("/admin/kick", post(auth::kick))
+        .route("/assets/{name}", get(asset))
+        .fallback(not_found)
+        .layer(axum::middleware::map_response(secure))
+        .with_state(web)
+}
+
+/// The headers every answer carries.
+async fn secure(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(SECURITY_POLICY),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    response
+}
+
+async fn asset(Path(name): Path<String>) -> Response {
+    match ASSETS.iter().find(|(asset, _, _)| *asset == name) {
+        Some((_, media_type, content)) => {
+            ([(header::CONTENT_TYPE, *media_type)], *content).into_response()
+        }
+        None => not_found().await,
+    }
+}
+
+async fn not_found() -> Response {
+    pages::message(StatusCode::NOT_FOUND, "Not found", "There is no such page.")
+}
+
+/// `/healthz`: the server runs and answers (for Docker's HEALTHCHECK and load
+/// balancers).
+async fn healthz() -> &'static str {
+    "ok\n"
+}
+
+/// `/metrics`: Prometheus text.
+async fn metrics(State(web): State<Shared>) -> Response {
+    let text = web.services.metrics.render(&web.services.registry);
+    ([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response()
+}
+
+/// `/recordings/ID` (the player) and `/recordings/ID.cast` (the asciicast file).
+async fn recording(State(web): State<Shared>, Path(id): Path<String>) -> Response {
+    match id.strip_suffix(".cast") {
+        Some(id) => pages::cast(&web, id).await,
+        None => pages::recording(&web, &id).await,
+    }
+}
