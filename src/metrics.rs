@@ -2,58 +2,45 @@
 //!
 //! One [`Metrics`] per server, held by every seat through [`crate::social::Services`]:
 //! counters and a histogram that the sessions, the chat and the recorder bump as they
-//! go (an atomic add, or a short uncontended lock for the histogram), and the sessions
-//! by place and game, counted from the registry when someone scrapes rather than kept
-//! up to date on every move. Nothing here is global: two servers in one test process
-//! have metrics of their own.
+//! go (atomic adds), and the sessions by place and game, counted from the registry
+//! when someone scrapes rather than kept up to date on every move. Nothing here is
+//! global: two servers in one test process have metrics of their own.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use prometheus_client::encoding::EncodeLabelSet;
-use prometheus_client::metrics::counter::Counter;
-use prometheus_client::metrics::family::Family;
-use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
-use prometheus_client::registry::Registry as Exposition;
+use prometheus::{
+    exponential_buckets, Histogram, HistogramOpts, IntCounter, IntGauge, IntGaugeVec, Opts,
+    Registry as Exposition, TextEncoder,
+};
 
 use crate::registry::{Place, Registry};
 
-/// The media type of the text: OpenMetrics 1.0, the Prometheus text format that
-/// `prometheus-client` writes and Prometheus scrapes natively.
-pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
-
-/// The labels of `arcade_sessions`.
-#[derive(Debug, Clone, Hash, PartialEq, Eq, EncodeLabelSet)]
-struct SessionLabels {
-    /// `lobby`, `game`, `watching` or `race`.
-    place: &'static str,
-    /// The game, or empty outside one.
-    game: &'static str,
-}
+/// The media type of the text: Prometheus' text format, version 0.0.4.
+pub const CONTENT_TYPE: &str = prometheus::TEXT_FORMAT;
 
 /// The server's metrics: clone the handles freely, every clone counts in the same place.
 #[derive(Debug)]
 pub struct Metrics {
     exposition: Exposition,
-    sessions: Family<SessionLabels, Gauge>,
+    sessions: IntGaugeVec,
     /// Lines a session handled (commands and game moves alike).
-    pub commands: Counter,
+    pub commands: IntCounter,
     /// Seconds from a line's arrival to its reply written to the socket.
     pub command_seconds: Histogram,
     /// Lines of chat said or told.
-    pub chat_lines: Counter,
+    pub chat_lines: IntCounter,
     /// Changes the recorder wrote to the database.
-    pub store_writes: Counter,
+    pub store_writes: IntCounter,
     /// Transactions the recorder committed.
-    pub store_transactions: Counter,
+    pub store_transactions: IntCounter,
     /// Writes that failed (and are retried).
-    pub store_failures: Counter,
+    pub store_failures: IntCounter,
     /// Changes waiting for the recorder to write them.
-    pub store_queue: Gauge,
-    /// Sessions served by the web page's live table.
-    pub web_viewers: Gauge,
+    pub store_queue: IntGauge,
+    /// Browsers following the web page's live table.
+    pub web_viewers: IntGauge,
     /// One scrape at a time: a scrape clears and refills the sessions' gauges.
     scraping: Mutex<()>,
 }
@@ -64,73 +51,86 @@ impl Default for Metrics {
     }
 }
 
+/// The metrics' names and help are constants of this file: the crate refuses only
+/// malformed or repeated ones, which a test here would show at once.
+const VALID: &str = "the metrics' names are valid and registered once";
+
+fn counter(exposition: &Exposition, name: &str, help: &str) -> IntCounter {
+    let counter = IntCounter::new(name, help).expect(VALID);
+    exposition.register(Box::new(counter.clone())).expect(VALID);
+    counter
+}
+
+fn gauge(exposition: &Exposition, name: &str, help: &str) -> IntGauge {
+    let gauge = IntGauge::new(name, help).expect(VALID);
+    exposition.register(Box::new(gauge.clone())).expect(VALID);
+    gauge
+}
+
 impl Metrics {
     /// Every metric at zero, registered under `arcade_`.
     pub fn new() -> Metrics {
-        let mut exposition = Exposition::with_prefix("arcade");
-        let sessions = Family::<SessionLabels, Gauge>::default();
-        let commands = Counter::default();
+        let exposition = Exposition::new_custom(Some(String::from("arcade")), None).expect(VALID);
+        let sessions = IntGaugeVec::new(
+            Opts::new(
+                "sessions",
+                "Sessions connected, by place (lobby, game, watching, race) and game",
+            ),
+            &["place", "game"],
+        )
+        .expect(VALID);
+        exposition
+            .register(Box::new(sessions.clone()))
+            .expect(VALID);
         // 50 us to 3.3 s: a command is a few microseconds of work, but its reply can
         // wait for a write to a slow client or for the database (resume).
-        let command_seconds = Histogram::new(exponential_buckets(0.000_05, 2.0, 17));
-        let chat_lines = Counter::default();
-        let store_writes = Counter::default();
-        let store_transactions = Counter::default();
-        let store_failures = Counter::default();
-        let store_queue = Gauge::default();
-        let web_viewers = Gauge::default();
-        exposition.register(
-            "sessions",
-            "Sessions connected, by place (lobby, game, watching, race) and game",
-            sessions.clone(),
-        );
-        exposition.register("commands", "Lines handled", commands.clone());
-        exposition.register(
-            "command_seconds",
-            "Time from a line's arrival to its reply written",
-            command_seconds.clone(),
-        );
-        exposition.register(
-            "chat_lines",
-            "Lines of chat said or told",
-            chat_lines.clone(),
-        );
-        exposition.register(
-            "store_writes",
-            "Changes (recording starts, input batches, results) written to the database",
-            store_writes.clone(),
-        );
-        exposition.register(
-            "store_transactions",
-            "Database transactions committed by the recorder",
-            store_transactions.clone(),
-        );
-        exposition.register(
-            "store_write_failures",
-            "Recorder writes that failed and were kept to retry",
-            store_failures.clone(),
-        );
-        exposition.register(
-            "store_queue",
-            "Changes waiting to be written to the database",
-            store_queue.clone(),
-        );
-        exposition.register(
-            "web_live_viewers",
-            "Browsers following the live session table",
-            web_viewers.clone(),
-        );
+        let buckets = exponential_buckets(0.000_05, 2.0, 17).expect(VALID);
+        let command_seconds = Histogram::with_opts(
+            HistogramOpts::new(
+                "command_seconds",
+                "Time from a line's arrival to its reply written",
+            )
+            .buckets(buckets),
+        )
+        .expect(VALID);
+        exposition
+            .register(Box::new(command_seconds.clone()))
+            .expect(VALID);
         Metrics {
+            commands: counter(&exposition, "commands_total", "Lines handled"),
+            chat_lines: counter(
+                &exposition,
+                "chat_lines_total",
+                "Lines of chat said or told",
+            ),
+            store_writes: counter(
+                &exposition,
+                "store_writes_total",
+                "Changes (recording starts, input batches, results) written to the database",
+            ),
+            store_transactions: counter(
+                &exposition,
+                "store_transactions_total",
+                "Database transactions committed by the recorder",
+            ),
+            store_failures: counter(
+                &exposition,
+                "store_write_failures_total",
+                "Recorder writes that failed and were kept to retry",
+            ),
+            store_queue: gauge(
+                &exposition,
+                "store_queue",
+                "Changes waiting to be written to the database",
+            ),
+            web_viewers: gauge(
+                &exposition,
+                "web_live_viewers",
+                "Browsers following the web page's live session table",
+            ),
             exposition,
             sessions,
-            commands,
             command_seconds,
-            chat_lines,
-            store_writes,
-            store_transactions,
-            store_failures,
-            store_queue,
-            web_viewers,
             scraping: Mutex::new(()),
         }
     }
@@ -144,37 +144,33 @@ impl Metrics {
     /// Everything, in Prometheus text, the sessions counted from `registry` now.
     pub fn render(&self, registry: &Registry) -> String {
         let _one_at_a_time = self.scraping.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut counts: HashMap<SessionLabels, i64> = HashMap::new();
-        for place in registry.places() {
-            *counts.entry(labels(&place)).or_default() += 1;
+        let mut counts: HashMap<(&'static str, &'static str), i64> = HashMap::new();
+        for (place, game) in registry.places() {
+            *counts
+                .entry((place_label(&place), game.unwrap_or("")))
+                .or_default() += 1;
         }
-        self.sessions.clear();
-        for (labels, count) in counts {
-            self.sessions.get_or_create(&labels).set(count);
+        self.sessions.reset();
+        for ((place, game), count) in counts {
+            self.sessions.with_label_values(&[place, game]).set(count);
         }
-        let mut text = String::new();
-        // Writing to a String cannot fail; an encoder error would be a bug of the crate.
-        if let Err(error) = prometheus_client::encoding::text::encode(&mut text, &self.exposition) {
-            tracing::error!(%error, "cannot encode the metrics");
+        match TextEncoder::new().encode_to_string(&self.exposition.gather()) {
+            Ok(text) => text,
+            Err(error) => {
+                // Writing to a String cannot fail; an encoder error would be a bug.
+                tracing::error!(%error, "cannot encode the metrics");
+                String::new()
+            }
         }
-        text
     }
 }
 
-/// A shared handle, as the services hold it.
-pub type SharedMetrics = Arc<Metrics>;
-
-fn labels(place: &(Place, Option<&'static str>)) -> SessionLabels {
-    let (place, game) = place;
-    let place = match place {
+fn place_label(place: &Place) -> &'static str {
+    match place {
         Place::Lobby => "lobby",
         Place::Game { .. } => "game",
         Place::Watching { .. } | Place::WatchingRace(_) => "watching",
         Place::Race { .. } => "race",
-    };
-    SessionLabels {
-        place,
-        game: game.unwrap_or(""),
     }
 }
 
@@ -199,6 +195,9 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("arcade_command_seconds_count 2\n"), "{text}");
-        assert!(text.ends_with("# EOF\n"), "{text}");
+        assert!(
+            text.contains("# TYPE arcade_commands_total counter\n"),
+            "{text}"
+        );
     }
 }

@@ -318,7 +318,7 @@ async fn results_leaderboards_recordings_and_metrics() {
     assert!(commands >= 20.0, "{metrics}");
     assert_eq!(sample(&metrics, "arcade_chat_lines_total"), 1.0);
     assert_eq!(
-        sample(&metrics, "arcade_sessions{place=\"lobby\",game=\"\"}"),
+        sample(&metrics, "arcade_sessions{game=\"\",place=\"lobby\"}"),
         2.0,
         "{metrics}"
     );
