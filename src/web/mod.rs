@@ -165,9 +165,16 @@ async fn metrics(State(web): State<Shared>) -> Response {
 }
 
 /// `/recordings/ID` (the player) and `/recordings/ID.cast` (the asciicast file).
-async fn recording(State(web): State<Shared>, Path(id): Path<String>) -> Response {
+async fn recording(
+    State(web): State<Shared>,
+    jar: axum_extra::extract::cookie::CookieJar,
+    Path(id): Path<String>,
+) -> Response {
     match id.strip_suffix(".cast") {
         Some(id) => pages::cast(&web, id).await,
-        None => pages::recording(&web, &id).await,
+        None => {
+            let admin = auth::admin(&web, &jar);
+            pages::recording(&web, admin.as_ref(), &id).await
+        }
     }
 }

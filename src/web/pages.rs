@@ -459,7 +459,7 @@ fn csv_line(fields: &[&str]) -> String {
 }
 
 /// `GET /recordings/ID`: the recording played in the browser.
-pub async fn recording(web: &Web, id: &str) -> Response {
+pub async fn recording(web: &Web, admin: Option<&Admin>, id: &str) -> Response {
     let Ok(id) = id.parse::<i64>() else {
         return message(
             StatusCode::NOT_FOUND,
@@ -497,7 +497,7 @@ pub async fn recording(web: &Web, id: &str) -> Response {
     );
     page(
         StatusCode::OK,
-        layout(&format!("Recording {id}"), None, &body, Some("player.js")),
+        layout(&format!("Recording {id}"), admin, &body, Some("player.js")),
     )
 }
 

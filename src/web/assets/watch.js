@@ -8,6 +8,9 @@
   let text = "";
 
   function show(frame) {
+    // The player's own typing ends the prompt's line on their screen; frames do not
+    // carry it, so a frame after a prompt starts on a line of its own.
+    if (text !== "" && !text.endsWith("\n")) text += "\n";
     text += frame.replace(/\r/g, "");
     const lines = text.split("\n");
     if (lines.length > LINES) text = lines.slice(lines.length - LINES).join("\n");

@@ -1,0 +1,225 @@
+//! The teacher's web page in a real browser: headless Chromium driven by WebDriver
+//! (tests/common/browser.rs), against a server started inside the test with
+//! `--http-port`, while students play over TCP. The teacher logs in, sees the class
+//! live, watches a student's board move, reads the leaderboard, downloads the results
+//! and plays a recording; a visitor gets 403. Each page is saved under
+//! `target/screenshots/web-*.png`.
+//!
+//! Without Chromium the test prints `skipped: ...`; under `CI=true` it fails
+//! (`.ci/run` installs Debian's `chromium` and `chromium-driver`).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use arcade::server::Options;
+use common::browser::Browser;
+use common::{TestServer, BACK_OUT, TO_THE_GOLD};
+
+/// How long the test waits for the page to show a change. The page itself looks
+/// every 250 ms; the time each change took is printed, not asserted (timings stay out
+/// of tests: BENCHMARKS.md).
+const WAIT: Duration = Duration::from_secs(5);
+
+/// A pause in a recording, long enough to press the player's pause button inside it.
+const RECORDED_PAUSE: Duration = Duration::from_secs(3);
+
+/// The player's `data-state` once it is `wanted`.
+async fn wait_for_state(browser: &Browser, wanted: &str) {
+    let start = Instant::now();
+    loop {
+        let state = browser.attribute("#player", "data-state").await;
+        if state.as_deref() == Some(wanted) {
+            return;
+        }
+        assert!(start.elapsed() < WAIT, "the player stayed {state:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// The player's `data-position` once it is `wanted`.
+async fn wait_for_position(browser: &Browser, wanted: usize) {
+    let start = Instant::now();
+    loop {
+        let position = browser.attribute("#player", "data-position").await;
+        if position == Some(wanted.to_string()) {
+            return;
+        }
+        assert!(start.elapsed() < WAIT, "the player stayed at {position:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let server = TestServer::start_with(Options {
+        http_port: Some(0),
+        admin: vec![String::from("Teacher")],
+        ..Options::default()
+    })
+    .await;
+    let base = format!("http://{}", server.web_addr.expect("the web page is on"));
+    let _teacher = common::registered(server.addr, "Teacher", "secret-te").await;
+
+    // A visitor: the public table, and 403 on an admin page.
+    browser.goto(&format!("{base}/results.csv")).await;
+    browser
+        .wait_for_text("h1", "For admins only", WAIT)
+        .await;
+    browser.screenshot("forbidden").await;
+    let status: serde_json::Value = browser
+        .client()
+        .execute(
+            "return fetch('/watch/anyone').then(response => response.status);",
+            Vec::new(),
+        )
+        .await
+        .expect("fetch in the page");
+    assert_eq!(status, 403);
+
+    // The teacher logs in through the form.
+    browser.goto(&format!("{base}/login")).await;
+    browser.fill("#name", "Teacher").await;
+    browser.fill("#password", "secret-te").await;
+    browser.click("#log-in").await;
+    browser
+        .wait_for_text("#status", "1 player online.", WAIT)
+        .await;
+    browser.wait_for_text("nav", "Log out Teacher", WAIT).await;
+
+    // A student enters a game: the row appears, without a reload.
+    let mut ann = common::named(&server, "ann").await;
+    ann.send("play sokoban classic").await;
+    ann.read_text_until("Enter command: ").await;
+    let entered = Instant::now();
+    let row = browser
+        .wait_for_text("#sessions tbody", "sokoban classic", WAIT)
+        .await;
+    println!("the row appeared {:?} after the game started", entered.elapsed());
+    assert!(row.contains("ann"), "{row}");
+    assert!(row.contains("0 moves, 0/2 boxes"), "{row}");
+    ann.send("w1").await;
+    ann.read_text_until("Enter command: ").await;
+    browser
+        .wait_for_text("#sessions tbody", "1 moves, 0/2 boxes", WAIT)
+        .await;
+    browser.screenshot("live").await;
+
+    // The teacher watches ann's board; a move over TCP shows in the page.
+    browser.click("#sessions a[href='/watch/ann']").await;
+    browser.wait_for_text("#status", "Live.", WAIT).await;
+    browser.wait_for_text("#screen", "#######", WAIT).await;
+    ann.send("s1").await;
+    let moved = ann.read_text_until("Enter command: ").await;
+    let board: String = moved
+        .replace("\r\n", "\n")
+        .trim_end_matches("Enter command: ")
+        .trim_end()
+        .to_string();
+    let sent = Instant::now();
+    let screen = browser.wait_for_text("#screen", &board, WAIT).await;
+    println!("the move showed {:?} after its reply", sent.elapsed());
+    assert!(screen.trim_end().ends_with("Enter command:"), "{screen}");
+    browser.screenshot("watch").await;
+
+    // A registered student finishes a game: the leaderboard and the CSV have it.
+    let mut bob = common::registered(server.addr, "bob", "secret-bob").await;
+    bob.send("play wumpus").await;
+    bob.read_text_until("Enter command: ").await;
+    for line in TO_THE_GOLD.iter().chain(BACK_OUT) {
+        bob.send(line).await;
+        bob.read_text_until("Enter command: ").await;
+    }
+    // A pause the recording keeps, for the player's pause button below.
+    tokio::time::sleep(RECORDED_PAUSE).await;
+    bob.send("climb").await;
+    bob.read_text_until("> ").await;
+    common::eventually(&mut bob, "top wumpus", "bob").await;
+    browser.goto(&format!("{base}/top")).await;
+    browser.click("a[href='/top/wumpus/classic']").await;
+    let top = browser.wait_for_text("table.leaderboard", "bob", WAIT).await;
+    assert!(top.contains("bob 1 18"), "{top}");
+    browser.screenshot("top").await;
+    let csv: serde_json::Value = browser
+        .client()
+        .execute(
+            "return fetch('/results.csv?since=2020-01-01').then(response => response.text());",
+            Vec::new(),
+        )
+        .await
+        .expect("fetch in the page");
+    let csv = csv.as_str().expect("text");
+    assert!(
+        csv.starts_with("player,game,level,outcome,moves,pushes,score,seconds,finished_at\r\n"),
+        "{csv}"
+    );
+    assert!(csv.contains("\r\nbob,wumpus,classic,won,18,0,0,"), "{csv}");
+
+    // bob's recording plays in the page, to its end.
+    bob.send("recordings bob").await;
+    let list = bob.read_text_until("> ").await;
+    let id = list
+        .lines()
+        .find(|line| line.contains("wumpus"))
+        .and_then(|line| line.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{list}"))
+        .to_string();
+    browser.goto(&format!("{base}/recordings/{id}")).await;
+    // The start, then each line typed and what it got: 2 outputs a line.
+    let outputs = 1 + 2 * (TO_THE_GOLD.len() + BACK_OUT.len() + 1);
+    browser
+        .wait_for_text(
+            "#screen",
+            "You are out with the gold.",
+            WAIT + RECORDED_PAUSE,
+        )
+        .await;
+    wait_for_state(&browser, "ended").await;
+    let position = browser.text_of("#position").await;
+    assert_eq!(position, format!("{outputs} / {outputs}"));
+    browser.screenshot("recording").await;
+    // From the start again, paused in the recorded pause before `climb`: it stays.
+    browser.click("#restart").await;
+    wait_for_position(&browser, outputs - 2).await;
+    browser.click("#play").await;
+    wait_for_state(&browser, "paused").await;
+    tokio::time::sleep(RECORDED_PAUSE + Duration::from_millis(500)).await;
+    assert_eq!(
+        browser.attribute("#player", "data-position").await,
+        Some((outputs - 2).to_string())
+    );
+    browser.click("#play").await;
+    wait_for_state(&browser, "ended").await;
+    // The download link is the asciicast file.
+    let cast: serde_json::Value = browser
+        .client()
+        .execute(
+            "return fetch(document.getElementById('download').href).then(response => response.text());",
+            Vec::new(),
+        )
+        .await
+        .expect("fetch in the page");
+    let cast = cast.as_str().expect("text");
+    let header: serde_json::Value =
+        serde_json::from_str(cast.lines().next().expect("a header")).expect("JSON");
+    assert_eq!(header["version"], 2, "{cast}");
+    assert_eq!(
+        browser.attribute("#download", "download").await.as_deref(),
+        Some(format!("arcade-{id}.cast").as_str())
+    );
+
+    // The admin's forms: a broadcast reaches the class, and says so on the page.
+    browser.goto(&format!("{base}/")).await;
+    browser.fill("#broadcast-text", "Hand in by 3pm").await;
+    browser.click("#broadcast button").await;
+    browser.wait_for_text("#notice", "Sent to 3 players.", WAIT).await;
+    let heard = ann.read_text_until("Hand in by 3pm").await;
+    assert!(heard.ends_with("[Teacher to everyone] Hand in by 3pm"), "{heard}");
+    browser.screenshot("broadcast").await;
+
+    browser.close().await;
+    server.shutdown().await;
+}
