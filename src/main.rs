@@ -43,6 +43,19 @@ enum Command {
     Loadtest(loadtest::Options),
     /// Write recording ID as an asciicast v2 file (asciinema's format) to stdout.
     Export(ExportArgs),
+    /// Ask the server's web page for /healthz on this machine; exit 0 if it answers
+    /// 200 (Docker's HEALTHCHECK, without curl in the image).
+    Healthcheck(HealthcheckArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct HealthcheckArgs {
+    /// The web page's port (--http-port of the server).
+    #[arg(long, env = "ARCADE_HTTP_PORT", default_value_t = 8080)]
+    port: u16,
+    /// How long to wait for the answer, e.g. 3s.
+    #[arg(long, default_value = "3s", value_parser = humantime::parse_duration)]
+    timeout: std::time::Duration,
 }
 
 #[derive(Debug, clap::Args)]
@@ -90,6 +103,16 @@ fn main() -> ExitCode {
         Some(Command::CheckLevels { dir }) => check_levels(&dir),
         Some(Command::Loadtest(options)) => load_test(&options),
         Some(Command::Export(args)) => export(&args),
+        Some(Command::Healthcheck(args)) => {
+            let address = SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, args.port));
+            match arcade::web::check_health(address, args.timeout) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(error) => {
+                    eprintln!("arcade healthcheck: http://{address}/healthz: {error}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
     }
 }
 

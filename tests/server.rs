@@ -656,3 +656,52 @@ async fn a_start_removes_what_interrupted_saves_left() {
     );
     assert!(save.exists());
 }
+
+/// A data directory the server cannot write in (a host folder mounted into the
+/// container, owned by root) stops the start with how to fix it, rather than failing
+/// at the first save. As root every permission is granted, so the test then uses a
+/// directory no one can create files in: /proc/self.
+#[tokio::test]
+async fn a_data_directory_it_cannot_write_in_stops_the_start_with_how_to_fix_it() {
+    let scratch = tempfile::tempdir().expect("temporary directory");
+    let locked = scratch.path().join("locked");
+    std::fs::create_dir(&locked).expect("make it");
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555))
+            .expect("read-only");
+    }
+    let writable_anyway = tempfile::tempfile_in(&locked).is_ok();
+    let data_dir = if writable_anyway {
+        std::path::PathBuf::from("/proc/self")
+    } else {
+        locked.clone()
+    };
+    let listener =
+        arcade::server::bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0))).expect("bind");
+    let started = arcade::server::run(
+        listener,
+        None,
+        Options {
+            data_dir: data_dir.clone(),
+            ..Options::default()
+        },
+        std::future::pending::<()>(),
+    );
+    let error = tokio::time::timeout(common::TIMEOUT, started)
+        .await
+        .expect("the start gives up at once")
+        .expect_err("the start fails");
+    let message = error.to_string();
+    assert!(
+        message.starts_with(&format!(
+            "--data-dir {}: cannot write in it (",
+            data_dir.display()
+        )),
+        "{message}"
+    );
+    assert!(
+        message.contains("sudo chown -R 10001 HOST_FOLDER"),
+        "{message}"
+    );
+}

@@ -309,9 +309,24 @@ async fn results_leaderboards_recordings_and_metrics() {
     let (status, _) = get(&anyone, &format!("{base}/recordings/99999")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 
-    // Metrics and health.
+    // Metrics and health, as Docker's HEALTHCHECK asks (`arcade healthcheck`).
     let (status, ok) = get(&anyone, &format!("{base}/healthz")).await;
     assert_eq!((status, ok.as_str()), (StatusCode::OK, "ok\n"));
+    let web_addr = server.web_addr.expect("web page");
+    let checked = tokio::task::spawn_blocking(move || {
+        arcade::web::check_health(web_addr, Duration::from_secs(5))
+    })
+    .await
+    .expect("the check runs");
+    assert!(checked.is_ok(), "{checked:?}");
+    // The game's port is not the web page: not healthy.
+    let game_addr = server.addr;
+    let checked = tokio::task::spawn_blocking(move || {
+        arcade::web::check_health(game_addr, Duration::from_millis(500))
+    })
+    .await
+    .expect("the check runs");
+    assert!(checked.is_err(), "{checked:?}");
     let (status, metrics) = get(&anyone, &format!("{base}/metrics")).await;
     assert_eq!(status, StatusCode::OK);
     let commands = sample(&metrics, "arcade_commands_total");

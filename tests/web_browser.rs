@@ -66,9 +66,7 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
 
     // A visitor: the public table, and 403 on an admin page.
     browser.goto(&format!("{base}/results.csv")).await;
-    browser
-        .wait_for_text("h1", "For admins only", WAIT)
-        .await;
+    browser.wait_for_text("h1", "For admins only", WAIT).await;
     browser.screenshot("forbidden").await;
     let status: serde_json::Value = browser
         .client()
@@ -98,7 +96,10 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
     let row = browser
         .wait_for_text("#sessions tbody", "sokoban classic", WAIT)
         .await;
-    println!("the row appeared {:?} after the game started", entered.elapsed());
+    println!(
+        "the row appeared {:?} after the game started",
+        entered.elapsed()
+    );
     assert!(row.contains("ann"), "{row}");
     assert!(row.contains("0 moves, 0/2 boxes"), "{row}");
     ann.send("w1").await;
@@ -140,7 +141,9 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
     common::eventually(&mut bob, "top wumpus", "bob").await;
     browser.goto(&format!("{base}/top")).await;
     browser.click("a[href='/top/wumpus/classic']").await;
-    let top = browser.wait_for_text("table.leaderboard", "bob", WAIT).await;
+    let top = browser
+        .wait_for_text("table.leaderboard", "bob", WAIT)
+        .await;
     assert!(top.contains("bob 1 18"), "{top}");
     browser.screenshot("top").await;
     let csv: serde_json::Value = browser
@@ -215,9 +218,14 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
     browser.goto(&format!("{base}/")).await;
     browser.fill("#broadcast-text", "Hand in by 3pm").await;
     browser.click("#broadcast button").await;
-    browser.wait_for_text("#notice", "Sent to 3 players.", WAIT).await;
+    browser
+        .wait_for_text("#notice", "Sent to 3 players.", WAIT)
+        .await;
     let heard = ann.read_text_until("Hand in by 3pm").await;
-    assert!(heard.ends_with("[Teacher to everyone] Hand in by 3pm"), "{heard}");
+    assert!(
+        heard.ends_with("[Teacher to everyone] Hand in by 3pm"),
+        "{heard}"
+    );
     browser.screenshot("broadcast").await;
 
     browser.close().await;
