@@ -275,7 +275,12 @@ pub async fn run_with(
     let stop_web = tokio_util::sync::CancellationToken::new();
     let web =
         web.map(|web| tokio::spawn(crate::web::serve(web, services.clone(), stop_web.clone())));
-    let capacity = session_capacity();
+    // The web page's connections come out of the same file descriptors.
+    let capacity = session_capacity().saturating_sub(if web.is_some() {
+        crate::web::MAX_CONNECTIONS
+    } else {
+        0
+    });
     let max_sessions = if options.max_sessions > capacity {
         warn!(
             requested = options.max_sessions,

@@ -6,7 +6,6 @@
 //! students. They last [`LOGIN_LIFETIME`] and there are at most [`MAX_LOGINS`], so
 //! nobody can grow the table by logging in again and again.
 
-use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use axum::extract::{ConnectInfo, State};
@@ -18,7 +17,7 @@ use dashmap::DashMap;
 use rand::RngCore;
 use serde::Deserialize;
 
-use super::{pages, Shared};
+use super::{pages, Peer, Shared};
 use crate::accounts::{self, clean_text, PlayerName, MAX_CHAT};
 
 /// The cookie that carries an admin's session token.
@@ -169,7 +168,7 @@ pub struct LoginForm {
 /// slowed down the same way after repeated attempts); only `--admin` names may log in.
 pub async fn log_in(
     State(web): State<Shared>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
     jar: CookieJar,
     Form(form): Form<LoginForm>,
 ) -> Response {

@@ -19,14 +19,17 @@ mod live;
 mod pages;
 
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use axum::extract::{Path, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 use crate::social::Services;
@@ -75,6 +78,98 @@ const ASSETS: &[(&str, &str, &str)] = &[
 const SECURITY_POLICY: &str =
     "default-src 'self'; script-src 'self'; style-src 'self'; frame-ancestors 'none'; form-action 'self'";
 
+/// Connections to the page at once. Beyond it the next waits in the listen backlog:
+/// idle or slow connections can hold the page, never the game's file descriptors (the
+/// server keeps this many out of `--max-sessions`' budget when the page is on).
+pub const MAX_CONNECTIONS: usize = 256;
+
+/// The listener, with a place under [`MAX_CONNECTIONS`] taken by each connection for
+/// as long as it lives.
+struct Limited {
+    listener: TcpListener,
+    places: Arc<Semaphore>,
+}
+
+/// A connection and its place.
+struct LimitedStream {
+    stream: TcpStream,
+    _place: OwnedSemaphorePermit,
+}
+
+impl axum::serve::Listener for Limited {
+    type Io = LimitedStream;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (LimitedStream, SocketAddr) {
+        loop {
+            // The semaphore is never closed; should it be, the page stops accepting.
+            let Ok(place) = Arc::clone(&self.places).acquire_owned().await else {
+                std::future::pending::<()>().await;
+                continue;
+            };
+            match self.listener.accept().await {
+                Ok((stream, peer)) => {
+                    let _ = stream.set_nodelay(true);
+                    return (
+                        LimitedStream {
+                            stream,
+                            _place: place,
+                        },
+                        peer,
+                    );
+                }
+                Err(error) => {
+                    // Out of file descriptors, most likely: back off rather than spin.
+                    tracing::warn!(%error, "web page: accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                }
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+}
+
+impl tokio::io::AsyncRead for LimitedStream {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for LimitedStream {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        Pin::new(&mut self.stream).poll_write(cx, buf)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
+}
+
+/// The client's address, for the login throttle and the log.
+#[derive(Debug, Clone, Copy)]
+struct Peer(SocketAddr);
+
+impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, Limited>> for Peer {
+    fn connect_info(stream: axum::serve::IncomingStream<'_, Limited>) -> Self {
+        Peer(*stream.remote_addr())
+    }
+}
+
 /// Serve the page on `listener` until `shutdown` is cancelled.
 pub async fn serve(listener: TcpListener, services: Services, shutdown: CancellationToken) {
     let live = live::Live::start(services.registry.clone(), shutdown.clone());
@@ -88,12 +183,13 @@ pub async fn serve(listener: TcpListener, services: Services, shutdown: Cancella
         tracing::info!(%address, "web page listening");
     }
     let app = router(web);
-    let served = axum::serve(
+    let listener = Limited {
         listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(async move { shutdown.cancelled().await })
-    .await;
+        places: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+    };
+    let served = axum::serve(listener, app.into_make_service_with_connect_info::<Peer>())
+        .with_graceful_shutdown(async move { shutdown.cancelled().await })
+        .await;
     if let Err(error) = served {
         tracing::error!(%error, "the web page stopped");
     }
