@@ -8,7 +8,7 @@ mod common;
 use std::time::Duration;
 
 use arcade::server::Options;
-use common::{Client, TestServer, BACK_OUT, TO_THE_GOLD};
+use common::TestServer;
 use reqwest::redirect::Policy;
 use reqwest::StatusCode;
 
@@ -60,26 +60,6 @@ async fn log_in(client: &reqwest::Client, base: &str, name: &str, password: &str
         .await
         .expect("POST /login");
     response.status()
-}
-
-/// A registered player plays the classic wumpus world out with the gold: a checked
-/// result of 18 actions.
-async fn win_wumpus(server: &TestServer, name: &str) -> Client {
-    let mut player = common::registered(server.addr, name, "secret-pw").await;
-    player.send("play wumpus").await;
-    player.read_text_until("Enter command: ").await;
-    for line in TO_THE_GOLD.iter().chain(BACK_OUT) {
-        player.send(line).await;
-        player.read_text_until("Enter command: ").await;
-    }
-    player.send("climb").await;
-    assert!(player
-        .read_text_until("> ")
-        .await
-        .starts_with("You are out with the gold.\r\n"));
-    // Checked by replay before it counts.
-    common::eventually(&mut player, "top wumpus", name).await;
-    player
 }
 
 #[tokio::test]
@@ -217,7 +197,7 @@ async fn results_leaderboards_recordings_and_metrics() {
     let server = server().await;
     let base = base(&server);
     let _teacher = common::registered(server.addr, "Teacher", "secret-te").await;
-    let mut ann = win_wumpus(&server, "ann").await;
+    let mut ann = common::won_wumpus(&server, "ann", "secret-pw", Duration::ZERO).await;
     ann.send("say done").await;
     ann.read_text_until("> ").await;
 

@@ -127,18 +127,8 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
     browser.screenshot("watch").await;
 
     // A registered student finishes a game: the leaderboard and the CSV have it.
-    let mut bob = common::registered(server.addr, "bob", "secret-bob").await;
-    bob.send("play wumpus").await;
-    bob.read_text_until("Enter command: ").await;
-    for line in TO_THE_GOLD.iter().chain(BACK_OUT) {
-        bob.send(line).await;
-        bob.read_text_until("Enter command: ").await;
-    }
     // A pause the recording keeps, for the player's pause button below.
-    tokio::time::sleep(RECORDED_PAUSE).await;
-    bob.send("climb").await;
-    bob.read_text_until("> ").await;
-    common::eventually(&mut bob, "top wumpus", "bob").await;
+    let mut bob = common::won_wumpus(&server, "bob", "secret-bob", RECORDED_PAUSE).await;
     browser.goto(&format!("{base}/top")).await;
     browser.click("a[href='/top/wumpus/classic']").await;
     let top = browser

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use super::auth::{self, Admin};
 use super::{Shared, Web};
 use crate::scores;
-use crate::store::{Graded, Ranked};
+use crate::store::{Graded, Listed, Ranked};
 use crate::table::{Board, GameKind};
 
 /// `text` safe inside HTML text and attribute values.
@@ -458,25 +458,27 @@ fn csv_line(fields: &[&str]) -> String {
     String::from_utf8(bytes).unwrap_or_default()
 }
 
+/// The recording numbered `id` (as in the URL), or the page that says why not.
+async fn find_recording(
+    web: &Web,
+    id: &str,
+) -> Result<(i64, Listed, crate::recording::Recording), Response> {
+    let not_found = |text: &str| message(StatusCode::NOT_FOUND, "No such recording", text);
+    let Ok(id) = id.parse::<i64>() else {
+        return Err(not_found("Recordings are numbered: /recordings/12."));
+    };
+    match web.services.store.recording(id).await {
+        Ok(Some((listed, recording))) => Ok((id, listed, recording)),
+        Ok(None) => Err(not_found(&format!("There is no recording {id}."))),
+        Err(error) => Err(store_down(&error)),
+    }
+}
+
 /// `GET /recordings/ID`: the recording played in the browser.
 pub async fn recording(web: &Web, admin: Option<&Admin>, id: &str) -> Response {
-    let Ok(id) = id.parse::<i64>() else {
-        return message(
-            StatusCode::NOT_FOUND,
-            "No such recording",
-            "Recordings are numbered: /recordings/12.",
-        );
-    };
-    let listed = match web.services.store.recording(id).await {
-        Ok(Some((listed, _))) => listed,
-        Ok(None) => {
-            return message(
-                StatusCode::NOT_FOUND,
-                "No such recording",
-                &format!("There is no recording {id}."),
-            )
-        }
-        Err(error) => return store_down(&error),
+    let (id, listed, _) = match find_recording(web, id).await {
+        Ok(found) => found,
+        Err(refusal) => return refusal,
     };
     let title = format!("{} playing {} {}", listed.player, listed.game, listed.args);
     let body = format!(
@@ -503,23 +505,9 @@ pub async fn recording(web: &Web, admin: Option<&Admin>, id: &str) -> Response {
 
 /// `GET /recordings/ID.cast`: the asciicast file, as `arcade export ID` writes it.
 pub async fn cast(web: &Web, id: &str) -> Response {
-    let Ok(id) = id.parse::<i64>() else {
-        return message(
-            StatusCode::NOT_FOUND,
-            "No such recording",
-            "Recordings are numbered: /recordings/12.cast.",
-        );
-    };
-    let (listed, recording) = match web.services.store.recording(id).await {
-        Ok(Some(found)) => found,
-        Ok(None) => {
-            return message(
-                StatusCode::NOT_FOUND,
-                "No such recording",
-                &format!("There is no recording {id}."),
-            )
-        }
-        Err(error) => return store_down(&error),
+    let (id, listed, recording) = match find_recording(web, id).await {
+        Ok(found) => found,
+        Err(refusal) => return refusal,
     };
     let context = web.services.contexts.current();
     let title = format!("{} playing {} {}", listed.player, listed.game, listed.args);

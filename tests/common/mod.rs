@@ -426,3 +426,29 @@ pub const BACK_OUT: &[&str] = &[
     "move forward",
     "move forward",
 ];
+
+/// A new registered player who plays the classic wumpus world out with the gold (18
+/// actions), waiting `before_climbing` before the last line (a pause the recording
+/// keeps), until the result is checked by replay and on the leaderboard.
+pub async fn won_wumpus(
+    server: &TestServer,
+    name: &str,
+    password: &str,
+    before_climbing: Duration,
+) -> Client {
+    let mut player = registered(server.addr, name, password).await;
+    player.send("play wumpus").await;
+    player.read_text_until("Enter command: ").await;
+    for line in TO_THE_GOLD.iter().chain(BACK_OUT) {
+        player.send(line).await;
+        player.read_text_until("Enter command: ").await;
+    }
+    tokio::time::sleep(before_climbing).await;
+    player.send("climb").await;
+    assert!(player
+        .read_text_until("> ")
+        .await
+        .starts_with("You are out with the gold.\r\n"));
+    eventually(&mut player, "top wumpus", name).await;
+    player
+}
