@@ -202,18 +202,14 @@ pub enum StartError {
     },
     /// The data directory exists but this user cannot write in it (a host folder
     /// bind-mounted into the container, owned by root).
-    #[error(
-        "--data-dir {path}: cannot write in it ({source}). It must be writable by the \
-         user the server runs as (uid {uid}). In Docker with a host folder on /data: \
-         sudo chown -R 10001 HOST_FOLDER, or use a named volume (-v arcade-data:/data)"
-    )]
+    #[error("--data-dir {path}: cannot write in it ({source}). {fix}")]
     DataDirNotWritable {
         /// The directory.
         path: String,
         /// Why.
         source: std::io::Error,
-        /// The user the server runs as.
-        uid: u32,
+        /// What to do about it.
+        fix: String,
     },
     /// The database cannot be opened.
     #[error("{0}")]
@@ -361,11 +357,26 @@ fn check_writable(data_dir: &std::path::Path) -> Result<(), StartError> {
         .tempfile_in(data_dir)
     {
         Ok(_removed_on_drop) => Ok(()),
-        Err(source) => Err(StartError::DataDirNotWritable {
-            path: data_dir.display().to_string(),
-            source,
-            uid: current_uid(),
-        }),
+        Err(source) => {
+            let fix = if source.kind() == std::io::ErrorKind::ReadOnlyFilesystem {
+                String::from(
+                    "Its file system is mounted read-only: give a directory on a writable one \
+                     (in Docker, a volume not marked :ro)",
+                )
+            } else {
+                format!(
+                    "It must be writable by the user the server runs as (uid {}). In Docker \
+                     with a host folder on /data: sudo chown -R 10001 HOST_FOLDER, or use a \
+                     named volume (-v arcade-data:/data)",
+                    current_uid()
+                )
+            };
+            Err(StartError::DataDirNotWritable {
+                path: data_dir.display().to_string(),
+                source,
+                fix,
+            })
+        }
     }
 }
 
