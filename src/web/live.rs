@@ -33,12 +33,14 @@ use crate::metrics::Metrics;
 use crate::registry::{Place, Registry, SessionId, SessionRow};
 
 /// How often the table is looked at while someone follows it: a change shows within
-/// this (and the browser's own delay), well inside a second.
-const TICK: Duration = Duration::from_millis(250);
+/// this (and the browser's own delay), inside a second. Every look at a busy server
+/// sends the table to every browser, so not more often (BENCHMARKS.md, row 11).
+const TICK: Duration = Duration::from_millis(500);
 
 /// The rows the table shows at most (sorted by name); the page says how many more
-/// there are. A class is thirty; a load test of ten thousand is not read row by row.
-pub const MAX_ROWS: usize = 500;
+/// there are. A class is thirty; a load test of ten thousand is not read row by row,
+/// and every row is sent to every browser at each change.
+pub const MAX_ROWS: usize = 200;
 
 /// The live table's publisher.
 #[derive(Debug)]
@@ -86,9 +88,7 @@ struct Row {
 /// take a millisecond or two that no session should wait behind).
 async fn snapshot(registry: Registry) -> Option<(Vec<SessionRow>, usize, Arc<str>)> {
     tokio::task::spawn_blocking(move || {
-        let mut rows = registry.table();
-        let total = rows.len();
-        rows.truncate(MAX_ROWS);
+        let (rows, total) = registry.table(MAX_ROWS);
         let json = render(registry.now(), total, &rows);
         (rows, total, json)
     })
@@ -168,7 +168,10 @@ async fn publish(
         let Some((rows, total, json)) = snapshot(registry.clone()).await else {
             continue;
         };
-        if last.as_ref() == Some(&(rows.clone(), total)) {
+        if last
+            .as_ref()
+            .is_some_and(|(last_rows, last_total)| *last_rows == rows && *last_total == total)
+        {
             continue;
         }
         latest.send_replace(json);
@@ -340,7 +343,8 @@ mod tests {
     #[test]
     fn the_snapshot_is_json_with_the_rows() {
         let registry = Registry::new();
-        let json = render(registry.now(), 0, &registry.table());
+        let (rows, total) = registry.table(MAX_ROWS);
+        let json = render(registry.now(), total, &rows);
         let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(parsed["total"], 0);
         assert!(parsed["rows"].as_array().unwrap().is_empty());
