@@ -3,11 +3,13 @@
 # answers every line with a fixed board and does nothing else), the same loads on
 # both in the same run, and a table of the ratios.
 #
-#   bench/run.sh                          # about 13 minutes on 2 cores, and 2 more for row 10
-#   REPS=1 THROUGHPUT_REPS=1 LATENCY_REPS=1 SOCIAL_REPS=1 RACE_REPS=1 bench/run.sh   # one run of each: about 5 minutes
+#   bench/run.sh                          # about 13 minutes on 2 cores, 2 more for row 10, 3 for row 11
+#   REPS=1 THROUGHPUT_REPS=1 LATENCY_REPS=1 SOCIAL_REPS=1 RACE_REPS=1 WEB_REPS=1 bench/run.sh   # one run of each: about 5 minutes
 #   ROWS="6 7 8" bench/run.sh             # only the rows of the players' commands
 #   ROWS="2 9" bench/run.sh               # games that end all the time, against row 2
 #   ROWS="2 10" bench/run.sh              # a race of 500, against row 2
+#   ROWS=11 bench/run.sh                  # row 2's load with and without 50 followers of the
+#                                         # web page: about 3 minutes (7 runs of ~25 s)
 #   ARCADE=../old/target/release/arcade bench/run.sh         # another build of the server
 #
 # Only 127.0.0.0/8 is touched. Each load runs several times per server (REPS;
@@ -22,7 +24,8 @@
 # WATCHERS, LOBBY_SESSIONS); their targets are set for the defaults. So can row 9's
 # (RESTART_SESSIONS, RESTART_DURATION; RESTART_EVERY, RESTART_REPS) and row 10's
 # (RACE_SESSIONS, RACE_SIZE, RACE_DURATION; RACE_REPS), whose targets are against
-# row 2 of the same run.
+# row 2 of the same run, and row 11's (WEB_SESSIONS, WEB_FOLLOWERS; WEB_REPS), whose
+# target is against itself.
 #
 # How the runs are laid out, and why:
 # - The servers run on SERVER_CPUS and the load generator on LOAD_CPUS (by default
@@ -47,6 +50,15 @@
 #   arcade-minimal has no races. Each run has a fresh server and data directory. Its
 #   two targets are against row 2's arcade p99 of the same run: the racers' moves, and
 #   the progress lines each move makes every other racer hear.
+# - Row 11 (the teacher's web page followed by WEB_FOLLOWERS browsers while row 2's
+#   load runs) runs arcade only too: arcade-minimal has no web page. Each run loads two
+#   fresh servers one after the other, both with --http-port: one with the followers
+#   (`curl -N` on /events, on the load generator's CPUs, started before the load and
+#   stopped after it), one without; which goes first alternates between runs. Its
+#   target is the p99 with followers against the p99 without, so it needs no other row.
+#   Each follower's stream goes to a file that is counted (bytes, `event: sessions`
+#   lines) and deleted after the run: row11-web-REP.sse. Without curl, or with an
+#   ARCADE that has no --http-port, the row is skipped (row11.skipped says why).
 # - Rows 6 and 7 time deliveries (a line of chat reaching the other sessions, a
 #   player's frame reaching its watchers) as well as commands. Both fan one message
 #   out to thousands of sockets on one CPU, which measures the fan-out, not the VM's
@@ -59,7 +71,7 @@ THROUGHPUT_REPS=${THROUGHPUT_REPS:-5}
 LATENCY_REPS=${LATENCY_REPS:-7}
 SOCIAL_REPS=${SOCIAL_REPS:-3}
 RESTART_REPS=${RESTART_REPS:-1}
-ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10}
+ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10 11}
 CHAT_SESSIONS=${CHAT_SESSIONS:-10000}
 WATCHERS=${WATCHERS:-1000}
 LOBBY_SESSIONS=${LOBBY_SESSIONS:-10000}
@@ -70,6 +82,9 @@ RACE_REPS=${RACE_REPS:-3}
 RACE_SESSIONS=${RACE_SESSIONS:-500}
 RACE_SIZE=${RACE_SIZE:-500}
 RACE_DURATION=${RACE_DURATION:-30s}
+WEB_REPS=${WEB_REPS:-7}
+WEB_SESSIONS=${WEB_SESSIONS:-10000}
+WEB_FOLLOWERS=${WEB_FOLLOWERS:-50}
 # Row 9's server log: warnings, and the recorder's reports (src/recorder.rs logs them
 # at info). Not info for everything: a line per game or per session in the measured
 # window would cost the server what no other row pays.
@@ -78,6 +93,7 @@ RESTART_LOG=${RESTART_LOG:-warn,arcade::recorder=info}
 # earlier run can hold them.
 PORT_ARCADE=${PORT_ARCADE:-24100}
 PORT_MINIMAL=${PORT_MINIMAL:-24101}
+PORT_HTTP=${PORT_HTTP:-24102}
 OUT=${OUT:-$(mktemp -d -t arcade-bench.XXXXXX)}
 mkdir -p "$OUT"
 # ARCADE=path/to/another/build compares another version of the server against the same
@@ -102,6 +118,7 @@ cargo build --release --bins --quiet
 
 arcade_pid=""
 minimal_pid=""
+follower_pids=()
 
 stop_servers() {
     for pid in $arcade_pid $minimal_pid; do
@@ -111,7 +128,18 @@ stop_servers() {
     arcade_pid=""
     minimal_pid=""
 }
-trap stop_servers EXIT
+# stop_followers: row 11's followers, if any are running.
+stop_followers() {
+    local pid
+    for pid in "${follower_pids[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+    for pid in "${follower_pids[@]}"; do
+        wait "$pid" 2>/dev/null || true
+    done
+    follower_pids=()
+}
+trap 'stop_followers; stop_servers' EXIT
 
 wait_for_port() {
     for _ in $(seq 100); do
@@ -130,12 +158,15 @@ if "$ARCADE" serve --help 2>/dev/null | grep -q -- --max-per-address; then
     ARCADE_LIMITS+=(--max-per-address 20000)
 fi
 
-# start_arcade DATA_DIR LOG FILTER: arcade on PORT_ARCADE with that data directory,
-# its stderr appended to LOG, RUST_LOG=FILTER.
+# start_arcade DATA_DIR LOG FILTER [serve options...]: arcade on PORT_ARCADE with that
+# data directory and those further options, its stderr appended to LOG,
+# RUST_LOG=FILTER.
 start_arcade() {
-    mkdir -p "$1"
-    RUST_LOG=$3 "${SERVER_ON[@]}" "$ARCADE" serve --bind 127.0.0.1 --port "$PORT_ARCADE" \
-        "${ARCADE_LIMITS[@]}" --data-dir "$1" 2>>"$2" &
+    local data=$1 log=$2 filter=$3
+    shift 3
+    mkdir -p "$data"
+    RUST_LOG=$filter "${SERVER_ON[@]}" "$ARCADE" serve --bind 127.0.0.1 --port "$PORT_ARCADE" \
+        "${ARCADE_LIMITS[@]}" --data-dir "$data" "$@" 2>>"$log" &
     arcade_pid=$!
 }
 
@@ -190,6 +221,55 @@ db_facts() {
     sqlite3 "$copy/arcade.db" "SELECT 'inputs_recorded=' || COALESCE(SUM(inputs), 0) FROM recordings;" \
         2>/dev/null || true
     rm -rf "$copy"
+}
+
+# start_followers REP: row 11's WEB_FOLLOWERS browsers, `curl -N` on arcade's /events
+# on the load generator's CPUs, each writing the stream to a file of its own
+# (row11-followers-REP/N); then up to 5 s for the server to count them all (its
+# arcade_web_live_viewers gauge on /metrics), so that the load starts with every one in.
+start_followers() {
+    local dir="$OUT/row11-followers-$1" i viewers=""
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    followed_from=$(date +%s%N)
+    for i in $(seq "$WEB_FOLLOWERS"); do
+        "${LOAD_ON[@]}" curl -sN -o "$dir/$i" "http://127.0.0.1:$PORT_HTTP/events" &
+        follower_pids+=($!)
+    done
+    for _ in $(seq 50); do
+        viewers=$(curl -s "http://127.0.0.1:$PORT_HTTP/metrics" \
+            | awk '$1 ~ /web_live_viewers$/ {print $2}') || true
+        if [ "${viewers:-0}" -ge "$WEB_FOLLOWERS" ]; then break; fi
+        sleep 0.1
+    done
+    followers_in=${viewers:-0}
+}
+
+# count_followers REP: stop the followers and write what they received to
+# row11-web-REP.sse as key=value: followers (started), viewers (the server's count of
+# them before the load), received (those with at least one `event: sessions` line),
+# events and bytes (all of them together), fewest_events (one follower's least),
+# followed_ms (from their start to their end). Their files are deleted: at 10,000
+# sessions each receives some 300 KB a second.
+count_followers() {
+    local dir="$OUT/row11-followers-$1" i events size received=0 all_events=0 bytes=0 fewest=""
+    stop_followers
+    local followed_ms=$(( ($(date +%s%N) - followed_from) / 1000000 ))
+    for i in $(seq "$WEB_FOLLOWERS"); do
+        events=0
+        size=0
+        if [ -f "$dir/$i" ]; then
+            events=$(grep -c '^event: sessions$' "$dir/$i" || true)
+            size=$(stat -c %s "$dir/$i")
+        fi
+        if [ "$events" -gt 0 ]; then received=$((received + 1)); fi
+        all_events=$((all_events + events))
+        bytes=$((bytes + size))
+        if [ -z "$fewest" ] || [ "$events" -lt "$fewest" ]; then fewest=$events; fi
+    done
+    rm -rf "$dir"
+    echo "followers=$WEB_FOLLOWERS viewers=$followers_in received=$received events=$all_events" \
+        "fewest_events=${fewest:-0} bytes=$bytes followed_ms=$followed_ms" >"$OUT/row11-web-$1.sse"
 }
 
 # CPU time taken by the hypervisor from this VM so far, in clock ticks (1/100 s): a
@@ -328,6 +408,46 @@ if row 10; then
         sleep 1
     done
 fi
+# 11. The teacher's web page followed by WEB_FOLLOWERS browsers while row 2's load runs
+# (WEB_SESSIONS sessions at 1 command/s, row 2's options otherwise). A browser on the
+# page follows /events, the table of sessions the server publishes every 250 ms when
+# it changed; that stream is all the page asks for after loading, so `curl -N` on it
+# is a browser as far as the server can tell. arcade only (arcade-minimal has no web
+# page), each run two fresh servers with --http-port, one after the other: the load
+# with the followers ("web") and without them ("plain"), alternating which goes
+# first. The target is the p99 with followers against the p99 without.
+if row 11; then
+    web_skipped=""
+    if ! command -v curl >/dev/null; then
+        web_skipped="curl is not installed"
+    elif ! "$ARCADE" serve --help 2>/dev/null | grep -q -- --http-port; then
+        web_skipped="$ARCADE has no --http-port"
+    fi
+    if [ -n "$web_skipped" ]; then
+        echo "bench: row 11 skipped: $web_skipped" >&2
+        echo "$web_skipped" >"$OUT/row11.skipped"
+    else
+        echo "$WEB_REPS" >"$OUT/row11.runs"
+        for rep in $(seq "$WEB_REPS"); do
+            if [ $((rep % 2)) = 1 ]; then order="web plain"; else order="plain web"; fi
+            for half in $order; do
+                stop_servers
+                rm -rf "$OUT/row11-data"
+                start_arcade "$OUT/row11-data" "$OUT/arcade.log" warn --http-port "$PORT_HTTP"
+                wait_for_port "$PORT_ARCADE"
+                wait_for_port "$PORT_HTTP"
+                sleep 0.5
+                if [ "$half" = web ]; then start_followers "$rep"; fi
+                run 11 "$half" "$rep" --sessions "$WEB_SESSIONS" --rate 1 --ramp 1500ms \
+                    --warmup 3s --duration 5s
+                if [ "$half" = web ]; then count_followers "$rep"; fi
+                stop_servers
+                sleep 1
+            done
+        done
+        rm -rf "$OUT/row11-data"
+    fi
+fi
 stop_servers
 elapsed=$(( $(date +%s) - started ))
 
@@ -338,7 +458,7 @@ elapsed=$(( $(date +%s) - started ))
     else
         echo "no CPU pinning"
     fi
-    echo "rows run: $ROWS; runs per load and server: $REPS ($THROUGHPUT_REPS for row 1, $LATENCY_REPS for rows 2 and 3, $SOCIAL_REPS for rows 6 to 8, $RESTART_REPS for row 9 and $RACE_REPS for row 10, arcade only); latencies of rows 2, 3, 6, 7, 9 and 10 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
+    echo "rows run: $ROWS; runs per load and server: $REPS ($THROUGHPUT_REPS for row 1, $LATENCY_REPS for rows 2 and 3, $SOCIAL_REPS for rows 6 to 8, $RESTART_REPS for row 9, $RACE_REPS for row 10 and $WEB_REPS for each half of row 11, arcade only); latencies of rows 2, 3, 6, 7, 9, 10 and 11 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
     echo
     python3 bench/table.py "$OUT"
 } | tee "$OUT/table.md"

@@ -5,7 +5,7 @@ Usage: table.py DIR. DIR holds rowN-SERVER-REP.json, one `arcade loadtest --json
 report each, and rowN.runs, the number of runs of row N. The ratio is arcade /
 minimal; a target is checked on the ratio (or, for memory, on arcade's own number).
 
-Latency percentiles of rows 2, 3, 6, 7, 9 and 10 are "pooled": taken from the sum of all
+Latency percentiles of rows 2, 3, 6, 7, 9, 10 and 11 are "pooled": taken from the sum of all
 runs' histograms (`latency_histogram` for commands, `delivery_histogram` for
 deliveries), that is from every command or delivery the runs measured, as if they
 were one long run. Percentiles of separate runs cannot be averaged, and a median of
@@ -32,6 +32,17 @@ the 499 others hear) runs arcade only too: arcade-minimal has no races. Both its
 the moves' and the progress lines' delivery, are held to 1.5x row 2's pooled arcade
 p99 of the same run.
 
+Row 11 (row 2's load while the teacher's web page is followed by 50 browsers) runs
+arcade only as well: arcade-minimal has no web page. Each run has two halves, each on
+a fresh server with the web page on: row11-web-REP.json with the followers (`curl -N`
+on /events) and row11-plain-REP.json without. Its target is the pooled p99 with
+followers at most 1.1x the pooled p99 without, from the same runs; it needs no other
+row. What the followers received is in row11-web-REP.sse (`followers=`, `viewers=`,
+`received=`, `events=`, `fewest_events=`, `bytes=`, `followed_ms=`); a follower that
+received no `event: sessions` line makes the check `**no**`, and the comparison says
+nothing. Skipped (row11.skipped: curl missing, or no --http-port), the row is left
+out and the reason printed.
+
 A row that did not run (bench/run.sh with ROWS) is left out.
 """
 
@@ -44,7 +55,19 @@ import statistics
 import sys
 
 # Rows run on arcade alone: arcade-minimal has nothing to compare there.
-ARCADE_ONLY = {9, 10}
+ARCADE_ONLY = {9, 10, 11}
+
+# Row 11's two halves, as its files name them, and as the table names them.
+WEB_HALVES = {"web": "with followers", "plain": "without"}
+
+
+def servers(row):
+    """The file names of `row`'s runs: rowN-SERVER-REP.json."""
+    if row == 11:
+        return tuple(WEB_HALVES)
+    if row in ARCADE_ONLY:
+        return ("arcade",)
+    return ("arcade", "minimal")
 
 
 def runs(directory, row):
@@ -134,6 +157,20 @@ class Summed:
         self.pick = pick
 
 
+class Half:
+    """A row 11 table row whose number is `pick` (a function, or Pooled) over the runs
+    of one half: "web" (with the followers) or "plain" (without)."""
+
+    def __init__(self, half, pick):
+        self.half = half
+        self.pick = pick
+
+
+class Followers:
+    """Row 11's followers over all runs (row11-web-REP.sse): a text, and whether every
+    follower received the table."""
+
+
 def lost(report):
     """Deliveries expected and not received (skipped by the server, or never came)."""
     return max(0, report.get("deliveries_expected", 0) - report.get("deliveries_received", 0))
@@ -151,6 +188,9 @@ def row_labels(directory):
     lobby = load(directory, 8, "arcade")
     restart = load(directory, 9, "arcade")
     race = load(directory, 10, "arcade")
+    web = load(directory, 11, "web") or load(directory, 11, "plain")
+    followers = max((fields.get("followers", 0) for fields in sse_facts(directory)),
+                    default=0) or 50
     return {
         6: f"chat: {first(chat, 'sessions', 10000):,} named sessions in the lobby, "
            f"{first(chat, 'chat_rate', 10):g} lines/s",
@@ -164,6 +204,9 @@ def row_labels(directory):
         10: f"race: {first(race, 'sessions', 500):,} named sessions in races of "
             f"{first(race, 'race', 500):,} at {first(race, 'rate', 1):g}/s, "
             f"`{first(race, 'race_line', 'race 2048')}` (arcade only)",
+        11: f"{first(web, 'sessions', 10000):,} sessions at {first(web, 'rate', 1):g}/s "
+            f"(row 2's load) with {followers} followers of the web page's /events, and "
+            f"without (arcade only)",
     }
 
 
@@ -215,6 +258,54 @@ def db_facts(directory, rep):
     except OSError:
         pass
     return facts
+
+
+def sse_facts(directory):
+    """What row 11's followers received, one dict per run (row11-web-REP.sse)."""
+    facts = []
+    for rep in range(1, runs(directory, 11) + 1):
+        fields = {}
+        try:
+            with open(os.path.join(directory, f"row11-web-{rep}.sse")) as file:
+                for line in file:
+                    fields.update(key_values(line))
+        except OSError:
+            pass
+        facts.append(fields)
+    return facts
+
+
+def followers_line(directory):
+    """Row 11's table line of the followers: (text, met)."""
+    facts = sse_facts(directory)
+    started = sum(fields.get("followers", 0) for fields in facts)
+    received = sum(fields.get("received", 0) for fields in facts)
+    missing = sum(1 for fields in facts if not fields)
+    text = f"{received:,} of {started:,} received the table"
+    if missing:
+        text += f" ({missing} run(s) without a .sse file)"
+    return text, bool(facts) and not missing and received == started
+
+
+def followers_notes(directory):
+    """Per run of row 11: the followers the server counted, and what they received."""
+    lines = []
+    for rep, fields in enumerate(sse_facts(directory), start=1):
+        if not fields:
+            lines.append(f"- run {rep}: no row11-web-{rep}.sse")
+            continue
+        followers = fields.get("followers", 0)
+        seconds = fields.get("followed_ms", 0) / 1000
+        bytes_each = fields.get("bytes", 0) / followers if followers else 0
+        events_each = fields.get("events", 0) / followers if followers else 0
+        rate = (f"{bytes_each / seconds / 1000:,.0f} kB/s, {events_each / seconds:.1f} "
+                f"events/s" if seconds else "n/a")
+        lines.append(
+            f"- run {rep}: {fields.get('viewers', 0)} of {followers} followers counted by "
+            f"the server before the load, {fields.get('received', 0)} received the table; "
+            f"each {bytes_each / 1e6:,.1f} MB in {events_each:,.0f} events (fewest "
+            f"{fields.get('fewest_events', 0)}) over {seconds:.1f} s: {rate} each")
+    return lines
 
 
 def number(value, unit=""):
@@ -332,6 +423,20 @@ def main():
         (10, "", "racers still playing at the end", "",
          lambda r: r.get("racers_playing_at_end"), None, None),
         (10, "", "server CPU per move", "us", cpu_us, None, None),
+        (11, labels[11], "p50 with followers, pooled", "ms",
+         Half("web", Pooled(0.50)), None, None),
+        (11, "", "p99 with followers, pooled", "ms",
+         Half("web", Pooled(0.99)), "plain<=", 1.1),
+        (11, "", "p99.9 with followers, pooled", "ms",
+         Half("web", Pooled(0.999)), None, None),
+        (11, "", "p50 without, pooled", "ms", Half("plain", Pooled(0.50)), None, None),
+        (11, "", "p99 without, pooled", "ms", Half("plain", Pooled(0.99)), None, None),
+        (11, "", "p99.9 without, pooled", "ms", Half("plain", Pooled(0.999)), None, None),
+        (11, "", "server CPU per command with followers", "us", Half("web", cpu_us),
+         None, None),
+        (11, "", "server CPU per command without", "us", Half("plain", cpu_us),
+         None, None),
+        (11, "", "followers, all runs", "", Followers(), "all", None),
     ]
     print("| # | load | metric | arcade | minimal | arcade / minimal | target | met |")
     print("|---|---|---|---:|---:|---:|---|---|")
@@ -339,9 +444,17 @@ def main():
     for row, label, metric, unit, pick, kind, target in rows:
         if not runs(directory, row):
             continue
-        arcade = load(directory, row, "arcade")
+        half = None
+        if isinstance(pick, Half):
+            half, pick = pick.half, pick.pick
+        # Row 11's halves are its "servers"; its followers' line comes from the .sse files.
+        arcade = () if isinstance(pick, Followers) else load(directory, row, half or "arcade")
         minimal = load(directory, row, "minimal")
-        if isinstance(pick, Pooled):
+        text = None
+        if isinstance(pick, Followers):
+            text, all_received = followers_line(directory)
+            a = m = None
+        elif isinstance(pick, Pooled):
             a = pooled(arcade, pick.quantile, pick.field)
             m = pooled(minimal, pick.quantile, pick.field)
         elif isinstance(pick, Summed):
@@ -364,6 +477,14 @@ def main():
                 met = against is not None and against <= target
                 shown = "n/a" if against is None else f"{against:.2f}x"
                 goal = f"arcade <= {target}x row 2's p99 ({shown})"
+        elif kind == "plain<=":
+            plain = pooled(load(directory, row, "plain"), 0.99)
+            against = a / plain if a is not None and plain else None
+            met = against is not None and against <= target
+            shown = "n/a" if against is None else f"{against:.2f}x"
+            goal = f"<= {target}x the p99 without ({shown})"
+        elif kind == "all":
+            met, goal = all_received, "every follower"
         elif kind == "arcade==":
             met, goal = a == target, f"arcade = {target}"
         elif kind == "arcade<=":
@@ -376,12 +497,13 @@ def main():
         if row in ARCADE_ONLY:
             minimal_text, ratio_text = "not run", "-"
         shown_row = f"{row}" if label else ""
-        print(f"| {shown_row} | {label} | {metric} | {show(a, unit)} | {minimal_text} "
+        shown_a = text if text is not None else show(a, unit)
+        print(f"| {shown_row} | {label} | {metric} | {shown_a} | {minimal_text} "
               f"| {ratio_text} | {goal} | {mark} |")
         if not label:
             continue
-        for server, reports in (("arcade", arcade), ("minimal", minimal)):
-            for rep, report in enumerate(reports, start=1):
+        for server in servers(row):
+            for rep, report in enumerate(load(directory, row, server), start=1):
                 for reason, count in report.get("failure_reasons", {}).items():
                     failures.append(f"row {row} {server} run {rep}: {count} x {reason}")
     print("\nEvery run, in order (the medians and pooled latencies above come from these):")
@@ -414,25 +536,23 @@ def main():
         (10, "racers done/playing at the end",
          lambda r: f"{r.get('racers_done', 0)}/{r.get('racers_playing_at_end', 0)}"),
         (10, "server CPU µs/move", lambda r: f"{cpu_us(r) or 0:.1f}"),
+        (11, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
+        (11, "server CPU µs/command", lambda r: f"{cpu_us(r) or 0:.1f}"),
     ]
     for row, metric, pick in spread:
         if not runs(directory, row):
             continue
         parts = []
-        for server in ("arcade", "minimal"):
-            if server == "minimal" and row in ARCADE_ONLY:
-                continue
+        for server in servers(row):
             values = " ".join(pick(report) for report in load(directory, row, server))
-            parts.append(f"{server} {values}")
+            parts.append(f"{WEB_HALVES.get(server, server)} {values}")
         print(f"- row {row} {metric}: " + "; ".join(parts))
     print("\nCPU time stolen by the hypervisor during the runs (all runs of a row):")
-    for row in range(1, 11):
+    for row in range(1, 12):
         if not runs(directory, row):
             continue
         parts = []
-        for server in ("arcade", "minimal"):
-            if server == "minimal" and row in ARCADE_ONLY:
-                continue
+        for server in servers(row):
             ticks = 0
             for rep in range(1, runs(directory, row) + 1):
                 try:
@@ -440,7 +560,7 @@ def main():
                         ticks += int(file.read().strip() or 0)
                 except (OSError, ValueError):
                     pass
-            parts.append(f"{server} {ticks / 100:.2f} s")
+            parts.append(f"{WEB_HALVES.get(server, server)} {ticks / 100:.2f} s")
         print(f"- row {row}: " + ", ".join(parts))
     if runs(directory, 9):
         print("\nRow 9 runs arcade alone (arcade-minimal has no games to end, record or "
@@ -457,6 +577,21 @@ def main():
               "servers side by side on the same server CPU, while row 10 has it to itself. "
               "A racer whose game is over (the win tile, or no move left) stops moving and "
               "stays, hearing the others: `racers done/playing at the end` per run.")
+    if runs(directory, 11):
+        print("\nRow 11 runs arcade alone (arcade-minimal has no web page). Each run loads "
+              "two fresh servers with the web page on, one after the other, alternating "
+              "which goes first: one followed by the followers (`curl -N` on /events, on "
+              "the load generator's CPUs) and one not. Its target is the pooled p99 with "
+              "followers against the pooled p99 without, from the same runs; neither half "
+              "shares the server CPU with arcade-minimal, so neither is row 2's p99. The "
+              "followers:")
+        for line in followers_notes(directory):
+            print(line)
+    try:
+        with open(os.path.join(directory, "row11.skipped")) as file:
+            print(f"\nRow 11 was skipped: {file.read().strip()}.")
+    except OSError:
+        pass
     capped = load(directory, 3, "arcade")
     if capped and capped[0].get("capped_by_open_files"):
         print(f"\nRow 3: loadtest capped --sessions to {capped[0]['capped_by_open_files']} "
