@@ -139,16 +139,17 @@ pub fn admin(web: &Shared, jar: &CookieJar) -> Option<Admin> {
         .admin(jar, |name| web.services.names_admin(name.as_str()))
 }
 
-/// The admin making this form's request, if the form carries their CSRF token.
-fn admin_posting(web: &Shared, jar: &CookieJar, csrf: &str) -> Result<Admin, Response> {
+/// The admin making this form's request, if the form carries their CSRF token; else
+/// the refusal (boxed: a response is large, and refusals are rare).
+fn admin_posting(web: &Shared, jar: &CookieJar, csrf: &str) -> Result<Admin, Box<Response>> {
     match admin(web, jar) {
         Some(admin) if same_token(&admin.csrf, csrf) => Ok(admin),
-        Some(_) => Err(pages::message(
+        Some(_) => Err(Box::new(pages::message(
             StatusCode::FORBIDDEN,
             "Form expired",
             "This form is out of date: open the page again and send it from there.",
-        )),
-        None => Err(pages::forbidden()),
+        ))),
+        None => Err(Box::new(pages::forbidden())),
     }
 }
 
@@ -244,7 +245,7 @@ pub async fn log_out(
 ) -> Response {
     let admin = match admin_posting(&web, &jar, &form.csrf) {
         Ok(admin) => admin,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     web.logins.by_token.remove(&admin.token);
     let gone = Cookie::build((COOKIE, "")).path("/").build();
@@ -267,7 +268,7 @@ pub async fn broadcast(
 ) -> Response {
     let admin = match admin_posting(&web, &jar, &form.csrf) {
         Ok(admin) => admin,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     let notice = match clean_text(&form.text) {
         Ok(text) if text.is_empty() => String::from("Type something to broadcast."),
@@ -297,7 +298,7 @@ pub async fn kick(
 ) -> Response {
     let admin = match admin_posting(&web, &jar, &form.csrf) {
         Ok(admin) => admin,
-        Err(refusal) => return refusal,
+        Err(refusal) => return *refusal,
     };
     let notice = if form.name.trim().is_empty() {
         String::from("Type the name of the player to disconnect.")
