@@ -5,6 +5,7 @@
 //! of a few modules that each own one thing.
 //!
 //! - [`server`] accepts and limits connections and shuts down cleanly;
+//! - [`proxy`] reads the PROXY protocol header HAProxy puts before a connection;
 //! - [`shutdown`] is the signal every session listens for;
 //! - [`telnet`] is the line codec (telnet commands out, `\r\n` in);
 //! - [`terminal`] reads single keys, edits lines and colours boards (`set keys`,
@@ -38,6 +39,7 @@ pub mod loadtest;
 pub mod lobby;
 pub mod metrics;
 pub mod play;
+pub mod proxy;
 pub mod race;
 pub mod recorder;
 pub mod recording;

@@ -3,7 +3,9 @@
 //! One task per connection runs a [`Session`]. The number of sessions is capped by a
 //! semaphore; a client beyond the cap is told `Server full, try again later.` and closed
 //! at once, never left waiting. Shutdown is a value (a future passed to [`run`]) so that
-//! tests drive it with a oneshot and the binary with Ctrl-C / SIGTERM.
+//! tests drive it with a oneshot and the binary with Ctrl-C / SIGTERM. Behind HAProxy
+//! (`--proxy-protocol`) each connection first gives its client's address in a PROXY
+//! header ([`crate::proxy`]), read in the connection's own task.
 
 use std::future::Future;
 use std::io::Write as _;
@@ -14,13 +16,14 @@ use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{mpsc, Semaphore};
-use tracing::{error, info, warn};
+use tracing::{debug, error, info, warn};
 
 use crate::levels::{self, LayoutError, Levels};
+use crate::proxy::{self, Proxied};
 use crate::registry::Registry;
 use crate::saves;
 use crate::session::{Lease, Session, Timeouts};
-use crate::shutdown::ShutdownSignal;
+use crate::shutdown::{Shutdown, ShutdownSignal};
 use crate::social::Services;
 use crate::store::{DbUrl, Store, StoreError};
 use crate::table::{Context, Contexts};
@@ -95,6 +98,11 @@ pub struct Options {
     /// Address the web page listens on [default: the --bind address].
     #[arg(long, env = "ARCADE_HTTP_BIND")]
     pub http_bind: Option<IpAddr>,
+    /// Behind HAProxy (`send-proxy-v2`): read the PROXY protocol v2 header before each
+    /// connection and take the client's address from it, for the log and the limits; a
+    /// connection without a valid header is closed.
+    #[arg(long, env = "ARCADE_PROXY_PROTOCOL")]
+    pub proxy_protocol: bool,
 }
 
 impl Options {
@@ -147,6 +155,7 @@ impl Default for Options {
             admin: Vec::new(),
             http_port: None,
             http_bind: None,
+            proxy_protocol: false,
         }
     }
 }
@@ -301,13 +310,19 @@ pub async fn run_with(
     let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
     let mut listener = Listener {
         listener,
-        limit: Arc::new(Semaphore::new(max_sessions)),
-        shared,
+        gate: Gate {
+            limit: Arc::new(Semaphore::new(max_sessions)),
+            shared,
+            done_tx,
+        },
+        proxy_protocol: options.proxy_protocol,
         notify_shutdown,
-        done_tx,
     };
     if let Ok(address) = listener.listener.local_addr() {
         info!(%address, max_sessions, "listening");
+    }
+    if options.proxy_protocol {
+        info!("--proxy-protocol: every connection must start with a PROXY protocol v2 header");
     }
     tokio::select! {
         () = listener.accept_loop() => {}
@@ -316,15 +331,16 @@ pub async fn run_with(
     let Listener {
         listener,
         notify_shutdown,
-        done_tx,
+        gate,
         ..
     } = listener;
     // Stop accepting first, so that nobody queues in the backlog during the grace.
     drop(listener);
-    // Firing the signal ends every session's Shutdown future; each session holds a
-    // clone of `done_tx`, so `recv` returns None once the last one has finished.
+    // Firing the signal ends every session's Shutdown future (and every wait for a
+    // PROXY header); each holds a clone of the gate's `done_tx`, so `recv` returns None
+    // once the last one has finished.
     notify_shutdown.fire();
-    drop(done_tx);
+    drop(gate);
     if tokio::time::timeout(SHUTDOWN_GRACE, done_rx.recv())
         .await
         .is_err()
@@ -470,9 +486,20 @@ async fn reload_on_hangup(contexts: Contexts) {
 /// The accept loop and what it hands to each session.
 struct Listener {
     listener: TcpListener,
+    gate: Gate,
+    /// `--proxy-protocol`: each connection starts with a PROXY header.
+    proxy_protocol: bool,
+    notify_shutdown: ShutdownSignal,
+}
+
+/// What lets an accepted connection in as a session: its place under `--max-sessions`
+/// and under `--max-per-address`, and what every session is lent. A clone goes to the
+/// task that reads a connection's PROXY header, which admits it once it knows the
+/// client's address.
+#[derive(Clone)]
+struct Gate {
     limit: Arc<Semaphore>,
     shared: Arc<Shared>,
-    notify_shutdown: ShutdownSignal,
     done_tx: mpsc::Sender<()>,
 }
 
@@ -494,50 +521,106 @@ impl Listener {
                     continue;
                 }
             };
-            let Ok(permit) = Arc::clone(&self.limit).try_acquire_owned() else {
-                info!(%peer, "server full: turned away");
-                turn_away(stream, peer, SERVER_FULL);
+            if self.proxy_protocol {
+                // Subscribed now, so that a shutdown during the header is seen.
+                let shutdown = self.notify_shutdown.subscribe();
+                tokio::spawn(behind_proxy(self.gate.clone(), stream, peer, shutdown));
                 continue;
-            };
-            // Registered here, before the task runs, so that the registry never misses
-            // a session the listener has accepted.
-            let (registration, inbox) = match self
-                .shared
-                .registry
-                .register(peer, self.shared.max_per_address)
-            {
-                Ok(registered) => registered,
-                Err(too_many) => {
-                    info!(%peer, limit = too_many.limit, "too many sessions from one address: turned away");
-                    let line = format!(
-                        "{TOO_MANY_FROM_ADDRESS} (at most {} at once), try again later.\r\n",
-                        too_many.limit
-                    );
-                    turn_away(stream, peer, &line);
-                    continue;
-                }
-            };
-            if let Err(error) = stream.set_nodelay(true) {
-                warn!(%peer, %error, "could not set TCP_NODELAY");
             }
-            let lease = Lease {
-                permit,
-                done: self.done_tx.clone(),
-            };
-            let session = Session::new(
-                stream,
-                peer,
-                Arc::clone(&self.shared.context),
-                self.shared.services.clone(),
-                self.shared.timeouts,
-                self.notify_shutdown.subscribe(),
-                (registration, inbox),
-                lease,
-            );
-            if let Some(session) = session {
+            let shutdown = || self.notify_shutdown.subscribe();
+            if let Some(session) = self.gate.admit(stream, peer, shutdown) {
                 tokio::spawn(session.run());
             }
         }
+    }
+}
+
+impl Gate {
+    /// A session for `stream` from the client at `peer`, or `None` when the server is
+    /// full or `peer` has `--max-per-address` sessions already: the client is then told
+    /// so and closed. `shutdown` is only called for a session, so that a client turned
+    /// away costs no subscription.
+    fn admit(
+        &self,
+        stream: TcpStream,
+        peer: SocketAddr,
+        shutdown: impl FnOnce() -> Shutdown,
+    ) -> Option<Session> {
+        let Ok(permit) = Arc::clone(&self.limit).try_acquire_owned() else {
+            info!(%peer, "server full: turned away");
+            turn_away(stream, peer, SERVER_FULL);
+            return None;
+        };
+        // Registered here, before the session's task runs, so that the registry never
+        // misses a session the server has let in.
+        let (registration, inbox) = match self
+            .shared
+            .registry
+            .register(peer, self.shared.max_per_address)
+        {
+            Ok(registered) => registered,
+            Err(too_many) => {
+                info!(%peer, limit = too_many.limit, "too many sessions from one address: turned away");
+                let line = format!(
+                    "{TOO_MANY_FROM_ADDRESS} (at most {} at once), try again later.\r\n",
+                    too_many.limit
+                );
+                turn_away(stream, peer, &line);
+                return None;
+            }
+        };
+        if let Err(error) = stream.set_nodelay(true) {
+            warn!(%peer, %error, "could not set TCP_NODELAY");
+        }
+        let lease = Lease {
+            permit,
+            done: self.done_tx.clone(),
+        };
+        Session::new(
+            stream,
+            peer,
+            Arc::clone(&self.shared.context),
+            self.shared.services.clone(),
+            self.shared.timeouts,
+            shutdown(),
+            (registration, inbox),
+            lease,
+        )
+    }
+}
+
+/// A connection from the proxy (`--proxy-protocol`), in a task of its own so that one
+/// that sends nothing never holds up the accept loop: its PROXY header is read, then it
+/// is let in as the client the header names, so that the log, `--max-per-address` and
+/// the login throttle count that client. A connection without a valid header is closed
+/// without a word (nothing it could take for the game); the proxy's own health checks
+/// (LOCAL) are closed quietly; shutdown ends the wait.
+async fn behind_proxy(
+    gate: Gate,
+    mut stream: TcpStream,
+    proxy_address: SocketAddr,
+    mut shutdown: Shutdown,
+) {
+    let header = tokio::select! {
+        header = proxy::read_header(&mut stream, proxy::HEADER_TIMEOUT) => header,
+        () = &mut shutdown => return,
+    };
+    let client = match header {
+        Ok(Proxied::Client(client)) => client,
+        Ok(Proxied::Local) => {
+            debug!(proxy = %proxy_address, "PROXY header LOCAL (the proxy's health check): closed");
+            return;
+        }
+        Err(error) => {
+            info!(proxy = %proxy_address, %error, "PROXY header refused: closed");
+            return;
+        }
+    };
+    debug!(proxy = %proxy_address, %client, "PROXY header read");
+    // A task of its own, as without a proxy, so that the session's future is no larger
+    // for having waited for a header.
+    if let Some(session) = gate.admit(stream, client, move || shutdown) {
+        tokio::spawn(session.run());
     }
 }
 
