@@ -16,12 +16,14 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::body::Body;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum_extra::extract::cookie::CookieJar;
-use futures_util::stream::{self, Stream, StreamExt};
+use bytes::Bytes;
+use futures_util::stream::{self, StreamExt};
 use serde::Serialize;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
@@ -40,18 +42,20 @@ const TICK: Duration = Duration::from_millis(500);
 /// The rows the table shows at most (sorted by name); the page says how many more
 /// there are. A class is thirty; a load test of ten thousand is not read row by row,
 /// and every row is sent to every browser at each change.
-pub const MAX_ROWS: usize = 200;
+pub const MAX_ROWS: usize = 100;
 
 /// The live table's publisher.
 #[derive(Debug)]
 pub struct Live {
-    latest: Arc<watch::Sender<Arc<str>>>,
+    /// The latest table as a whole Server-Sent Event, encoded once for every browser:
+    /// each sends the same bytes (a reference count, not a copy).
+    latest: Arc<watch::Sender<Bytes>>,
 }
 
 impl Live {
     /// Start publishing `registry`'s table until `shutdown`.
     pub fn start(registry: Registry, shutdown: CancellationToken) -> Live {
-        let (sender, _) = watch::channel(Arc::from(""));
+        let (sender, _) = watch::channel(Bytes::new());
         let latest = Arc::new(sender);
         tokio::spawn(publish(registry, Arc::clone(&latest), shutdown));
         Live { latest }
@@ -86,7 +90,7 @@ struct Row {
 
 /// The registry's table now, and its JSON (on a blocking thread: ten thousand rows
 /// take a millisecond or two that no session should wait behind).
-async fn snapshot(registry: Registry) -> Option<(Vec<SessionRow>, usize, Arc<str>)> {
+async fn snapshot(registry: Registry) -> Option<(Vec<SessionRow>, usize, Bytes)> {
     tokio::task::spawn_blocking(move || {
         let (rows, total) = registry.table(MAX_ROWS);
         let json = render(registry.now(), total, &rows);
@@ -96,14 +100,19 @@ async fn snapshot(registry: Registry) -> Option<(Vec<SessionRow>, usize, Arc<str
     .ok()
 }
 
-fn render(now: u32, total: usize, rows: &[SessionRow]) -> Arc<str> {
+/// The table as one Server-Sent Event: `event: sessions`, its JSON on one `data:` line
+/// (JSON escapes every line break inside its strings).
+fn render(now: u32, total: usize, rows: &[SessionRow]) -> Bytes {
     let snapshot = Snapshot {
         now,
         total,
         rows: rows.iter().map(row).collect(),
     };
-    // Serialising plain strings and numbers cannot fail.
-    Arc::from(serde_json::to_string(&snapshot).unwrap_or_default())
+    let mut event = b"event: sessions\ndata: ".to_vec();
+    // Serialising plain strings and numbers into memory cannot fail.
+    let _ = serde_json::to_writer(&mut event, &snapshot);
+    event.extend_from_slice(b"\n\n");
+    Bytes::from(event)
 }
 
 fn row(session: &SessionRow) -> Row {
@@ -150,7 +159,7 @@ fn progress(progress: &Progress) -> String {
 /// Publish the table every [`TICK`] while someone follows it, when it changed.
 async fn publish(
     registry: Registry,
-    latest: Arc<watch::Sender<Arc<str>>>,
+    latest: Arc<watch::Sender<Bytes>>,
     shutdown: CancellationToken,
 ) {
     let mut tick = tokio::time::interval(TICK);
@@ -195,29 +204,44 @@ impl Drop for Viewer {
     }
 }
 
-fn sessions_event(json: &str) -> Result<Event, Infallible> {
-    Ok(Event::default().event("sessions").data(json))
-}
+/// How often an idle stream says it is alive, so that proxies keep it open (axum's
+/// default for its own events).
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-/// `GET /events`: the table now, then every change.
-pub async fn sessions(
-    State(web): State<Shared>,
-) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+/// `GET /events`: the table now, then every change, as Server-Sent Events written by
+/// hand rather than through axum's `Sse`: every browser is sent the one encoding of
+/// the table, where `Sse` would copy and scan it again for each.
+pub async fn sessions(State(web): State<Shared>) -> Response {
     // Subscribed before the first snapshot, so that no change falls between them.
     let receiver = web.live.latest.subscribe();
     let first = snapshot(web.services.registry.clone())
         .await
-        .map_or_else(|| Arc::from(""), |(_, _, json)| json);
+        .map_or_else(Bytes::new, |(_, _, event)| event);
     let viewer = Viewer::new(Arc::clone(&web.services.metrics));
     let changes = stream::unfold((receiver, viewer), |(mut receiver, viewer)| async move {
         receiver.changed().await.ok()?;
-        let json = Arc::clone(&receiver.borrow_and_update());
-        Some((sessions_event(&json), (receiver, viewer)))
+        let event = receiver.borrow_and_update().clone();
+        Some((event, (receiver, viewer)))
     });
-    let events = stream::once(async move { sessions_event(&first) })
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let alive = stream::unfold(ticks, |mut ticks| async move {
+        ticks.tick().await;
+        Some((Bytes::from_static(b": alive\n\n"), ticks))
+    });
+    let events = stream::once(async move { first })
         .chain(changes)
-        .take_until(web.shutdown.clone().cancelled_owned());
-    Sse::new(events).keep_alive(KeepAlive::default())
+        .map(Ok::<_, Infallible>);
+    let body =
+        stream::select(events, alive.map(Ok)).take_until(web.shutdown.clone().cancelled_owned());
+    (
+        [
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
+        ],
+        Body::from_stream(body),
+    )
+        .into_response()
 }
 
 /// Stops watching when the page's stream is dropped (the browser went away).
@@ -344,8 +368,14 @@ mod tests {
     fn the_snapshot_is_json_with_the_rows() {
         let registry = Registry::new();
         let (rows, total) = registry.table(MAX_ROWS);
-        let json = render(registry.now(), total, &rows);
-        let parsed: serde_json::Value = serde_json::from_str(&json).unwrap();
+        let event = render(registry.now(), total, &rows);
+        let event = std::str::from_utf8(&event).unwrap();
+        let json = event
+            .strip_prefix("event: sessions\ndata: ")
+            .and_then(|rest| rest.strip_suffix("\n\n"))
+            .unwrap();
+        assert!(!json.contains('\n'), "{event}");
+        let parsed: serde_json::Value = serde_json::from_str(json).unwrap();
         assert_eq!(parsed["total"], 0);
         assert!(parsed["rows"].as_array().unwrap().is_empty());
     }
