@@ -232,15 +232,18 @@ pub async fn sessions(State(web): State<Shared>) -> Response {
     let viewer = Viewer::new(Arc::clone(&web.services.metrics));
     let group = web.live.followers.fetch_add(1, Ordering::Relaxed) % STAGGER_GROUPS;
     let delay = STAGGER * u32::try_from(group).unwrap_or(0);
-    let changes = stream::unfold((receiver, viewer), move |(mut receiver, viewer)| async move {
-        receiver.changed().await.ok()?;
-        if !delay.is_zero() {
-            tokio::time::sleep(delay).await;
-        }
-        // The latest by now, which may be newer than the change that woke it.
-        let event = receiver.borrow_and_update().clone();
-        Some((event, (receiver, viewer)))
-    });
+    let changes = stream::unfold(
+        (receiver, viewer),
+        move |(mut receiver, viewer)| async move {
+            receiver.changed().await.ok()?;
+            if !delay.is_zero() {
+                tokio::time::sleep(delay).await;
+            }
+            // The latest by now, which may be newer than the change that woke it.
+            let event = receiver.borrow_and_update().clone();
+            Some((event, (receiver, viewer)))
+        },
+    );
     let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let alive = stream::unfold(ticks, |mut ticks| async move {
