@@ -418,6 +418,16 @@ async fn the_live_table_and_a_watched_board_stream_as_events() {
     let moved = ann.read_text_until("Enter command: ").await;
     let frame: String = serde_json::from_str(&board.next("frame").await).expect("JSON");
     assert_eq!(frame.replace('\n', "\r\n"), moved);
+    // A second look at the board, closed by its browser: that watching stops.
+    let mut second = Events::open(&admin, &format!("{base}/watch/ann/events")).await;
+    second.next("frame").await;
+    table
+        .until("sessions", |json| json.contains("\"watchers\":2"))
+        .await;
+    drop(second);
+    table
+        .until("sessions", |json| json.contains("\"watchers\":1"))
+        .await;
     // The game ends: so does the board's stream.
     ann.send("/leave").await;
     ann.read_text_until("> ").await;

@@ -125,6 +125,26 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
     println!("the move showed {:?} after its reply", sent.elapsed());
     assert!(screen.trim_end().ends_with("Enter command:"), "{screen}");
     browser.screenshot("watch").await;
+    // Leaving the board's page stops watching: `who` counts no watcher again.
+    browser.goto(&format!("{base}/top")).await;
+    let left = Instant::now();
+    loop {
+        let watchers = server
+            .registry
+            .who()
+            .into_iter()
+            .find(|line| line.name.as_str() == "ann")
+            .map(|line| line.watchers);
+        if watchers == Some(0) {
+            break;
+        }
+        assert!(left.elapsed() < WAIT, "ann is still watched: {watchers:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    println!(
+        "watching stopped {:?} after the page was left",
+        left.elapsed()
+    );
 
     // A registered student finishes a game: the leaderboard and the CSV have it.
     // A pause the recording keeps, for the player's pause button below.

@@ -265,6 +265,9 @@ pub async fn sessions(State(web): State<Shared>) -> Response {
         .into_response()
 }
 
+/// How often a board's stream says it is alive while the game does not move.
+const BOARD_KEEP_ALIVE: Duration = Duration::from_secs(3);
+
 /// Stops watching when the page's stream is dropped (the browser went away).
 struct Watching {
     registry: Registry,
@@ -344,8 +347,12 @@ pub async fn board(
         }
     });
     let events = frames.take_until(web.shutdown.clone().cancelled_owned());
+    // A browser that vanished without closing its connection (its network gone) is
+    // only noticed when something is written: a short keep-alive stops that watching
+    // (and the player's watcher count in `who`) within seconds even on a board that
+    // does not move.
     Sse::new(events)
-        .keep_alive(KeepAlive::default())
+        .keep_alive(KeepAlive::new().interval(BOARD_KEEP_ALIVE))
         .into_response()
 }
 

@@ -34,4 +34,11 @@
       status.textContent = "Connection lost; reconnecting…";
     }
   };
+  // A page left for another is kept frozen by the browser (the back-forward cache)
+  // with its streams open: close them, so that the server stops sending (and, for a
+  // board, the player is no longer counted as watched); coming back reloads.
+  window.addEventListener("pagehide", function () { events.close(); });
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted) window.location.reload();
+  });
 })();
