@@ -248,11 +248,11 @@ def server_log(directory, rep):
     return written, checked
 
 
-def db_facts(directory, rep):
-    """What row 9's database held after run `rep` (row9-arcade-REP.db), as ints."""
+def key_value_file(path):
+    """The key=value lines of a file as one dict (empty if the file is missing)."""
     facts = {}
     try:
-        with open(os.path.join(directory, f"row9-arcade-{rep}.db")) as file:
+        with open(path) as file:
             for line in file:
                 facts.update(key_values(line))
     except OSError:
@@ -260,19 +260,17 @@ def db_facts(directory, rep):
     return facts
 
 
+def db_facts(directory, rep):
+    """What row 9's database held after run `rep` (row9-arcade-REP.db), as ints."""
+    return key_value_file(os.path.join(directory, f"row9-arcade-{rep}.db"))
+
+
 def sse_facts(directory):
     """What row 11's followers received, one dict per run (row11-web-REP.sse)."""
-    facts = []
-    for rep in range(1, runs(directory, 11) + 1):
-        fields = {}
-        try:
-            with open(os.path.join(directory, f"row11-web-{rep}.sse")) as file:
-                for line in file:
-                    fields.update(key_values(line))
-        except OSError:
-            pass
-        facts.append(fields)
-    return facts
+    return [
+        key_value_file(os.path.join(directory, f"row11-web-{rep}.sse"))
+        for rep in range(1, runs(directory, 11) + 1)
+    ]
 
 
 def followers_line(directory):

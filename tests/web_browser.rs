@@ -24,6 +24,20 @@ const WAIT: Duration = Duration::from_secs(5);
 /// A pause in a recording, long enough to press the player's pause button inside it.
 const RECORDED_PAUSE: Duration = Duration::from_secs(3);
 
+/// The text of what `url` (a JavaScript expression) answers, fetched by the page, with
+/// its cookies: what the teacher's browser downloads.
+async fn fetch_text(browser: &Browser, url: &str) -> String {
+    let text = browser
+        .client()
+        .execute(
+            &format!("return fetch({url}).then(response => response.text());"),
+            Vec::new(),
+        )
+        .await
+        .expect("fetch in the page");
+    text.as_str().expect("text").to_string()
+}
+
 /// The player's `data-state` once it is `wanted`.
 async fn wait_for_state(browser: &Browser, wanted: &str) {
     let start = Instant::now();
@@ -156,15 +170,7 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
         .await;
     assert!(top.contains("bob 1 18"), "{top}");
     browser.screenshot("top").await;
-    let csv: serde_json::Value = browser
-        .client()
-        .execute(
-            "return fetch('/results.csv?since=2020-01-01').then(response => response.text());",
-            Vec::new(),
-        )
-        .await
-        .expect("fetch in the page");
-    let csv = csv.as_str().expect("text");
+    let csv = fetch_text(&browser, "'/results.csv?since=2020-01-01'").await;
     assert!(
         csv.starts_with("player,game,level,outcome,moves,pushes,score,seconds,finished_at\r\n"),
         "{csv}"
@@ -207,15 +213,7 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
     browser.click("#play").await;
     wait_for_state(&browser, "ended").await;
     // The download link is the asciicast file.
-    let cast: serde_json::Value = browser
-        .client()
-        .execute(
-            "return fetch(document.getElementById('download').href).then(response => response.text());",
-            Vec::new(),
-        )
-        .await
-        .expect("fetch in the page");
-    let cast = cast.as_str().expect("text");
+    let cast = fetch_text(&browser, "document.getElementById('download').href").await;
     let header: serde_json::Value =
         serde_json::from_str(cast.lines().next().expect("a header")).expect("JSON");
     assert_eq!(header["version"], 2, "{cast}");
