@@ -787,8 +787,20 @@ fn points(progress: &Progress) -> u64 {
 
 /// A racer's progress and state in words, for the standings and the places.
 fn describe(progress: &Progress, state: State) -> String {
+    let how = how_far(progress);
+    match state {
+        State::Racing => how,
+        State::Done(after) => format!("{how}, in {}", clock(after)),
+        State::Left => format!("left ({how})"),
+    }
+}
+
+/// How far a game has got, in each game's own words (`2/4 boxes, 12 moves`, `score
+/// 1024, tile 128, 40 moves`, `has the gold, 8 actions`): the standings' and the web
+/// page's table.
+pub fn how_far(progress: &Progress) -> String {
     let moves = progress.moves;
-    let how = if let Some((placed, needed)) = progress.placed {
+    if let Some((placed, needed)) = progress.placed {
         match progress.ended {
             Some(Outcome::Solved) => format!("solved, {moves} moves"),
             _ => format!("{placed}/{needed} boxes, {moves} moves"),
@@ -812,11 +824,6 @@ fn describe(progress: &Progress, state: State) -> String {
             (None, true) => format!("has the gold, {moves} actions"),
             (None, false) => format!("{moves} actions"),
         }
-    };
-    match state {
-        State::Racing => how,
-        State::Done(after) => format!("{how}, in {}", clock(after)),
-        State::Left => format!("left ({how})"),
     }
 }
 
@@ -886,6 +893,38 @@ pub fn clock(duration: Duration) -> String {
 mod tests {
     use super::*;
     use crate::games::Tiles;
+
+    #[test]
+    fn each_game_says_how_far_it_got() {
+        let sokoban = Progress {
+            moves: 12,
+            placed: Some((2, 4)),
+            ..Progress::default()
+        };
+        assert_eq!(how_far(&sokoban), "2/4 boxes, 12 moves");
+        let solved = Progress {
+            ended: Some(Outcome::Solved),
+            ..sokoban
+        };
+        assert_eq!(how_far(&solved), "solved, 12 moves");
+        let tiles = Progress {
+            moves: 40,
+            tiles: Some(Tiles {
+                score: 1024,
+                largest: 128,
+                win: 2048,
+            }),
+            ..Progress::default()
+        };
+        assert_eq!(how_far(&tiles), "score 1024, tile 128, 40 moves");
+        let wumpus = Progress {
+            moves: 8,
+            gold: Some(true),
+            ..Progress::default()
+        };
+        assert_eq!(how_far(&wumpus), "has the gold, 8 actions");
+    }
+
     use crate::inbox::{self, Delivery, Inbox, Message};
 
     struct Someone {

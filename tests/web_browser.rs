@@ -115,11 +115,11 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
         entered.elapsed()
     );
     assert!(row.contains("ann"), "{row}");
-    assert!(row.contains("0 moves, 0/2 boxes"), "{row}");
+    assert!(row.contains("0/2 boxes, 0 moves"), "{row}");
     ann.send("w1").await;
     ann.read_text_until("Enter command: ").await;
     browser
-        .wait_for_text("#sessions tbody", "1 moves, 0/2 boxes", WAIT)
+        .wait_for_text("#sessions tbody", "0/2 boxes, 1 moves", WAIT)
         .await;
     browser.screenshot("live").await;
 

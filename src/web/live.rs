@@ -30,9 +30,9 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::{auth, pages, Shared};
-use crate::games::Progress;
 use crate::inbox::{self, Delivery, Inbox, Message};
 use crate::metrics::Metrics;
+use crate::race::how_far;
 use crate::registry::{Place, Registry, SessionId, SessionRow};
 
 /// How often the table is looked at while someone follows it: a change shows within
@@ -92,7 +92,8 @@ struct Row {
     place: String,
     game: String,
     level: String,
-    /// `12 moves, 2/4 boxes`, `score 1024, tile 128`: how far the game has got.
+    /// `2/4 boxes, 12 moves`, `score 1024, tile 128, 40 moves`: how far the game has
+    /// got, as the race standings say it.
     progress: String,
     last_active: u32,
     watchers: usize,
@@ -139,7 +140,7 @@ fn row(session: &SessionRow) -> Row {
         place: session.place.to_string(),
         game,
         level,
-        progress: session.progress.as_ref().map(progress).unwrap_or_default(),
+        progress: session.progress.as_ref().map(how_far).unwrap_or_default(),
         last_active: session.last_active,
         watchers: session.watchers,
         playing: matches!(
@@ -147,25 +148,6 @@ fn row(session: &SessionRow) -> Row {
             Place::Game { .. } | Place::Race { playing: true, .. }
         ),
     }
-}
-
-/// How far a game has got, in words: each game's own measure.
-fn progress(progress: &Progress) -> String {
-    let moves = progress.moves;
-    let mut text = if let Some(tiles) = &progress.tiles {
-        format!("score {}, tile {}", tiles.score, tiles.largest)
-    } else if let Some((placed, needed)) = progress.placed {
-        format!("{moves} moves, {placed}/{needed} boxes")
-    } else if let Some(gold) = progress.gold {
-        let gold = if gold { ", has the gold" } else { "" };
-        format!("{moves} actions{gold}")
-    } else {
-        format!("{moves} moves")
-    };
-    if let Some(ended) = progress.ended {
-        text.push_str(&format!(" ({})", ended.as_str()));
-    }
-    text
 }
 
 /// Publish the table every [`TICK`] while someone follows it, when it changed.
@@ -359,38 +341,6 @@ pub async fn board(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::{Outcome, Tiles};
-
-    #[test]
-    fn each_game_says_how_far_it_got() {
-        let sokoban = Progress {
-            moves: 12,
-            placed: Some((2, 4)),
-            ..Progress::default()
-        };
-        assert_eq!(progress(&sokoban), "12 moves, 2/4 boxes");
-        let solved = Progress {
-            ended: Some(Outcome::Solved),
-            ..sokoban
-        };
-        assert_eq!(progress(&solved), "12 moves, 2/4 boxes (solved)");
-        let tiles = Progress {
-            moves: 40,
-            tiles: Some(Tiles {
-                score: 1024,
-                largest: 128,
-                win: 2048,
-            }),
-            ..Progress::default()
-        };
-        assert_eq!(progress(&tiles), "score 1024, tile 128");
-        let wumpus = Progress {
-            moves: 8,
-            gold: Some(true),
-            ..Progress::default()
-        };
-        assert_eq!(progress(&wumpus), "8 actions, has the gold");
-    }
 
     #[test]
     fn the_snapshot_is_json_with_the_rows() {
