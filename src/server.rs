@@ -271,7 +271,8 @@ pub async fn run_with(
         crate::accounts::LoginThrottle::new(),
     )
     .await?
-    .with_admins(options.admin.iter().map(String::as_str));
+    .with_admins(options.admin.iter().map(String::as_str))
+    .with_web(web.is_some());
     if !options.admin.is_empty() {
         info!(admins = %options.admin.join(", "), "admins (once logged in with their password)");
     }

@@ -250,7 +250,9 @@ impl Session {
             let mut line_came = None;
             let outcome = match self.next_event().await? {
                 Event::Input(Input::Line(line)) => {
-                    line_came = Some(Instant::now());
+                    if self.observed() {
+                        line_came = Some(Instant::now());
+                    }
                     self.idle.line_came();
                     self.activity.touch();
                     self.console.handle_line(line.trim())
@@ -390,7 +392,9 @@ impl Session {
                     if self.tty.is_some() || self.wants_terminal() {
                         Box::pin(self.sync_terminal()).await?;
                     }
-                    self.activity.set_progress(self.console.progress());
+                    if self.observed() {
+                        self.activity.set_progress(self.console.progress());
+                    }
                     return Ok(false);
                 }
                 Outcome::Close(text) => {
@@ -412,6 +416,12 @@ impl Session {
                 }
             }
         }
+    }
+
+    /// Whether the web page is on, the only reader of each game's progress and each
+    /// command's latency.
+    fn observed(&self) -> bool {
+        self.console.seat().is_some_and(|seat| seat.services().web)
     }
 
     /// The server closes the session: a last message, which may be lost (the client

@@ -59,6 +59,10 @@ pub struct Services {
     pub admins: Arc<HashSet<String>>,
     /// What `/metrics` reports.
     pub metrics: Arc<Metrics>,
+    /// The web page is on: sessions note what only it shows (each game's progress for
+    /// the live table, each command's latency for /metrics). Off, no command pays for
+    /// them.
+    pub web: bool,
 }
 
 impl Services {
@@ -85,6 +89,7 @@ impl Services {
             contexts,
             admins: Arc::new(HashSet::new()),
             metrics,
+            web: false,
         })
     }
 
@@ -118,6 +123,12 @@ impl Services {
     /// the name's password: a guest can take any unregistered name.
     pub fn names_admin(&self, name: &str) -> bool {
         self.admins.contains(&name.to_ascii_lowercase())
+    }
+
+    /// The same services, for a server whose web page is on or off.
+    pub fn with_web(mut self, on: bool) -> Services {
+        self.web = on;
+        self
     }
 
     /// The same services, with these names (as typed, any case) as admins.
