@@ -170,6 +170,16 @@ start_arcade() {
     arcade_pid=$!
 }
 
+# fresh_arcade DATA_DIR LOG FILTER [serve options...]: the servers stopped, then
+# start_arcade on an empty DATA_DIR, once it accepts (rows 9 to 11, arcade alone).
+fresh_arcade() {
+    stop_servers
+    rm -rf "$1"
+    start_arcade "$@"
+    wait_for_port "$PORT_ARCADE"
+    sleep 0.5
+}
+
 # Fresh servers for every load, so that no load inherits another's heap or sockets.
 start_servers() {
     stop_servers
@@ -372,12 +382,8 @@ fi
 if row 9; then
     echo "$RESTART_REPS" >"$OUT/row9.runs"
     for rep in $(seq "$RESTART_REPS"); do
-        stop_servers
         data="$OUT/row9-data-$rep"
-        rm -rf "$data"
-        start_arcade "$data" "$OUT/row9-arcade-$rep.log" "$RESTART_LOG"
-        wait_for_port "$PORT_ARCADE"
-        sleep 0.5
+        fresh_arcade "$data" "$OUT/row9-arcade-$rep.log" "$RESTART_LOG"
         RUN_LIMIT=600 run 9 arcade "$rep" --sessions "$RESTART_SESSIONS" --rate 1 --names \
             --game 2048 --restart-every "$RESTART_EVERY" --ramp 3s --warmup 5s \
             --duration "$RESTART_DURATION"
@@ -396,12 +402,7 @@ fi
 if row 10; then
     echo "$RACE_REPS" >"$OUT/row10.runs"
     for rep in $(seq "$RACE_REPS"); do
-        stop_servers
-        data="$OUT/row10-data-$rep"
-        rm -rf "$data"
-        start_arcade "$data" "$OUT/arcade.log" warn
-        wait_for_port "$PORT_ARCADE"
-        sleep 0.5
+        fresh_arcade "$OUT/row10-data-$rep" "$OUT/arcade.log" warn
         run 10 arcade "$rep" --sessions "$RACE_SESSIONS" --race "$RACE_SIZE" --rate 1 \
             --ramp 1s --warmup 5s --duration "$RACE_DURATION"
         stop_servers
@@ -431,12 +432,8 @@ if row 11; then
         for rep in $(seq "$WEB_REPS"); do
             if [ $((rep % 2)) = 1 ]; then order="web plain"; else order="plain web"; fi
             for half in $order; do
-                stop_servers
-                rm -rf "$OUT/row11-data"
-                start_arcade "$OUT/row11-data" "$OUT/arcade.log" warn --http-port "$PORT_HTTP"
-                wait_for_port "$PORT_ARCADE"
+                fresh_arcade "$OUT/row11-data" "$OUT/arcade.log" warn --http-port "$PORT_HTTP"
                 wait_for_port "$PORT_HTTP"
-                sleep 0.5
                 if [ "$half" = web ]; then start_followers "$rep"; fi
                 run 11 "$half" "$rep" --sessions "$WEB_SESSIONS" --rate 1 --ramp 1500ms \
                     --warmup 3s --duration 5s
