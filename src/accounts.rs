@@ -77,6 +77,17 @@ impl PlayerName {
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
     }
 
+    /// A name another instance reports (`--bus`): a chosen name, or a guest's. Checked
+    /// like a typed one, so that nothing from the bus reaches a terminal unchecked.
+    pub fn from_peer(text: &str) -> Option<PlayerName> {
+        if let Ok(name) = PlayerName::parse(text) {
+            return Some(name);
+        }
+        let digits = text.strip_prefix(GUEST_PREFIX)?;
+        (!digits.is_empty() && digits.len() <= 20 && digits.bytes().all(|b| b.is_ascii_digit()))
+            .then(|| PlayerName(text.to_string()))
+    }
+
     /// The guest name of session number `n`.
     pub fn guest(n: u64) -> PlayerName {
         PlayerName(format!("{GUEST_PREFIX}{n}"))

@@ -25,6 +25,7 @@ use std::borrow::Cow;
 use std::time::Duration;
 
 use crate::accounts::PlayerName;
+use crate::bus::{Bus, RaceAnswer, RaceOp};
 use crate::games::{self, Memory, Progress, Reply, SaveName, Status};
 use crate::inbox::{InboxSender, Message};
 use crate::lobby::{self, Command};
@@ -130,6 +131,14 @@ enum Work {
     },
     /// Results and recordings.
     Store { work: StoreWork, services: Services },
+    /// A racer's command for a race on another instance (`--bus`).
+    Race {
+        bus: Bus,
+        home: u64,
+        from: crate::registry::SessionId,
+        name: PlayerName,
+        op: RaceOp,
+    },
 }
 
 enum StoreWork {
@@ -206,6 +215,13 @@ enum Finished {
         created: bool,
     },
     Social(social::Found),
+    /// What the instance with the race answered (`--bus`).
+    Raced {
+        home: u64,
+        /// The race a `join` asked for.
+        race: Option<RaceId>,
+        answer: Result<RaceAnswer, String>,
+    },
     /// The job's thread failed (a bug): say so.
     Failed,
 }
@@ -236,6 +252,20 @@ impl Job {
                 address,
             } => Done(Finished::Social(work.run(services, address).await)),
             Work::Store { work, services } => Done(work.run(services, context).await),
+            Work::Race {
+                bus,
+                home,
+                from,
+                name,
+                op,
+            } => {
+                let race = match op {
+                    RaceOp::Join(race) => Some(race),
+                    _ => None,
+                };
+                let answer = bus.race_request(home, from, &name, op).await;
+                Done(Finished::Raced { home, race, answer })
+            }
             Work::Files(work) => {
                 match tokio::task::spawn_blocking(move || Job::run_blocking(work, &context)).await {
                     Ok(done) => done,
@@ -731,9 +761,23 @@ impl Console {
             Command::Tell { name, text } => social::Reply::Say(seat.tell(name, text)),
             Command::Watch(name, race) => seat.watch(name, race),
             Command::Races => social::Reply::Say(seat.races()),
-            Command::Join(race) => social::Reply::Say(seat.join(race)),
-            Command::Start => social::Reply::Say(seat.start_race()),
-            Command::Standings => social::Reply::Say(seat.standings()),
+            Command::Join(race) => {
+                let away = race
+                    .and_then(|race| race.parse::<RaceId>().ok())
+                    .and_then(|race| seat.away_request(RaceOp::Join(race)));
+                match away {
+                    Some(away) => return self.race_job(away),
+                    None => social::Reply::Say(seat.join(race)),
+                }
+            }
+            Command::Start => match seat.away_request(RaceOp::Start) {
+                Some(away) => return self.race_job(away),
+                None => social::Reply::Say(seat.start_race()),
+            },
+            Command::Standings => match seat.away_request(RaceOp::Standings) {
+                Some(away) => return self.race_job(away),
+                None => social::Reply::Say(seat.standings()),
+            },
             Command::Broadcast(text) => social::Reply::Say(seat.broadcast(text)),
             Command::Kick { name, why } => social::Reply::Say(seat.kick(name, why)),
             Command::Reload => {
@@ -780,6 +824,20 @@ impl Console {
     }
 
     /// A job on the store, for a player with a seat.
+    /// A racer's command for the instance that has the race (`--bus`).
+    fn race_job(&self, (bus, home, op): (Bus, u64, RaceOp)) -> Outcome {
+        let Some(seat) = &self.seat else {
+            return Outcome::Send(String::new());
+        };
+        Outcome::Wait(Job::new(Work::Race {
+            bus,
+            home,
+            from: seat.id(),
+            name: seat.name().clone(),
+            op,
+        }))
+    }
+
     fn store_job(&mut self, work: StoreWork) -> Outcome {
         match &self.seat {
             Some(seat) => Outcome::Wait(Job::new(Work::Store {
@@ -895,7 +953,7 @@ impl Console {
                 Some(text) => Outcome::Send(format!("\n{text}{}", self.prompt())),
                 None => Outcome::Send(String::new()),
             },
-            Message::RaceStart(race) => self.race_started(race),
+            Message::RaceStart(race, game) => self.race_started(race, game),
             Message::RaceStop(race) => self.race_stopped(race),
             Message::WatchEnded { name } => match seat.watch_ended(&name) {
                 Some(text) => Outcome::Send(format!("\n{text}{}", self.prompt())),
@@ -906,14 +964,13 @@ impl Console {
 
     /// The race this player is in has started: its game starts, whatever the player
     /// was doing in the lobby (watching, a replay, a password half typed).
-    fn race_started(&mut self, race: RaceId) -> Outcome {
+    fn race_started(&mut self, race: RaceId, game: Arc<RaceGame>) -> Outcome {
         let Some(seat) = &mut self.seat else {
             return Outcome::Send(String::new());
         };
-        let game = seat.race_game(race);
-        let (Some(game), None) = (game, &self.game) else {
+        if !seat.races_in(race) || self.game.is_some() {
             return Outcome::Send(String::new());
-        };
+        }
         // Whatever the player was doing stops when the game begins (`begin`).
         Outcome::Wait(Job::new(Work::Files(FileWork::Start {
             kind: game.kind,
@@ -935,6 +992,7 @@ impl Console {
         else {
             return Outcome::Send(String::new());
         };
+        seat.race_over(race);
         if let Some(text) = seat.race_watch_ended(race) {
             return Outcome::Send(format!("\n{text}{}", self.prompt()));
         }
@@ -1036,6 +1094,14 @@ impl Console {
                     self.say(text)
                 }
                 None => self.say(String::new()),
+            },
+            Finished::Raced { home, race, answer } => match (&mut self.seat, answer) {
+                (Some(seat), Ok(answer)) => {
+                    let text = seat.away_answer(home, race, answer);
+                    self.say(text)
+                }
+                (_, Err(text)) => self.say(format!("{text}\n")),
+                (None, Ok(_)) => self.say(String::new()),
             },
             Finished::Failed => self.say(String::from(JOB_FAILED)),
         }

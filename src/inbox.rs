@@ -12,6 +12,11 @@
 //!   client's send queue is exceeded).
 //! - [`Message::Close`] and the messages of watching always get through.
 //!
+//! A player on another instance (`--bus`) has a sender too: a [`Forward`] that hands
+//! the message to the bus, which carries it to that instance's inbox for the player.
+//! Everything that reaches a player through a sender (chat, tells, watching, races,
+//! kicks) reaches a remote player the same way, with the same rules at the far end.
+//!
 //! tokio's channels either wait when full or drop the newest; a watcher wants the
 //! newest board, so the queue is ours: a short `Mutex` around a `VecDeque` (never held
 //! across an `.await`), with a length kept outside it so that a session polling an
@@ -26,7 +31,7 @@ use std::task::{Context, Poll};
 use atomic_waker::AtomicWaker;
 
 use crate::accounts::PlayerName;
-use crate::race::RaceId;
+use crate::race::{RaceGame, RaceId};
 use crate::registry::SessionId;
 
 /// How many frames of a watched game may wait for a slow player.
@@ -63,8 +68,9 @@ pub enum Message {
     },
     /// The recording with this id, played back to this session, has come to its end.
     ReplayEnded(i64),
-    /// The race this session is in has started: start its game.
-    RaceStart(RaceId),
+    /// The race this session is in has started: start its game (carried along, as a
+    /// racer on another instance has no copy of the race).
+    RaceStart(RaceId, Arc<RaceGame>),
     /// The race is over (its time ran out, or everyone is done): stop its game, or
     /// stop watching it.
     RaceStop(RaceId),
@@ -93,13 +99,42 @@ pub struct Inbox {
 /// A sending side: cheap to clone, never waits.
 #[derive(Debug, Clone)]
 pub struct InboxSender {
-    shared: Arc<Shared>,
+    target: Target,
+}
+
+/// Where a sender's messages go.
+#[derive(Debug, Clone)]
+enum Target {
+    /// A session of this instance.
+    Local(Arc<Shared>),
+    /// A session of another instance, through the bus.
+    Remote(Arc<dyn Forward>),
+}
+
+/// Carries messages to a session of another instance (the bus). It never waits: a
+/// message that cannot be queued for the bus is dropped as a slow player's frame is,
+/// and the player counts as gone when its instance is.
+pub trait Forward: std::fmt::Debug + Send + Sync {
+    /// Hand `message` on.
+    ///
+    /// # Errors
+    /// [`Gone`] when the player's instance is no longer reachable.
+    fn forward(&self, message: Message) -> Result<(), Gone>;
+
+    /// Whether the player's instance is no longer reachable.
+    fn is_gone(&self) -> bool;
 }
 
 /// Two senders are equal when they reach the same inbox.
 impl PartialEq for InboxSender {
     fn eq(&self, other: &InboxSender) -> bool {
-        Arc::ptr_eq(&self.shared, &other.shared)
+        match (&self.target, &other.target) {
+            (Target::Local(one), Target::Local(other)) => Arc::ptr_eq(one, other),
+            (Target::Remote(one), Target::Remote(other)) => {
+                std::ptr::addr_eq(Arc::as_ptr(one), Arc::as_ptr(other))
+            }
+            _ => false,
+        }
     }
 }
 
@@ -133,7 +168,7 @@ pub fn inbox() -> (InboxSender, Inbox) {
     let shared = Arc::new(Shared::default());
     (
         InboxSender {
-            shared: Arc::clone(&shared),
+            target: Target::Local(Arc::clone(&shared)),
         },
         Inbox { shared },
     )
@@ -150,13 +185,42 @@ impl Shared {
 }
 
 impl InboxSender {
+    /// A sender to a session of another instance.
+    pub fn remote(forward: Arc<dyn Forward>) -> InboxSender {
+        InboxSender {
+            target: Target::Remote(forward),
+        }
+    }
+
+    /// Whether this sender reaches a session of this instance.
+    pub fn is_local(&self) -> bool {
+        matches!(self.target, Target::Local(_))
+    }
+
     /// Queue `message` for the session and wake it.
     ///
     /// # Errors
     /// [`Gone`] when the session has ended.
     pub fn send(&self, message: Message) -> Result<(), Gone> {
+        match &self.target {
+            Target::Local(shared) => shared.push(message),
+            Target::Remote(forward) => forward.forward(message),
+        }
+    }
+
+    /// Whether the session has ended.
+    pub fn is_gone(&self) -> bool {
+        match &self.target {
+            Target::Local(shared) => shared.queue().closed,
+            Target::Remote(forward) => forward.is_gone(),
+        }
+    }
+}
+
+impl Shared {
+    fn push(&self, message: Message) -> Result<(), Gone> {
         {
-            let mut queue = self.shared.queue();
+            let mut queue = self.queue();
             if queue.closed {
                 return Err(Gone);
             }
@@ -182,15 +246,10 @@ impl InboxSender {
                 _ => queue.messages.push_back(message),
             }
             let waiting = queue.messages.len() + usize::from(queue.overflowed);
-            self.shared.waiting.store(waiting, Ordering::Release);
+            self.waiting.store(waiting, Ordering::Release);
         }
-        self.shared.waker.wake();
+        self.waker.wake();
         Ok(())
-    }
-
-    /// Whether the session has ended.
-    pub fn is_gone(&self) -> bool {
-        self.shared.queue().closed
     }
 }
 

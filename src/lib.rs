@@ -29,6 +29,7 @@
 //!   check, so that `cargo test` replays the inputs kept under `fuzz/regressions/`.
 
 pub mod accounts;
+pub mod bus;
 pub mod console;
 #[doc(hidden)]
 pub mod fuzzing;

@@ -54,6 +54,15 @@ pub struct RaceGame {
     pub world: Option<String>,
 }
 
+/// Two race games are the same game with the same arguments and world.
+impl PartialEq for RaceGame {
+    fn eq(&self, other: &RaceGame) -> bool {
+        self.kind.name == other.kind.name && self.args == other.args && self.world == other.world
+    }
+}
+
+impl Eq for RaceGame {}
+
 impl RaceGame {
     /// `GAME ARGS`, as `races` and the race's lines show it.
     pub fn label(&self) -> String {
@@ -94,7 +103,7 @@ pub enum Tell {
     /// A screen for those watching the race: dropped if they fall behind.
     Frame(Arc<str>),
     /// The race has started: start its game.
-    Start(RaceId),
+    Start(RaceId, Arc<RaceGame>),
     /// The race is over while this racer still plays: stop the game.
     Stop(RaceId),
 }
@@ -211,7 +220,14 @@ pub struct Races {
     /// Who watches which race.
     watching: HashMap<SessionId, RaceId>,
     last_id: RaceId,
+    /// With `--bus`, this instance's races are numbered from `first` up (instance `k`
+    /// from `k` × [`IDS_PER_INSTANCE`]), so that a race's number names it on every
+    /// instance; 0 on its own.
+    first: RaceId,
 }
+
+/// How many race numbers each instance on a bus has to itself.
+pub const IDS_PER_INSTANCE: RaceId = 10_000;
 
 /// What opening a race did.
 #[derive(Debug)]
@@ -238,8 +254,7 @@ impl Races {
         if let Some(race) = self.members.get(&host.id) {
             return Err(JoinError::InRace(*race));
         }
-        self.last_id += 1;
-        let id = self.last_id;
+        let id = self.next_id();
         let host_races = invite.is_none();
         let game = Arc::new(game);
         let mut notices = Vec::new();
@@ -276,6 +291,33 @@ impl Races {
             },
         );
         Ok(Opened { id, notices })
+    }
+
+    /// Number this instance's races from instance `instance`'s own range (`--bus`).
+    pub fn number_for_instance(&mut self, instance: u64) {
+        let instance = RaceId::try_from(instance).unwrap_or(RaceId::MAX);
+        self.first = instance.saturating_mul(IDS_PER_INSTANCE);
+        self.last_id = 0;
+    }
+
+    /// The next free race number: 1, 2, 3... on its own; on a bus, within this
+    /// instance's range, wrapping round past its end and skipping races still open.
+    fn next_id(&mut self) -> RaceId {
+        loop {
+            self.last_id += 1;
+            if self.first > 0 && self.last_id >= IDS_PER_INSTANCE {
+                self.last_id = 1;
+            }
+            let id = self.first.saturating_add(self.last_id);
+            if !self.races.contains_key(&id) {
+                return id;
+            }
+        }
+    }
+
+    /// Whether race `race` is one of this instance's.
+    pub fn has(&self, race: RaceId) -> bool {
+        self.races.contains_key(&race)
     }
 
     /// The race session `id` is in (racing, or hosting).
@@ -487,7 +529,7 @@ impl Races {
             },
             Notice {
                 to: racers,
-                what: Tell::Start(race_id),
+                what: Tell::Start(race_id, Arc::clone(&race.game)),
             },
         ];
         notices.extend(race.watched(now));
@@ -968,7 +1010,7 @@ mod tests {
                 let message = match &notice.what {
                     Tell::Line(line) => Message::Line(Arc::clone(line)),
                     Tell::Frame(frame) => Message::Frame(Arc::clone(frame)),
-                    Tell::Start(race) => Message::Line(Arc::from(format!("start {race}"))),
+                    Tell::Start(race, _) => Message::Line(Arc::from(format!("start {race}"))),
                     Tell::Stop(race) => Message::Line(Arc::from(format!("stop {race}"))),
                 };
                 let _ = to.send(message);

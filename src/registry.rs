@@ -13,6 +13,12 @@
 //! players is sent after the senders are collected, not under a shard's lock. Nothing
 //! here is touched by a game command, except one atomic store a second at most (a
 //! session's last activity, for `who`).
+//!
+//! With `--bus`, the players of the other instances are here too, as entries whose
+//! inbox forwards to their instance ([`Remote`]): `who`, `say`, `tell`, `watch`,
+//! `kick`, a name's takeover and races reach them through the same senders as a local
+//! player. The bus keeps them up to date ([`Registry::ghost`]) and learns of every
+//! change to a local session through a [`PresenceTap`].
 
 use std::collections::BinaryHeap;
 use std::net::{IpAddr, SocketAddr};
@@ -26,6 +32,10 @@ use crate::accounts::PlayerName;
 use crate::games::Progress;
 use crate::inbox::{self, Inbox, InboxSender, Message};
 use crate::race::{Notice, RaceId, Races, Tell};
+
+/// How many session numbers each instance on a bus has to itself: instance `k`
+/// numbers its sessions from `k` million up.
+const INSTANCE_SESSIONS: u64 = 1_000_000;
 
 /// A session's number, unique for the life of the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -86,10 +96,97 @@ impl std::fmt::Display for Place {
     }
 }
 
+/// A session of another instance: that instance's number and the session's number
+/// there.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub struct Remote {
+    /// The instance.
+    pub instance: u64,
+    /// The session's number on it.
+    pub session: u64,
+}
+
+/// Where a session runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Home {
+    /// On this instance, connected from this address.
+    Here(SocketAddr),
+    /// On another instance (`--bus`).
+    Away(Remote),
+}
+
+/// A place as another instance understands it: sessions named by instance and number.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum PlaceView {
+    /// In the lobby.
+    Lobby,
+    /// Playing `game` with `label`.
+    Game {
+        /// The game's name.
+        game: String,
+        /// Its arguments as typed.
+        label: String,
+    },
+    /// Watching a player.
+    Watching {
+        /// The player's instance.
+        instance: u64,
+        /// The player's session there.
+        session: u64,
+        /// The player's name.
+        name: String,
+    },
+    /// In race `race`.
+    Race {
+        /// The race.
+        race: RaceId,
+        /// Playing its game.
+        playing: bool,
+    },
+    /// Watching race `race`.
+    WatchingRace(RaceId),
+}
+
+/// What other instances are told of a local session (and keep of a remote one).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SessionView {
+    /// The name.
+    pub name: String,
+    /// Where.
+    pub place: PlaceView,
+    /// Seconds since the last input.
+    pub idle: u32,
+    /// How many watch.
+    pub watchers: usize,
+    /// Hears `say`.
+    pub chat: bool,
+}
+
+/// A change to a local session that other instances must hear of (`--bus`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presence {
+    /// The session is new or changed (name, place, watchers, chat).
+    Changed(SessionId),
+    /// The session has ended.
+    Left(SessionId),
+}
+
+/// Where the registry reports changes to local sessions: the bus. Bounded: when it is
+/// full the change is dropped and `dirty` set, and the bus sends every session again.
+#[derive(Debug)]
+pub struct PresenceTap {
+    /// The changes, to the bus.
+    pub changes: tokio::sync::mpsc::Sender<Presence>,
+    /// A change was dropped.
+    pub dirty: std::sync::atomic::AtomicBool,
+}
+
 /// What the registry knows of one session.
 #[derive(Debug, Clone)]
 struct Entry {
-    peer: SocketAddr,
+    home: Home,
     inbox: InboxSender,
     name: PlayerName,
     place: Place,
@@ -199,6 +296,10 @@ struct Shared {
     /// Every race. One lock: races change a few times a second at most (a join, a box
     /// placed), and it is never held across an `.await` nor while sending.
     races: Mutex<Races>,
+    /// Remote sessions' numbers here.
+    ghosts: DashMap<Remote, SessionId>,
+    /// This instance's number on the bus, and where changes go (`--bus` only).
+    tap: std::sync::OnceLock<(u64, PresenceTap)>,
 }
 
 /// One address already has as many sessions as it may.
@@ -238,30 +339,8 @@ impl Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let shared = &self.registry.shared;
-        let Some((_, entry)) = shared.sessions.remove(&self.id) else {
-            return;
-        };
-        // The name is ours to free only if nobody has taken it over.
-        shared
-            .names
-            .remove_if(&entry.name.key(), |_, holder| *holder == self.id);
-        if let dashmap::Entry::Occupied(mut count) = shared.per_address.entry(entry.peer.ip()) {
-            *count.get_mut() -= 1;
-            if *count.get() == 0 {
-                count.remove();
-            }
-        }
-        // A racer whose connection went is kept as "left"; a watcher of a race stops.
-        let notices = self.registry.with_races(|races| {
-            races.unwatch(self.id);
-            races
-                .leave(self.id, Instant::now())
-                .map(|(_, notices)| notices)
-        });
-        if let Some(notices) = notices {
-            self.registry.deliver(notices);
-        }
+        self.registry.remove(self.id);
+        self.registry.tell_bus(Presence::Left(self.id));
     }
 }
 
@@ -276,7 +355,308 @@ impl Registry {
                 next_id: AtomicU64::new(0),
                 epoch: Instant::now(),
                 races: Mutex::new(Races::default()),
+                ghosts: DashMap::new(),
+                tap: std::sync::OnceLock::new(),
             }),
+        }
+    }
+
+    /// A session is gone (its connection, or its instance): free its name, its share
+    /// of its address, its place in a race.
+    fn remove(&self, id: SessionId) {
+        let shared = &self.shared;
+        let Some((_, entry)) = shared.sessions.remove(&id) else {
+            return;
+        };
+        // The name is ours to free only if nobody has taken it over.
+        shared
+            .names
+            .remove_if(&entry.name.key(), |_, holder| *holder == id);
+        if let Home::Here(peer) = entry.home {
+            if let dashmap::Entry::Occupied(mut count) = shared.per_address.entry(peer.ip()) {
+                *count.get_mut() -= 1;
+                if *count.get() == 0 {
+                    count.remove();
+                }
+            }
+        }
+        // A racer whose connection went is kept as "left"; a watcher of a race stops.
+        let notices = self.with_races(|races| {
+            races.unwatch(id);
+            races.leave(id, Instant::now()).map(|(_, notices)| notices)
+        });
+        if let Some(notices) = notices {
+            self.deliver(notices);
+        }
+    }
+
+    /// Report local sessions' changes to `tap` from now on, as instance `instance`
+    /// (`--bus`). Once only: false if a tap is set already.
+    pub fn set_tap(&self, instance: u64, tap: PresenceTap) -> bool {
+        if self.shared.tap.set((instance, tap)).is_err() {
+            return false;
+        }
+        // Guests are `guest-N` after their session's number: numbers of their own per
+        // instance keep a guest's name unique on every instance.
+        let first = instance.saturating_mul(INSTANCE_SESSIONS);
+        self.shared.next_id.fetch_max(first, Ordering::Relaxed);
+        true
+    }
+
+    /// This instance's number on the bus, if it is on one.
+    pub fn instance(&self) -> Option<u64> {
+        self.shared.tap.get().map(|(instance, _)| *instance)
+    }
+
+    /// Whether a change was dropped since last asked (the bus then sends every
+    /// session again).
+    pub fn take_dirty(&self) -> bool {
+        self.shared
+            .tap
+            .get()
+            .is_some_and(|(_, tap)| tap.dirty.swap(false, Ordering::Relaxed))
+    }
+
+    /// Tell the bus of a local session's change, if there is a bus.
+    fn tell_bus(&self, change: Presence) {
+        if let Some((_, tap)) = self.shared.tap.get() {
+            if tap.changes.try_send(change).is_err() {
+                tap.dirty.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Tell the bus that local session `id` changed, if it is a local session.
+    fn changed(&self, id: SessionId) {
+        if self.shared.tap.get().is_some() && self.remote_of(id).is_none() {
+            self.tell_bus(Presence::Changed(id));
+        }
+    }
+
+    /// The remote session that `id` stands for, if it is one.
+    pub fn remote_of(&self, id: SessionId) -> Option<Remote> {
+        match self.shared.sessions.get(&id)?.home {
+            Home::Away(remote) => Some(remote),
+            Home::Here(_) => None,
+        }
+    }
+
+    /// The number here of remote session `remote`, if it is known.
+    pub fn ghost_id(&self, remote: Remote) -> Option<SessionId> {
+        self.shared.ghosts.get(&remote).map(|id| *id)
+    }
+
+    /// How another instance names session `id` (local or remote).
+    pub fn remote_name_of(&self, id: SessionId) -> Option<Remote> {
+        match self.shared.sessions.get(&id)?.home {
+            Home::Away(remote) => Some(remote),
+            Home::Here(_) => Some(Remote {
+                instance: self.instance()?,
+                session: id.0,
+            }),
+        }
+    }
+
+    /// The session here that another instance's `remote` names: this instance's own,
+    /// or a remote one's number here.
+    pub fn local_id(&self, remote: Remote) -> Option<SessionId> {
+        if Some(remote.instance) == self.instance() {
+            let id = SessionId(remote.session);
+            return self.shared.sessions.contains_key(&id).then_some(id);
+        }
+        self.ghost_id(remote)
+    }
+
+    /// What other instances are told of local session `id`.
+    pub fn view(&self, id: SessionId) -> Option<SessionView> {
+        let entry = self.shared.sessions.get(&id)?;
+        if !matches!(entry.home, Home::Here(_)) {
+            return None;
+        }
+        let (name, place, idle, watchers, chat) = (
+            entry.name.to_string(),
+            entry.place.clone(),
+            entry.activity.idle(),
+            entry.watchers,
+            entry.chat,
+        );
+        drop(entry);
+        Some(SessionView {
+            name,
+            place: self.place_view(&place),
+            idle: u32::try_from(idle.as_secs()).unwrap_or(u32::MAX),
+            watchers,
+            chat,
+        })
+    }
+
+    /// Every local session's number and view, for a full report to the bus.
+    pub fn views(&self) -> Vec<(u64, SessionView)> {
+        let ids: Vec<SessionId> = self
+            .shared
+            .sessions
+            .iter()
+            .filter(|entry| matches!(entry.home, Home::Here(_)))
+            .map(|entry| *entry.key())
+            .collect();
+        ids.into_iter()
+            .filter_map(|id| Some((id.0, self.view(id)?)))
+            .collect()
+    }
+
+    fn place_view(&self, place: &Place) -> PlaceView {
+        match place {
+            Place::Lobby => PlaceView::Lobby,
+            Place::Game { game, label } => PlaceView::Game {
+                game: (*game).to_string(),
+                label: label.clone(),
+            },
+            Place::Watching { id, name } => match self.remote_name_of(*id) {
+                Some(remote) => PlaceView::Watching {
+                    instance: remote.instance,
+                    session: remote.session,
+                    name: name.to_string(),
+                },
+                None => PlaceView::Lobby,
+            },
+            Place::Race { race, playing } => PlaceView::Race {
+                race: *race,
+                playing: *playing,
+            },
+            Place::WatchingRace(race) => PlaceView::WatchingRace(*race),
+        }
+    }
+
+    /// The place here of what another instance reports; `None` when it names what is
+    /// not known here (a game this server has not; a player not seen yet).
+    fn place_from_view(&self, view: &PlaceView) -> Option<Place> {
+        Some(match view {
+            PlaceView::Lobby => Place::Lobby,
+            PlaceView::Game { game, label } => Place::Game {
+                game: crate::table::GameKind::from_name(game)?.name,
+                label: label.clone(),
+            },
+            PlaceView::Watching {
+                instance,
+                session,
+                name,
+            } => Place::Watching {
+                id: self.local_id(Remote {
+                    instance: *instance,
+                    session: *session,
+                })?,
+                name: PlayerName::from_peer(name)?,
+            },
+            PlaceView::Race { race, playing } => Place::Race {
+                race: *race,
+                playing: *playing,
+            },
+            PlaceView::WatchingRace(race) => Place::WatchingRace(*race),
+        })
+    }
+
+    /// Add or update remote session `remote` as `view` says, reached through `inbox`
+    /// (made only for a session new here). Its number here. A name another session
+    /// holds here stays that session's (the two instances will settle it: the newer
+    /// login takes the name over).
+    pub fn ghost(
+        &self,
+        remote: Remote,
+        view: &SessionView,
+        inbox: impl FnOnce() -> InboxSender,
+    ) -> Option<SessionId> {
+        let name = PlayerName::from_peer(&view.name)?;
+        let place = self.place_from_view(&view.place).unwrap_or(Place::Lobby);
+        let idle = u64::from(view.idle);
+        let id = match self.ghost_id(remote) {
+            Some(id) => id,
+            None => {
+                let id = SessionId(self.shared.next_id.fetch_add(1, Ordering::Relaxed) + 1);
+                let activity = Arc::new(Activity {
+                    epoch: self.shared.epoch,
+                    last: AtomicU32::new(0),
+                    progress: Mutex::new(None),
+                });
+                self.shared.sessions.insert(
+                    id,
+                    Entry {
+                        home: Home::Away(remote),
+                        inbox: inbox(),
+                        name: name.clone(),
+                        place: Place::Lobby,
+                        watchers: 0,
+                        chat: true,
+                        activity,
+                    },
+                );
+                self.shared.ghosts.insert(remote, id);
+                id
+            }
+        };
+        let old = self.shared.sessions.get_mut(&id).map(|mut entry| {
+            let old = entry.name.clone();
+            entry.name = name.clone();
+            entry.place = place;
+            entry.watchers = view.watchers;
+            entry.chat = view.chat;
+            let now = u64::from(seconds_since(self.shared.epoch));
+            let last = u32::try_from(now.saturating_sub(idle)).unwrap_or(0);
+            entry.activity.last.store(last, Ordering::Relaxed);
+            old
+        })?;
+        if old.key() != name.key() {
+            self.shared
+                .names
+                .remove_if(&old.key(), |_, holder| *holder == id);
+        }
+        self.shared.names.entry(name.key()).or_insert(id);
+        Some(id)
+    }
+
+    /// Remote session `remote` has ended.
+    pub fn forget_ghost(&self, remote: Remote) {
+        if let Some((_, id)) = self.shared.ghosts.remove(&remote) {
+            self.end_watching_of(id);
+            self.remove(id);
+        }
+    }
+
+    /// Every remote session of `instance` is gone (it stopped, or is out of reach);
+    /// `keep` those still reported, if any.
+    pub fn forget_instance(&self, instance: u64, keep: Option<&std::collections::HashSet<u64>>) {
+        let gone: Vec<Remote> = self
+            .shared
+            .ghosts
+            .iter()
+            .map(|entry| *entry.key())
+            .filter(|remote| {
+                remote.instance == instance
+                    && !keep.is_some_and(|keep| keep.contains(&remote.session))
+            })
+            .collect();
+        for remote in gone {
+            self.forget_ghost(remote);
+        }
+    }
+
+    /// Local sessions watching `id` (a remote player now gone) stop: its own instance
+    /// can no longer tell them.
+    fn end_watching_of(&self, id: SessionId) {
+        let Some(name) = self.name_of(id) else {
+            return;
+        };
+        let watchers: Vec<InboxSender> = self
+            .shared
+            .sessions
+            .iter()
+            .filter(|entry| {
+                matches!(entry.home, Home::Here(_))
+                    && matches!(entry.place, Place::Watching { id: watched, .. } if watched == id)
+            })
+            .map(|entry| entry.inbox.clone())
+            .collect();
+        for inbox in watchers {
+            let _ = inbox.send(Message::WatchEnded { name: name.clone() });
         }
     }
 
@@ -314,7 +694,7 @@ impl Registry {
         self.shared.sessions.insert(
             id,
             Entry {
-                peer,
+                home: Home::Here(peer),
                 inbox: sender,
                 name,
                 place: Place::Lobby,
@@ -328,10 +708,11 @@ impl Registry {
             id,
             activity,
         };
+        self.tell_bus(Presence::Changed(id));
         Ok((registration, inbox))
     }
 
-    /// How many sessions are registered.
+    /// How many sessions are registered (on every instance, with `--bus`).
     pub fn len(&self) -> usize {
         self.shared.sessions.len()
     }
@@ -349,13 +730,16 @@ impl Registry {
             .map_or(0, |count| *count)
     }
 
-    /// Every session's number and address, in the order they came.
+    /// Every local session's number and address, in the order they came.
     pub fn sessions(&self) -> Vec<(SessionId, SocketAddr)> {
         let mut sessions: Vec<(SessionId, SocketAddr)> = self
             .shared
             .sessions
             .iter()
-            .map(|entry| (*entry.key(), entry.peer))
+            .filter_map(|entry| match entry.home {
+                Home::Here(peer) => Some((*entry.key(), peer)),
+                Home::Away(_) => None,
+            })
             .collect();
         sessions.sort();
         sessions
@@ -404,7 +788,7 @@ impl Registry {
             let message = match notice.what {
                 Tell::Line(line) => Message::Line(line),
                 Tell::Frame(frame) => Message::Frame(frame),
-                Tell::Start(race) => Message::RaceStart(race),
+                Tell::Start(race, game) => Message::RaceStart(race, game),
                 Tell::Stop(race) => Message::RaceStop(race),
             };
             for inbox in notice.to {
@@ -473,6 +857,7 @@ impl Registry {
                 .names
                 .remove_if(&old.key(), |_, holder| *holder == id);
         }
+        self.changed(id);
     }
 
     /// Where session `id` is.
@@ -488,6 +873,7 @@ impl Registry {
         if let Some(mut entry) = self.shared.sessions.get_mut(&id) {
             entry.place = place;
         }
+        self.changed(id);
     }
 
     /// Note how many watch session `id`.
@@ -495,6 +881,7 @@ impl Registry {
         if let Some(mut entry) = self.shared.sessions.get_mut(&id) {
             entry.watchers = watchers;
         }
+        self.changed(id);
     }
 
     /// Note whether session `id` hears `say`.
@@ -502,6 +889,7 @@ impl Registry {
         if let Some(mut entry) = self.shared.sessions.get_mut(&id) {
             entry.chat = chat;
         }
+        self.changed(id);
     }
 
     /// Everyone online, sorted by name (ignoring case).
@@ -589,6 +977,7 @@ impl Registry {
         self.shared
             .sessions
             .iter()
+            .filter(|entry| matches!(entry.home, Home::Here(_)))
             .map(|entry| {
                 let game = match &entry.place {
                     Place::Game { game, .. } => Some(*game),

@@ -103,6 +103,11 @@ pub struct Options {
     /// connection without a valid header is closed.
     #[arg(long, env = "ARCADE_PROXY_PROTOCOL")]
     pub proxy_protocol: bool,
+    /// Several instances (SPEC section 11): carry presence, chat, watching, races and
+    /// kicks to the other instances through this NATS server (nats://HOST:PORT). Needs
+    /// --db postgres://..., the store the instances share.
+    #[arg(long, env = "ARCADE_BUS")]
+    pub bus: Option<String>,
 }
 
 impl Options {
@@ -156,6 +161,7 @@ impl Default for Options {
             http_port: None,
             http_bind: None,
             proxy_protocol: false,
+            bus: None,
         }
     }
 }
@@ -223,6 +229,12 @@ pub enum StartError {
     /// The database cannot be opened.
     #[error("{0}")]
     Store(#[from] StoreError),
+    /// The bus cannot be used.
+    #[error("{0}")]
+    Bus(#[from] crate::bus::BusError),
+    /// `--bus` without a store the instances share.
+    #[error("--bus needs --db postgres://...: the instances on one bus must share their players' accounts and games")]
+    BusWithoutSharedStore,
 }
 
 /// Run the server on `listener` (and its web page on `web`, if given) until
@@ -273,6 +285,16 @@ pub async fn run_with(
     .await?
     .with_admins(options.admin.iter().map(String::as_str))
     .with_web(web.is_some());
+    let bus = match &options.bus {
+        Some(bus_url) => {
+            let Some(instance) = store.instance() else {
+                return Err(StartError::BusWithoutSharedStore);
+            };
+            Some(crate::bus::Bus::start(bus_url, instance, registry.clone()).await?)
+        }
+        None => None,
+    };
+    let services = services.with_bus(bus.clone());
     if !options.admin.is_empty() {
         info!(admins = %options.admin.join(", "), "admins (once logged in with their password)");
     }
@@ -356,6 +378,9 @@ pub async fn run_with(
             warn!("the web page did not stop in time");
             abort.abort();
         }
+    }
+    if let Some(bus) = bus {
+        bus.stop().await;
     }
     // The games of the sessions just closed are written before the store closes.
     if !recorder.flush(SHUTDOWN_GRACE).await {

@@ -21,6 +21,7 @@ use crate::accounts::{
     self, clean_text, on_off, parse_on_off, LoginThrottle, PlayerName, Setting, Settings, MAX_CHAT,
     MAX_PASSWORD, MIN_PASSWORD,
 };
+use crate::bus::{Bus, RaceAnswer, RaceOp, RaceRow};
 use crate::games::Progress;
 use crate::inbox::{InboxSender, Message};
 use crate::metrics::Metrics;
@@ -63,6 +64,8 @@ pub struct Services {
     /// the live table, each command's latency for /metrics). Off, no command pays for
     /// them.
     pub web: bool,
+    /// The bus to the other instances (`--bus`), if any.
+    pub bus: Option<Bus>,
 }
 
 impl Services {
@@ -90,6 +93,7 @@ impl Services {
             admins: Arc::new(HashSet::new()),
             metrics,
             web: false,
+            bus: None,
         })
     }
 
@@ -126,6 +130,12 @@ impl Services {
     }
 
     /// The same services, for a server whose web page is on or off.
+    pub fn with_bus(mut self, bus: Option<Bus>) -> Services {
+        self.bus = bus;
+        self
+    }
+
+    /// These services with the web page on or off.
     pub fn with_web(mut self, on: bool) -> Services {
         self.web = on;
         self
@@ -174,6 +184,9 @@ pub struct Seat {
     unfinished: Option<Box<Unfinished>>,
     /// The race whose standings this session watches.
     watching_race: Option<RaceId>,
+    /// The race of another instance this session races in, and that instance
+    /// (`--bus`). Boxed: rare.
+    away_race: Option<Box<(RaceId, u64)>>,
     chat_limit: DefaultDirectRateLimiter,
 }
 
@@ -384,8 +397,19 @@ impl Seat {
             replaying: None,
             unfinished: None,
             watching_race: None,
+            away_race: None,
             chat_limit,
         })
+    }
+
+    /// This session's number in the registry.
+    pub fn id(&self) -> SessionId {
+        self.id
+    }
+
+    /// The player's name.
+    pub fn name(&self) -> &PlayerName {
+        &self.name
     }
 
     /// What the seats of this server share.
@@ -952,12 +976,68 @@ impl Seat {
     /// The race this player races in and waits for the start of.
     pub fn race_waiting(&self) -> Option<RaceId> {
         let id = self.id;
+        if let Some(race) = self.away_race() {
+            return matches!(self.place(), Some(Place::Race { playing: false, .. }))
+                .then_some(race.0);
+        }
         self.services.registry.with_races(|races| races.waiting(id))
+    }
+
+    /// The race of another instance this session races in, and that instance, while
+    /// that instance still has it.
+    fn away_race(&self) -> Option<(RaceId, u64)> {
+        let (race, home) = **self.away_race.as_ref()?;
+        let bus = self.services.bus.as_ref()?;
+        (bus.home_of(race) == Some(home)).then_some((race, home))
+    }
+
+    /// Whether this session races in race `race` (here or on another instance).
+    pub fn races_in(&self, race: RaceId) -> bool {
+        self.race() == Some(race)
+    }
+
+    /// The racer's command that goes to another instance, which has the race (`--bus`):
+    /// `join N` of a race there, and `start` and `/standings` in a race there.
+    pub fn away_request(&self, op: RaceOp) -> Option<(Bus, u64, RaceOp)> {
+        let bus = self.services.bus.clone()?;
+        let home = match op {
+            RaceOp::Join(race) => {
+                if self.services.registry.with_races(|races| races.has(race)) {
+                    return None;
+                }
+                bus.home_of(race)?
+            }
+            RaceOp::Start | RaceOp::Standings => self.away_race()?.1,
+            RaceOp::Leave | RaceOp::Progress(_) => return None,
+        };
+        Some((bus, home, op))
+    }
+
+    /// What instance `home` answered this racer's command: the text to show.
+    pub fn away_answer(&mut self, home: u64, race: Option<RaceId>, answer: RaceAnswer) -> String {
+        if let (true, Some(race)) = (answer.joined, race) {
+            self.away_race = Some(Box::new((race, home)));
+            self.set_place(Place::Race {
+                race,
+                playing: false,
+            });
+        }
+        answer.text
+    }
+
+    /// The race this session raced in is over.
+    pub fn race_over(&mut self, race: RaceId) {
+        if self.away_race.as_ref().is_some_and(|away| away.0 == race) {
+            self.away_race = None;
+        }
     }
 
     /// The race this player is in (racing, done, or hosting).
     pub fn race(&self) -> Option<RaceId> {
         let id = self.id;
+        if let Some((race, _)) = self.away_race() {
+            return Some(race);
+        }
         self.services.registry.with_races(|races| races.race_of(id))
     }
 
@@ -1001,10 +1081,22 @@ impl Seat {
 
     /// `races`.
     pub fn races(&self) -> String {
-        let listed = self
+        let mut listed: Vec<RaceRow> = self
             .services
             .registry
-            .with_races(|races| races.list(Instant::now()));
+            .with_races(|races| races.list(Instant::now()))
+            .into_iter()
+            .map(RaceRow::from)
+            .collect();
+        if let Some(bus) = &self.services.bus {
+            // Another instance's words are shown without control characters.
+            listed.extend(bus.races().into_iter().map(|race| RaceRow {
+                label: safe_text(&race.label),
+                host: shown_name(&race.host),
+                ..race
+            }));
+            listed.sort_by_key(|race| race.id);
+        }
         if listed.is_empty() {
             return String::from("No races are open: race GAME opens one.\n");
         }
@@ -1012,18 +1104,17 @@ impl Seat {
         for race in listed {
             let state = match race.running {
                 None => String::from("waiting"),
-                Some(running) => format!("running for {}", race::clock(running)),
+                Some(running) => {
+                    format!("running for {}", race::clock(Duration::from_secs(running)))
+                }
             };
             let limit = race.limit.map_or_else(String::new, |limit| {
-                format!(", time {}", race::clock(limit))
+                format!(", time {}", race::clock(Duration::from_secs(limit)))
             });
             let _ = writeln!(
                 text,
                 "  race {:<4} {:<28} host {:<16} {} racers, {state}{limit}",
-                race.id,
-                race.label,
-                race.host.as_str(),
-                race.racers
+                race.id, race.label, race.host, race.racers
             );
         }
         text
@@ -1054,6 +1145,16 @@ impl Seat {
     /// Leave this player's race (`leave`, or its game left): what to say, if in one.
     pub fn leave_race(&mut self) -> Option<String> {
         let id = self.id;
+        if let Some(away) = self.away_race.take() {
+            let (race, home) = *away;
+            if let Some(bus) = &self.services.bus {
+                bus.race_notice(home, id, &self.name, RaceOp::Leave);
+            }
+            if matches!(self.place(), Some(Place::Race { .. })) {
+                self.set_place(Place::Lobby);
+            }
+            return Some(format!("You left race {race}.\n"));
+        }
         let registry = &self.services.registry;
         let (race, notices) = registry.with_races(|races| races.leave(id, Instant::now()))?;
         registry.deliver(notices);
@@ -1065,29 +1166,7 @@ impl Seat {
 
     /// `start`.
     pub fn start_race(&mut self) -> String {
-        let id = self.id;
-        let registry = self.services.registry.clone();
-        let started = registry.with_races(|races| {
-            let started = races.start(id, Instant::now())?;
-            let limit = races.limit(started.0);
-            Ok::<_, race::StartError>((started, limit))
-        });
-        match started {
-            Ok(((race_id, notices), limit)) => {
-                registry.deliver(notices);
-                if let Some(limit) = limit {
-                    let registry = registry.clone();
-                    tokio::spawn(async move {
-                        tokio::time::sleep(limit).await;
-                        let notices = registry.with_races(|races| races.time_up(race_id));
-                        registry.deliver(notices);
-                    });
-                }
-                tracing::info!(race = race_id, host = %self.name, "race started");
-                format!("Race {race_id} starts now.\n")
-            }
-            Err(error) => format!("{error}\n"),
-        }
+        start_race(&self.services.registry, self.id, &self.name)
     }
 
     /// `standings`.
@@ -1105,21 +1184,17 @@ impl Seat {
     /// the racer, if this made the racer done.
     pub fn race_progress(&self, progress: Progress) -> Option<String> {
         let id = self.id;
+        if let (Some(away), Some(bus)) = (&self.away_race, &self.services.bus) {
+            // The race's instance tells the racer, as a line of its own, when this
+            // made the racer done.
+            bus.race_notice(away.1, id, &self.name, RaceOp::progress(&progress));
+            return None;
+        }
         let registry = &self.services.registry;
         let (notices, own) =
             registry.with_races(|races| races.progress(id, progress, Instant::now()));
         registry.deliver(notices);
         own
-    }
-
-    /// The game of race `race`, if this player races in it.
-    pub fn race_game(&self, race: RaceId) -> Option<Arc<RaceGame>> {
-        let id = self.id;
-        self.services.registry.with_races(|races| {
-            (races.race_of(id) == Some(race))
-                .then(|| races.game(race))
-                .flatten()
-        })
     }
 
     /// Stop asking for a secret (a race started meanwhile): whether one was asked.
@@ -1227,6 +1302,37 @@ impl Drop for Seat {
 }
 
 /// A name as typed, safe to show: cut and without control characters.
+/// `start` by session `id`, called `name`, the host of its race: the text to show.
+/// Also what a host on another instance gets (`--bus`).
+pub fn start_race(registry: &Registry, id: SessionId, name: &PlayerName) -> String {
+    let started = registry.with_races(|races| {
+        let started = races.start(id, Instant::now())?;
+        let limit = races.limit(started.0);
+        Ok::<_, race::StartError>((started, limit))
+    });
+    match started {
+        Ok(((race_id, notices), limit)) => {
+            registry.deliver(notices);
+            if let Some(limit) = limit {
+                let registry = registry.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(limit).await;
+                    let notices = registry.with_races(|races| races.time_up(race_id));
+                    registry.deliver(notices);
+                });
+            }
+            tracing::info!(race = race_id, host = %name, "race started");
+            format!("Race {race_id} starts now.\n")
+        }
+        Err(error) => format!("{error}\n"),
+    }
+}
+
+/// A text from another instance (a race's game), without control characters.
+fn safe_text(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control()).collect()
+}
+
 fn shown_name(name: &str) -> String {
     name.chars()
         .filter(|c| !c.is_control())

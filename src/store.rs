@@ -986,6 +986,12 @@ impl Store {
         Ok(())
     }
 
+    /// This instance's number among the instances sharing the store (PostgreSQL);
+    /// `None` for a store of its own (SQLite). PLACEHOLDER until the PostgreSQL store.
+    pub fn instance(&self) -> Option<u64> {
+        std::env::var("ARCADE_TEST_INSTANCE").ok()?.parse().ok()
+    }
+
     /// Close every connection, so that the file is complete on disk.
     pub async fn close(&self) {
         self.pool.close().await;

@@ -1,0 +1,927 @@
+//! The bus between instances (`--bus nats://...`, SPEC section 11): presence, chat,
+//! watching, races, kicks and takeovers carried over NATS, so that players on several
+//! instances see each other as if on one.
+//!
+//! NATS is the proven engine here; this file only says what travels:
+//! - `arcade.presence`, heard by every instance: each instance's heartbeat (every
+//!   [`HEARTBEAT`], with its open races for `races`), and its sessions' changes
+//!   (batched as they come). An instance heard for the first time is sent every local
+//!   session at once on its own subject; an instance not heard for [`SILENCE`] is gone,
+//!   and its players with it (a killed instance drops out of `who` that way).
+//! - `arcade.to.N`, heard by instance N only: a message for one of its players (a line,
+//!   a watched board, a kick...), and the race commands of racers on other instances
+//!   (as NATS requests: the answer comes back to the racer's command).
+//!
+//! The players of other instances live in the registry with a sender that hands their
+//! messages to this bus ([`Forward`]), so the rest of the server reaches them as it
+//! reaches anyone. Nothing here waits on a session's path: a message goes into a
+//! bounded queue that one task publishes from; when the queue is full (the bus is down
+//! and NATS's own buffer too) the message is dropped and counted. Without the bus
+//! (NATS down) every instance keeps working on its own: its players see only each
+//! other until the bus is back, when the instances send each other their sessions
+//! again.
+//!
+//! Payloads are JSON (serde): a few hundred bytes a message, readable with `nats sub`.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Weak};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use dashmap::DashMap;
+use futures_util::StreamExt as _;
+use serde::{Deserialize, Serialize};
+use tokio::sync::mpsc;
+
+use crate::accounts::PlayerName;
+use crate::games::{Outcome, Progress, Tiles};
+use crate::inbox::{Forward, Gone, InboxSender, Message};
+use crate::race::{self, Member, RaceGame, RaceId};
+use crate::registry::{Presence, PresenceTap, Registry, Remote, SessionId, SessionView};
+use crate::table::GameKind;
+
+/// How often an instance says it is alive (and what races it has).
+pub const HEARTBEAT: Duration = Duration::from_secs(1);
+
+/// An instance not heard for this long is gone, and its players with it.
+pub const SILENCE: Duration = Duration::from_secs(4);
+
+/// How long a racer's command waits for the race's instance to answer.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// Messages waiting to be published, at most: past that they are dropped (the bus is
+/// down and NATS's own buffer full).
+const OUTBOX: usize = 65_536;
+
+/// Local sessions' changes waiting to be told, at most: past that every session is
+/// told again at the next heartbeat.
+const CHANGES: usize = 16_384;
+
+/// The subject every instance hears.
+const PRESENCE: &str = "arcade.presence";
+
+/// The subject instance `instance` hears alone.
+fn subject_of(instance: u64) -> String {
+    format!("arcade.to.{instance}")
+}
+
+/// Why the bus could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum BusError {
+    /// The URL is not a NATS server's.
+    #[error("--bus {0}: use nats://HOST:PORT (a NATS server; several separated by commas)")]
+    Url(String),
+    /// NATS refused a subscription.
+    #[error("cannot subscribe on the bus {url}: {reason}")]
+    Subscribe {
+        /// The server.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// What travels on [`PRESENCE`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+enum Announce {
+    /// An instance is alive, with its open races.
+    Heartbeat { from: u64, races: Vec<RaceRow> },
+    /// Sessions of `from` changed or ended.
+    Sessions {
+        from: u64,
+        changed: Vec<(u64, SessionView)>,
+        gone: Vec<u64>,
+    },
+    /// `from` is stopping.
+    Bye { from: u64 },
+}
+
+/// What travels on an instance's own subject.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+enum Direct {
+    /// A message for session `to`.
+    Deliver { to: u64, message: Wire },
+    /// Every session of `from` (to an instance that has just heard of it).
+    Snapshot {
+        from: u64,
+        sessions: Vec<(u64, SessionView)>,
+    },
+    /// A racer's command for a race of this instance.
+    Race {
+        from: Remote,
+        name: String,
+        op: RaceOp,
+    },
+}
+
+/// A [`Message`] as it travels: sessions named by instance and number.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+enum Wire {
+    Line(String),
+    Frame(String),
+    Close(String),
+    Watch(Remote),
+    Unwatch(Remote),
+    WatchEnded(String),
+    RaceStart(RaceId, WireGame),
+    RaceStop(RaceId),
+}
+
+/// A race's game as it travels.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct WireGame {
+    game: String,
+    args: Vec<String>,
+    world: Option<String>,
+}
+
+/// A racer's progress as it travels.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct WireProgress {
+    moves: u64,
+    placed: Option<(usize, usize)>,
+    tiles: Option<(u64, u64, u64)>,
+    gold: Option<bool>,
+    ended: Option<String>,
+}
+
+/// One open race, as `races` lists it on every instance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RaceRow {
+    /// The race.
+    pub id: RaceId,
+    /// Its game.
+    pub label: String,
+    /// Its host.
+    pub host: String,
+    /// How many race.
+    pub racers: usize,
+    /// Seconds since it started, if it has.
+    pub running: Option<u64>,
+    /// Its time limit, in seconds.
+    pub limit: Option<u64>,
+}
+
+impl From<race::Listed> for RaceRow {
+    fn from(race: race::Listed) -> RaceRow {
+        RaceRow {
+            id: race.id,
+            label: race.label,
+            host: race.host.to_string(),
+            racers: race.racers,
+            running: race.running.map(|running| running.as_secs()),
+            limit: race.limit.map(|limit| limit.as_secs()),
+        }
+    }
+}
+
+/// A racer's command for a race on another instance.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum RaceOp {
+    /// `join N`.
+    Join(RaceId),
+    /// `start`.
+    Start,
+    /// `/standings`.
+    Standings,
+    /// `leave`, or the race's game left.
+    Leave,
+    /// The racer's game got this far.
+    Progress(WireProgress),
+}
+
+impl RaceOp {
+    /// The progress of a racer's game, to send.
+    pub fn progress(progress: &Progress) -> RaceOp {
+        RaceOp::Progress(WireProgress {
+            moves: progress.moves,
+            placed: progress.placed,
+            tiles: progress
+                .tiles
+                .map(|tiles| (tiles.score, tiles.largest, tiles.win)),
+            gold: progress.gold,
+            ended: progress.ended.map(|outcome| outcome.as_str().to_string()),
+        })
+    }
+}
+
+/// What the race's instance answers a racer's command.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RaceAnswer {
+    /// What to show the racer.
+    pub text: String,
+    /// The racer is in this race now (a `join` that worked).
+    pub joined: bool,
+}
+
+/// The bus: cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Bus {
+    shared: Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    instance: u64,
+    client: async_nats::Client,
+    registry: Registry,
+    outbox: mpsc::Sender<(String, Bytes)>,
+    /// Other instances: when last heard, and their open races.
+    peers: DashMap<u64, Peer>,
+    /// Remote watchers of local players: their numbers here.
+    watchers: DashMap<Remote, SessionId>,
+    /// Local watchers that are not sessions (the web page's), by number: where the
+    /// frames of a remote player they watch go.
+    page_watchers: DashMap<u64, InboxSender>,
+    /// Messages dropped because the outbox was full.
+    dropped: AtomicU64,
+    stopping: AtomicBool,
+}
+
+#[derive(Debug, Clone)]
+struct Peer {
+    heard: Instant,
+    races: Vec<RaceRow>,
+}
+
+/// A player of another instance: what its sender hands on.
+#[derive(Debug)]
+struct RemoteInbox {
+    bus: Weak<Shared>,
+    to: Remote,
+}
+
+impl Forward for RemoteInbox {
+    fn forward(&self, message: Message) -> Result<(), Gone> {
+        let bus = self.bus.upgrade().ok_or(Gone)?;
+        if !bus.peers.contains_key(&self.to.instance) {
+            return Err(Gone);
+        }
+        let wire = match message {
+            Message::Line(line) => Wire::Line(line.to_string()),
+            Message::Frame(frame) => Wire::Frame(frame.to_string()),
+            Message::Close(text) => Wire::Close(text),
+            Message::Watch { watcher, inbox } => {
+                if bus.registry.remote_of(watcher).is_some() {
+                    // Ghosts do not watch: only a local session or page sends this.
+                    return Ok(());
+                }
+                if bus.registry.sender(watcher).is_none() {
+                    bus.page_watchers.insert(watcher_number(watcher), inbox);
+                }
+                Wire::Watch(bus.here(watcher))
+            }
+            Message::Unwatch(watcher) => {
+                bus.page_watchers.remove(&watcher_number(watcher));
+                Wire::Unwatch(bus.here(watcher))
+            }
+            Message::WatchEnded { name } => Wire::WatchEnded(name.to_string()),
+            Message::RaceStart(race, game) => Wire::RaceStart(
+                race,
+                WireGame {
+                    game: game.kind.name.to_string(),
+                    args: game.args.clone(),
+                    world: game.world.clone(),
+                },
+            ),
+            Message::RaceStop(race) => Wire::RaceStop(race),
+            // A replay plays on the viewer's own instance.
+            Message::ReplayEnded(_) => return Ok(()),
+        };
+        bus.post(
+            subject_of(self.to.instance),
+            &Direct::Deliver {
+                to: self.to.session,
+                message: wire,
+            },
+        );
+        Ok(())
+    }
+
+    fn is_gone(&self) -> bool {
+        self.bus
+            .upgrade()
+            .is_none_or(|bus| !bus.peers.contains_key(&self.to.instance))
+    }
+}
+
+/// A session number as the wire carries it.
+fn watcher_number(id: SessionId) -> u64 {
+    id.to_string().parse().unwrap_or(0)
+}
+
+impl Shared {
+    /// How other instances name local session `id`.
+    fn here(&self, id: SessionId) -> Remote {
+        Remote {
+            instance: self.instance,
+            session: watcher_number(id),
+        }
+    }
+
+    /// Queue `what` for `subject`; dropped (and counted) when the queue is full.
+    fn post(&self, subject: String, what: &impl Serialize) {
+        let Ok(payload) = serde_json::to_vec(what) else {
+            return;
+        };
+        if self
+            .outbox
+            .try_send((subject, Bytes::from(payload)))
+            .is_err()
+        {
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// The sender that reaches remote session `remote`.
+    fn sender_to(self: &Arc<Self>, remote: Remote) -> InboxSender {
+        InboxSender::remote(Arc::new(RemoteInbox {
+            bus: Arc::downgrade(self),
+            to: remote,
+        }))
+    }
+
+    /// Keep what another instance says of its session (a new one gets its sender).
+    fn ghost(self: &Arc<Self>, remote: Remote, view: &SessionView) -> Option<SessionId> {
+        self.registry.ghost(remote, view, || self.sender_to(remote))
+    }
+}
+
+impl Bus {
+    /// Connect to the NATS server at `url` as instance `instance` (a number no other
+    /// running instance has: the store's), and carry `registry`'s players to the other
+    /// instances and theirs here. The connection is made in the background and made
+    /// again whenever it is lost: the server starts and runs without the bus.
+    ///
+    /// # Errors
+    /// [`BusError`] when `url` is not a NATS URL or a subscription is refused.
+    pub async fn start(url: &str, instance: u64, registry: Registry) -> Result<Bus, BusError> {
+        if !url
+            .split(',')
+            .all(|server| server.trim().starts_with("nats://") && server.trim().len() > 7)
+        {
+            return Err(BusError::Url(url.to_string()));
+        }
+        let shown = url.to_string();
+        let client = async_nats::ConnectOptions::new()
+            .name(format!("arcade-{instance}"))
+            .retry_on_initial_connect()
+            .max_reconnects(None)
+            // Back within a second of the server's return (the default waits up to
+            // several seconds between tries).
+            .reconnect_delay_callback(|attempts| {
+                Duration::from_millis(100)
+                    .saturating_mul(u32::try_from(attempts).unwrap_or(10).min(10))
+            })
+            .request_timeout(Some(REQUEST_TIMEOUT))
+            .event_callback(move |event| {
+                let shown = shown.clone();
+                async move {
+                    tracing::info!(bus = %shown, %event, "bus");
+                }
+            })
+            .connect(url)
+            .await
+            .map_err(|_| BusError::Url(url.to_string()))?;
+        let subscribe_error = |error: async_nats::SubscribeError| BusError::Subscribe {
+            url: url.to_string(),
+            reason: error.to_string(),
+        };
+        let presence = client.subscribe(PRESENCE).await.map_err(subscribe_error)?;
+        let own = client
+            .subscribe(subject_of(instance))
+            .await
+            .map_err(subscribe_error)?;
+        let (outbox, queued) = mpsc::channel(OUTBOX);
+        let (changes, changed) = mpsc::channel(CHANGES);
+        registry.set_tap(
+            instance,
+            PresenceTap {
+                changes,
+                dirty: AtomicBool::new(false),
+            },
+        );
+        registry.with_races(|races| races.number_for_instance(instance));
+        let shared = Arc::new(Shared {
+            instance,
+            client: client.clone(),
+            registry,
+            outbox,
+            peers: DashMap::new(),
+            watchers: DashMap::new(),
+            page_watchers: DashMap::new(),
+            dropped: AtomicU64::new(0),
+            stopping: AtomicBool::new(false),
+        });
+        tokio::spawn(publish_loop(client, queued));
+        tokio::spawn(presence_loop(Arc::clone(&shared), changed));
+        tokio::spawn(hear_presence(Arc::downgrade(&shared), presence));
+        tokio::spawn(hear_own(Arc::downgrade(&shared), own));
+        tracing::info!(bus = url, instance, "on the bus");
+        Ok(Bus { shared })
+    }
+
+    /// This instance's number.
+    pub fn instance(&self) -> u64 {
+        self.shared.instance
+    }
+
+    /// Messages dropped because the bus was down for too long.
+    pub fn dropped(&self) -> u64 {
+        self.shared.dropped.load(Ordering::Relaxed)
+    }
+
+    /// The instances heard from (other than this one).
+    pub fn peers(&self) -> Vec<u64> {
+        let mut peers: Vec<u64> = self.shared.peers.iter().map(|peer| *peer.key()).collect();
+        peers.sort_unstable();
+        peers
+    }
+
+    /// The open races of the other instances.
+    pub fn races(&self) -> Vec<RaceRow> {
+        let mut rows: Vec<RaceRow> = self
+            .shared
+            .peers
+            .iter()
+            .flat_map(|peer| peer.races.clone())
+            .collect();
+        rows.sort_by_key(|row| row.id);
+        rows
+    }
+
+    /// The instance that has race `race`, if another instance has it.
+    pub fn home_of(&self, race: RaceId) -> Option<u64> {
+        self.shared
+            .peers
+            .iter()
+            .find(|peer| peer.races.iter().any(|row| row.id == race))
+            .map(|peer| *peer.key())
+            .or_else(|| {
+                // Races are numbered from their instance's own range.
+                let home = u64::from(race / race::IDS_PER_INSTANCE);
+                (home != self.shared.instance && self.shared.peers.contains_key(&home))
+                    .then_some(home)
+            })
+    }
+
+    /// Send racer `from` (called `name`)'s command to instance `home`, which has the
+    /// race, and wait for its answer.
+    pub async fn race_request(
+        &self,
+        home: u64,
+        from: SessionId,
+        name: &PlayerName,
+        op: RaceOp,
+    ) -> Result<RaceAnswer, String> {
+        let request = Direct::Race {
+            from: self.shared.here(from),
+            name: name.to_string(),
+            op,
+        };
+        let payload = serde_json::to_vec(&request).map_err(|error| error.to_string())?;
+        let answer = self
+            .shared
+            .client
+            .request(subject_of(home), Bytes::from(payload))
+            .await
+            .map_err(|_| String::from("The race's server did not answer: try again."))?;
+        serde_json::from_slice(&answer.payload)
+            .map_err(|_| String::from("The race's server gave an answer this one cannot read."))
+    }
+
+    /// Tell instance `home` of racer `from`'s command, not waiting for an answer.
+    pub fn race_notice(&self, home: u64, from: SessionId, name: &PlayerName, op: RaceOp) {
+        self.shared.post(
+            subject_of(home),
+            &Direct::Race {
+                from: self.shared.here(from),
+                name: name.to_string(),
+                op,
+            },
+        );
+    }
+
+    /// Tell the other instances that this one is stopping, and send what waits.
+    pub async fn stop(&self) {
+        self.shared.stopping.store(true, Ordering::Relaxed);
+        let bye = Announce::Bye {
+            from: self.shared.instance,
+        };
+        if let Ok(payload) = serde_json::to_vec(&bye) {
+            let _ = self
+                .shared
+                .client
+                .publish(PRESENCE, Bytes::from(payload))
+                .await;
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(1), self.shared.client.flush()).await;
+    }
+}
+
+/// Publish what the sessions queued, in order.
+async fn publish_loop(client: async_nats::Client, mut queued: mpsc::Receiver<(String, Bytes)>) {
+    while let Some((subject, payload)) = queued.recv().await {
+        if let Err(error) = client.publish(subject, payload).await {
+            tracing::debug!(%error, "bus: a message was not published");
+        }
+    }
+}
+
+/// Tell the other instances of local sessions' changes as they come (a batch of what
+/// waits at once), say that this instance is alive every [`HEARTBEAT`], and forget
+/// instances gone silent.
+async fn presence_loop(shared: Arc<Shared>, mut changed: mpsc::Receiver<Presence>) {
+    let mut tick = tokio::time::interval(HEARTBEAT);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut batch = Vec::new();
+    loop {
+        tokio::select! {
+            got = changed.recv_many(&mut batch, 1024) => {
+                if got == 0 {
+                    return;
+                }
+                let mut seen = HashSet::new();
+                let mut changes = Vec::new();
+                let mut gone = Vec::new();
+                // Newest first, each session once.
+                for change in batch.drain(..).rev() {
+                    match change {
+                        Presence::Changed(id) if seen.insert(id) => {
+                            if let Some(view) = shared.registry.view(id) {
+                                changes.push((watcher_number(id), view));
+                            }
+                        }
+                        Presence::Left(id) if seen.insert(id) => gone.push(watcher_number(id)),
+                        _ => {}
+                    }
+                }
+                shared.post(
+                    PRESENCE.to_string(),
+                    &Announce::Sessions { from: shared.instance, changed: changes, gone },
+                );
+            }
+            _ = tick.tick() => {
+                if shared.stopping.load(Ordering::Relaxed) {
+                    continue;
+                }
+                heartbeat(&shared);
+            }
+        }
+    }
+}
+
+/// Say this instance is alive (with its races); send every session again if a change
+/// was dropped; forget instances not heard for [`SILENCE`].
+fn heartbeat(shared: &Arc<Shared>) {
+    let now = Instant::now();
+    let races = shared.registry.with_races(|races| races.list(now));
+    let races = races.into_iter().map(RaceRow::from).collect();
+    shared.post(
+        PRESENCE.to_string(),
+        &Announce::Heartbeat {
+            from: shared.instance,
+            races,
+        },
+    );
+    if shared.registry.take_dirty() {
+        shared.post(
+            PRESENCE.to_string(),
+            &Announce::Sessions {
+                from: shared.instance,
+                changed: shared.registry.views(),
+                gone: Vec::new(),
+            },
+        );
+    }
+    let silent: Vec<u64> = shared
+        .peers
+        .iter()
+        .filter(|peer| now.saturating_duration_since(peer.heard) > SILENCE)
+        .map(|peer| *peer.key())
+        .collect();
+    for instance in silent {
+        tracing::warn!(
+            instance,
+            "bus: an instance went silent; its players are gone"
+        );
+        forget(shared, instance);
+    }
+}
+
+/// Instance `instance` is gone: its players, and their watching of ours.
+fn forget(shared: &Shared, instance: u64) {
+    shared.peers.remove(&instance);
+    shared.registry.forget_instance(instance, None);
+    shared
+        .watchers
+        .retain(|remote, _| remote.instance != instance);
+}
+
+/// Hear the other instances' heartbeats and sessions.
+async fn hear_presence(shared: Weak<Shared>, mut presence: async_nats::Subscriber) {
+    while let Some(message) = presence.next().await {
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        let Ok(announce) = serde_json::from_slice::<Announce>(&message.payload) else {
+            tracing::warn!("bus: an announcement this server cannot read was ignored");
+            continue;
+        };
+        match announce {
+            Announce::Heartbeat { from, races } if from != shared.instance => {
+                let new = shared
+                    .peers
+                    .insert(
+                        from,
+                        Peer {
+                            heard: Instant::now(),
+                            races,
+                        },
+                    )
+                    .is_none();
+                if new {
+                    tracing::info!(instance = from, "bus: an instance joined");
+                    // It has heard nothing of ours yet: every session, to it alone.
+                    shared.post(
+                        subject_of(from),
+                        &Direct::Snapshot {
+                            from: shared.instance,
+                            sessions: shared.registry.views(),
+                        },
+                    );
+                }
+            }
+            Announce::Sessions {
+                from,
+                changed,
+                gone,
+            } if from != shared.instance => {
+                for (session, view) in &changed {
+                    shared.ghost(
+                        Remote {
+                            instance: from,
+                            session: *session,
+                        },
+                        view,
+                    );
+                }
+                for session in gone {
+                    let remote = Remote {
+                        instance: from,
+                        session,
+                    };
+                    shared.watchers.remove(&remote);
+                    shared.registry.forget_ghost(remote);
+                }
+            }
+            Announce::Bye { from } if from != shared.instance => {
+                tracing::info!(instance = from, "bus: an instance stopped");
+                forget(&shared, from);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Hear what is for this instance alone.
+async fn hear_own(shared: Weak<Shared>, mut own: async_nats::Subscriber) {
+    while let Some(message) = own.next().await {
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        let Ok(direct) = serde_json::from_slice::<Direct>(&message.payload) else {
+            tracing::warn!("bus: a message this server cannot read was ignored");
+            continue;
+        };
+        match direct {
+            Direct::Deliver { to, message } => deliver(&shared, to, message),
+            Direct::Snapshot { from, sessions } => {
+                let keep: HashSet<u64> = sessions.iter().map(|(session, _)| *session).collect();
+                for (session, view) in &sessions {
+                    shared.ghost(
+                        Remote {
+                            instance: from,
+                            session: *session,
+                        },
+                        view,
+                    );
+                }
+                shared.registry.forget_instance(from, Some(&keep));
+            }
+            Direct::Race { from, name, op } => {
+                let answer = race_op(&shared, from, &name, op);
+                if let (Some(reply), Some(answer)) = (message.reply, answer) {
+                    if let Ok(payload) = serde_json::to_vec(&answer) {
+                        let _ = shared
+                            .outbox
+                            .try_send((reply.to_string(), Bytes::from(payload)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A text from the bus, made safe for a terminal: only line breaks and tabs of the
+/// control characters are kept.
+fn safe(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'))
+        .collect()
+}
+
+/// Hand a message from another instance to local session (or page watcher) `to`.
+fn deliver(shared: &Arc<Shared>, to: u64, wire: Wire) {
+    let message = match wire {
+        Wire::Line(line) => Message::Line(Arc::from(safe(&line))),
+        // A board is a game's own output (colours included), as its player saw it.
+        Wire::Frame(frame) => Message::Frame(Arc::from(frame)),
+        Wire::Close(text) => Message::Close(safe(&text)),
+        Wire::Watch(remote) => {
+            let watcher = *shared
+                .watchers
+                .entry(remote)
+                .or_insert_with(|| shared.registry.watcher_id());
+            Message::Watch {
+                watcher,
+                inbox: shared.sender_to(remote),
+            }
+        }
+        Wire::Unwatch(remote) => {
+            let Some((_, watcher)) = shared.watchers.remove(&remote) else {
+                return;
+            };
+            Message::Unwatch(watcher)
+        }
+        Wire::WatchEnded(name) => {
+            let Some(name) = PlayerName::from_peer(&name) else {
+                return;
+            };
+            Message::WatchEnded { name }
+        }
+        Wire::RaceStart(race, game) => {
+            let Some(kind) = GameKind::from_name(&game.game) else {
+                return;
+            };
+            Message::RaceStart(
+                race,
+                Arc::new(RaceGame {
+                    kind,
+                    args: game.args,
+                    world: game.world,
+                }),
+            )
+        }
+        Wire::RaceStop(race) => Message::RaceStop(race),
+    };
+    let id = shared.registry.local_id(Remote {
+        instance: shared.instance,
+        session: to,
+    });
+    if let Some(id) = id {
+        shared.registry.send(id, message);
+    } else if let Some(page) = shared.page_watchers.get(&to).map(|page| page.clone()) {
+        let _ = page.send(message);
+    }
+}
+
+/// Do a remote racer's command on a race of this instance; the answer, for those
+/// that wait for one.
+fn race_op(shared: &Arc<Shared>, from: Remote, name: &str, op: RaceOp) -> Option<RaceAnswer> {
+    let registry = &shared.registry;
+    // The racer's session is known here from its instance's presence; if its news
+    // has not come yet, it is known from now on.
+    let ghost = match registry.ghost_id(from) {
+        Some(id) => id,
+        None => shared.ghost(
+            from,
+            &SessionView {
+                name: name.to_string(),
+                place: crate::registry::PlaceView::Lobby,
+                idle: 0,
+                watchers: 0,
+                chat: true,
+            },
+        )?,
+    };
+    let member = Member {
+        id: ghost,
+        name: registry.name_of(ghost)?,
+        inbox: registry.sender(ghost)?,
+    };
+    let now = Instant::now();
+    let say = |text: String| {
+        Some(RaceAnswer {
+            text,
+            joined: false,
+        })
+    };
+    match op {
+        RaceOp::Join(race_id) => {
+            let joined = registry.with_races(|races| races.join(race_id, member));
+            match joined {
+                Ok((label, count, host, notice)) => {
+                    registry.deliver(vec![notice]);
+                    Some(RaceAnswer {
+                        text: format!(
+                            "You joined race {race_id}: {label} ({count} racers). {host} starts it; leave leaves it.\n"
+                        ),
+                        joined: true,
+                    })
+                }
+                Err(error) => say(format!("{error}\n")),
+            }
+        }
+        RaceOp::Start => say(crate::social::start_race(registry, ghost, &member.name)),
+        RaceOp::Standings => say(registry
+            .with_races(|races| races.standings(races.race_of(ghost)?, now))
+            .unwrap_or_else(|| String::from("You are not in a race: races lists them.\n"))),
+        RaceOp::Leave => {
+            if let Some((_, notices)) = registry.with_races(|races| races.leave(ghost, now)) {
+                registry.deliver(notices);
+            }
+            None
+        }
+        RaceOp::Progress(progress) => {
+            let progress = Progress {
+                moves: progress.moves,
+                placed: progress.placed,
+                tiles: progress.tiles.map(|(score, largest, win)| Tiles {
+                    score,
+                    largest,
+                    win,
+                }),
+                gold: progress.gold,
+                ended: progress.ended.as_deref().and_then(Outcome::from_word),
+            };
+            let (notices, own) = registry.with_races(|races| races.progress(ghost, progress, now));
+            registry.deliver(notices);
+            if let Some(own) = own {
+                let _ = member
+                    .inbox
+                    .send(Message::Line(Arc::from(own.trim_end_matches('\n'))));
+            }
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn what_travels_reads_back() {
+        let direct = Direct::Deliver {
+            to: 7,
+            message: Wire::Watch(Remote {
+                instance: 2,
+                session: 2_000_001,
+            }),
+        };
+        let text = serde_json::to_string(&direct).unwrap();
+        let back: Direct = serde_json::from_str(&text).unwrap();
+        assert!(matches!(
+            back,
+            Direct::Deliver {
+                to: 7,
+                message: Wire::Watch(Remote {
+                    instance: 2,
+                    session: 2_000_001
+                })
+            }
+        ));
+        let progress = Progress {
+            moves: 12,
+            placed: Some((2, 4)),
+            tiles: None,
+            gold: None,
+            ended: Some(Outcome::Solved),
+        };
+        let RaceOp::Progress(wire) = RaceOp::progress(&progress) else {
+            panic!("not progress");
+        };
+        assert_eq!(wire.ended.as_deref(), Some("solved"));
+        assert_eq!(wire.placed, Some((2, 4)));
+    }
+
+    #[test]
+    fn text_from_the_bus_cannot_drive_a_terminal() {
+        assert_eq!(safe("hi\u{1b}[2J there\n\u{7}"), "hi[2J there\n");
+    }
+
+    #[test]
+    fn only_nats_urls_are_taken() {
+        let registry = Registry::new();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        for bad in ["", "http://x", "nats://", "localhost:4222"] {
+            let result = runtime.block_on(Bus::start(bad, 1, registry.clone()));
+            assert!(matches!(result, Err(BusError::Url(_))), "{bad}");
+        }
+    }
+}
