@@ -47,6 +47,10 @@ pub const HEARTBEAT: Duration = Duration::from_secs(1);
 /// An instance not heard for this long is gone, and its players with it.
 pub const SILENCE: Duration = Duration::from_secs(4);
 
+/// How often an instance tells every session again: how fresh other instances' idle
+/// times are, and what heals a change lost on the way.
+pub const REFRESH: Duration = Duration::from_secs(10);
+
 /// How long a racer's command waits for the race's instance to answer.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
 
@@ -92,6 +96,11 @@ enum Announce {
         from: u64,
         changed: Vec<(u64, SessionView)>,
         gone: Vec<u64>,
+    },
+    /// Every session of `from`: those not in it have ended.
+    All {
+        from: u64,
+        sessions: Vec<(u64, SessionView)>,
     },
     /// `from` is stopping.
     Bye { from: u64 },
@@ -535,6 +544,7 @@ async fn publish_loop(client: async_nats::Client, mut queued: mpsc::Receiver<(St
 async fn presence_loop(shared: Arc<Shared>, mut changed: mpsc::Receiver<Presence>) {
     let mut tick = tokio::time::interval(HEARTBEAT);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut refreshed = Instant::now();
     let mut batch = Vec::new();
     loop {
         tokio::select! {
@@ -567,13 +577,25 @@ async fn presence_loop(shared: Arc<Shared>, mut changed: mpsc::Receiver<Presence
                     continue;
                 }
                 heartbeat(&shared);
+                // Built here, in the task that sends the changes, so that it comes
+                // after every change already sent and before those to come.
+                if shared.registry.take_dirty() || refreshed.elapsed() >= REFRESH {
+                    refreshed = Instant::now();
+                    shared.post(
+                        PRESENCE.to_string(),
+                        &Announce::All {
+                            from: shared.instance,
+                            sessions: shared.registry.views(),
+                        },
+                    );
+                }
             }
         }
     }
 }
 
-/// Say this instance is alive (with its races); send every session again if a change
-/// was dropped; forget instances not heard for [`SILENCE`].
+/// Say this instance is alive (with its races); forget instances not heard for
+/// [`SILENCE`].
 fn heartbeat(shared: &Arc<Shared>) {
     let now = Instant::now();
     let races = shared.registry.with_races(|races| races.list(now));
@@ -585,16 +607,6 @@ fn heartbeat(shared: &Arc<Shared>) {
             races,
         },
     );
-    if shared.registry.take_dirty() {
-        shared.post(
-            PRESENCE.to_string(),
-            &Announce::Sessions {
-                from: shared.instance,
-                changed: shared.registry.views(),
-                gone: Vec::new(),
-            },
-        );
-    }
     let silent: Vec<u64> = shared
         .peers
         .iter()
@@ -676,6 +688,9 @@ async fn hear_presence(shared: Weak<Shared>, mut presence: async_nats::Subscribe
                     shared.registry.forget_ghost(remote);
                 }
             }
+            Announce::All { from, sessions } if from != shared.instance => {
+                everyone(&shared, from, &sessions);
+            }
             Announce::Bye { from } if from != shared.instance => {
                 tracing::info!(instance = from, "bus: an instance stopped");
                 forget(&shared, from);
@@ -683,6 +698,21 @@ async fn hear_presence(shared: Weak<Shared>, mut presence: async_nats::Subscribe
             _ => {}
         }
     }
+}
+
+/// `sessions` are every session of instance `from`: keep them, forget its others.
+fn everyone(shared: &Arc<Shared>, from: u64, sessions: &[(u64, SessionView)]) {
+    let keep: HashSet<u64> = sessions.iter().map(|(session, _)| *session).collect();
+    for (session, view) in sessions {
+        shared.ghost(
+            Remote {
+                instance: from,
+                session: *session,
+            },
+            view,
+        );
+    }
+    shared.registry.forget_instance(from, Some(&keep));
 }
 
 /// Hear what is for this instance alone.
@@ -697,19 +727,7 @@ async fn hear_own(shared: Weak<Shared>, mut own: async_nats::Subscriber) {
         };
         match direct {
             Direct::Deliver { to, message } => deliver(&shared, to, message),
-            Direct::Snapshot { from, sessions } => {
-                let keep: HashSet<u64> = sessions.iter().map(|(session, _)| *session).collect();
-                for (session, view) in &sessions {
-                    shared.ghost(
-                        Remote {
-                            instance: from,
-                            session: *session,
-                        },
-                        view,
-                    );
-                }
-                shared.registry.forget_instance(from, Some(&keep));
-            }
+            Direct::Snapshot { from, sessions } => everyone(&shared, from, &sessions),
             Direct::Race { from, name, op } => {
                 let answer = race_op(&shared, from, &name, op);
                 if let (Some(reply), Some(answer)) = (message.reply, answer) {

@@ -33,6 +33,9 @@ use crate::games::Progress;
 use crate::inbox::{self, Inbox, InboxSender, Message};
 use crate::race::{Notice, RaceId, Races, Tell};
 
+/// How far before its start a registry counts its seconds from.
+const EPOCH_HEADROOM: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// How many session numbers each instance on a bus has to itself: instance `k`
 /// numbers its sessions from `k` million up.
 const INSTANCE_SESSIONS: u64 = 1_000_000;
@@ -298,6 +301,10 @@ struct Shared {
     races: Mutex<Races>,
     /// Remote sessions' numbers here.
     ghosts: DashMap<Remote, SessionId>,
+    /// Names a remote session has that a session here held when it was told (a
+    /// takeover from another instance, while the old session closes): the remote one
+    /// gets the name when it is freed.
+    waiting_names: DashMap<String, SessionId>,
     /// This instance's number on the bus, and where changes go (`--bus` only).
     tap: std::sync::OnceLock<(u64, PresenceTap)>,
 }
@@ -353,9 +360,14 @@ impl Registry {
                 names: DashMap::new(),
                 per_address: DashMap::new(),
                 next_id: AtomicU64::new(0),
-                epoch: Instant::now(),
+                // A day before now: a remote player's idle time, older than this
+                // registry, still fits in seconds since the epoch.
+                epoch: Instant::now()
+                    .checked_sub(EPOCH_HEADROOM)
+                    .unwrap_or_else(Instant::now),
                 races: Mutex::new(Races::default()),
                 ghosts: DashMap::new(),
+                waiting_names: DashMap::new(),
                 tap: std::sync::OnceLock::new(),
             }),
         }
@@ -369,9 +381,14 @@ impl Registry {
             return;
         };
         // The name is ours to free only if nobody has taken it over.
-        shared
+        let key = entry.name.key();
+        if shared
             .names
-            .remove_if(&entry.name.key(), |_, holder| *holder == id);
+            .remove_if(&key, |_, holder| *holder == id)
+            .is_some()
+        {
+            self.hand_on_name(key);
+        }
         if let Home::Here(peer) = entry.home {
             if let dashmap::Entry::Occupied(mut count) = shared.per_address.entry(peer.ip()) {
                 *count.get_mut() -= 1;
@@ -387,6 +404,20 @@ impl Registry {
         });
         if let Some(notices) = notices {
             self.deliver(notices);
+        }
+    }
+
+    /// A freed name goes to the remote session that has it, if one waits for it.
+    fn hand_on_name(&self, key: String) {
+        if let Some((key, waiting)) = self.shared.waiting_names.remove(&key) {
+            let still = self
+                .shared
+                .sessions
+                .get(&waiting)
+                .is_some_and(|entry| entry.name.key() == key);
+            if still {
+                self.shared.names.entry(key).or_insert(waiting);
+            }
         }
     }
 
@@ -604,12 +635,19 @@ impl Registry {
             entry.activity.last.store(last, Ordering::Relaxed);
             old
         })?;
-        if old.key() != name.key() {
-            self.shared
+        if old.key() != name.key()
+            && self
+                .shared
                 .names
-                .remove_if(&old.key(), |_, holder| *holder == id);
+                .remove_if(&old.key(), |_, holder| *holder == id)
+                .is_some()
+        {
+            self.hand_on_name(old.key());
         }
-        self.shared.names.entry(name.key()).or_insert(id);
+        let holder = *self.shared.names.entry(name.key()).or_insert(id);
+        if holder != id {
+            self.shared.waiting_names.insert(name.key(), id);
+        }
         Some(id)
     }
 
@@ -1234,6 +1272,135 @@ mod tests {
         let dora = rows.iter().find(|row| row.name.as_str() == "dora").unwrap();
         assert_eq!(dora.game, Some(("sokoban", String::from("classic"))));
         assert_eq!(rows[0].game, None);
+    }
+
+    /// A remote player's sender, for tests: what it was handed.
+    #[derive(Debug, Default)]
+    struct Recorded(Mutex<Vec<Message>>);
+
+    impl crate::inbox::Forward for Recorded {
+        fn forward(&self, message: Message) -> Result<(), crate::inbox::Gone> {
+            self.0.lock().unwrap().push(message);
+            Ok(())
+        }
+
+        fn is_gone(&self) -> bool {
+            false
+        }
+    }
+
+    fn view(name: &str, place: PlaceView) -> SessionView {
+        SessionView {
+            name: name.to_string(),
+            place,
+            idle: 5,
+            watchers: 0,
+            chat: true,
+        }
+    }
+
+    #[tokio::test]
+    async fn players_of_other_instances_are_listed_reached_and_forgotten() {
+        let registry = Registry::new();
+        let (tap, mut changes) = tokio::sync::mpsc::channel(16);
+        assert!(registry.set_tap(
+            1,
+            PresenceTap {
+                changes: tap,
+                dirty: std::sync::atomic::AtomicBool::new(false),
+            }
+        ));
+        let (ann, mut ann_inbox) = registry.register(peer(1), 10).unwrap();
+        // Instance 1 numbers its sessions from a million: guests' names stay unique.
+        assert_eq!(
+            registry.name_of(ann.id()).unwrap().as_str(),
+            "guest-1000001"
+        );
+        registry.rename(ann.id(), &name("ann")).unwrap();
+        let recorded = Arc::new(Recorded::default());
+        let bob_there = Remote {
+            instance: 2,
+            session: 2_000_007,
+        };
+        let forward: Arc<dyn crate::inbox::Forward> = recorded.clone();
+        let bob = registry
+            .ghost(
+                bob_there,
+                &view(
+                    "bob",
+                    PlaceView::Game {
+                        game: String::from("wumpus"),
+                        label: String::new(),
+                    },
+                ),
+                || InboxSender::remote(forward),
+            )
+            .unwrap();
+        let who: Vec<String> = registry
+            .who()
+            .iter()
+            .map(|line| format!("{} {} {}", line.name, line.place, line.idle.as_secs()))
+            .collect();
+        assert_eq!(who, ["ann lobby 0", "bob wumpus 5"]);
+        // A tell finds bob, and goes through his instance's sender.
+        let (_, _, to_bob) = registry.find("BOB").unwrap();
+        to_bob.send(Message::Line(Arc::from("hi bob"))).unwrap();
+        assert_eq!(
+            recorded.0.lock().unwrap().as_slice(),
+            [Message::Line(Arc::from("hi bob"))]
+        );
+        // ann watches bob: other instances hear it in their own terms.
+        registry.set_place(
+            ann.id(),
+            Place::Watching {
+                id: bob,
+                name: name("bob"),
+            },
+        );
+        assert_eq!(
+            registry.view(ann.id()).unwrap().place,
+            PlaceView::Watching {
+                instance: 2,
+                session: 2_000_007,
+                name: String::from("bob"),
+            }
+        );
+        // Only local sessions' changes go to the bus.
+        let mut told = Vec::new();
+        while let Ok(change) = changes.try_recv() {
+            told.push(change);
+        }
+        assert!(told.contains(&Presence::Changed(ann.id())));
+        assert!(!told.contains(&Presence::Changed(bob)));
+        // bob's instance is gone: so is bob, and ann stops watching him.
+        registry.forget_instance(2, None);
+        assert!(registry.find("bob").is_none());
+        assert_eq!(registry.len(), 1);
+        assert_eq!(
+            received(&mut ann_inbox).await,
+            Message::WatchEnded { name: name("bob") }
+        );
+    }
+
+    #[test]
+    fn a_name_taken_over_from_another_instance_passes_when_freed() {
+        let registry = Registry::new();
+        let (old, _inbox) = registry.register(peer(1), 10).unwrap();
+        registry.rename(old.id(), &name("cy")).unwrap();
+        let there = Remote {
+            instance: 3,
+            session: 3_000_001,
+        };
+        let forward: Arc<dyn crate::inbox::Forward> = Arc::new(Recorded::default());
+        let ghost = registry
+            .ghost(there, &view("cy", PlaceView::Lobby), || {
+                InboxSender::remote(forward)
+            })
+            .unwrap();
+        // The local cy still has the name until its connection closes.
+        assert_eq!(registry.find("cy").map(|(id, ..)| id), Some(old.id()));
+        drop(old);
+        assert_eq!(registry.find("cy").map(|(id, ..)| id), Some(ghost));
     }
 
     #[test]
