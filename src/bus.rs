@@ -111,6 +111,8 @@ enum Announce {
 enum Direct {
     /// A message for session `to`.
     Deliver { to: u64, message: Wire },
+    /// A message for every one of sessions `to` (chat to a place, a broadcast).
+    DeliverMany { to: Vec<u64>, message: Wire },
     /// Every session of `from` (to an instance that has just heard of it).
     Snapshot {
         from: u64,
@@ -267,36 +269,8 @@ impl Forward for RemoteInbox {
         if !bus.peers.contains_key(&self.to.instance) {
             return Err(Gone);
         }
-        let wire = match message {
-            Message::Line(line) => Wire::Line(line.to_string()),
-            Message::Frame(frame) => Wire::Frame(frame.to_string()),
-            Message::Close(text) => Wire::Close(text),
-            Message::Watch { watcher, inbox } => {
-                if bus.registry.remote_of(watcher).is_some() {
-                    // Ghosts do not watch: only a local session or page sends this.
-                    return Ok(());
-                }
-                if bus.registry.sender(watcher).is_none() {
-                    bus.page_watchers.insert(watcher_number(watcher), inbox);
-                }
-                Wire::Watch(bus.here(watcher))
-            }
-            Message::Unwatch(watcher) => {
-                bus.page_watchers.remove(&watcher_number(watcher));
-                Wire::Unwatch(bus.here(watcher))
-            }
-            Message::WatchEnded { name } => Wire::WatchEnded(name.to_string()),
-            Message::RaceStart(race, game) => Wire::RaceStart(
-                race,
-                WireGame {
-                    game: game.kind.name.to_string(),
-                    args: game.args.clone(),
-                    world: game.world.clone(),
-                },
-            ),
-            Message::RaceStop(race) => Wire::RaceStop(race),
-            // A replay plays on the viewer's own instance.
-            Message::ReplayEnded(_) => return Ok(()),
+        let Some(wire) = bus.wire(message) else {
+            return Ok(());
         };
         bus.post(
             subject_of(self.to.instance),
@@ -312,6 +286,69 @@ impl Forward for RemoteInbox {
         self.bus
             .upgrade()
             .is_none_or(|bus| !bus.peers.contains_key(&self.to.instance))
+    }
+
+    fn instance(&self) -> u64 {
+        self.to.instance
+    }
+
+    fn session(&self) -> u64 {
+        self.to.session
+    }
+
+    fn forward_many(&self, sessions: Vec<u64>, message: Message) -> Result<(), Gone> {
+        let bus = self.bus.upgrade().ok_or(Gone)?;
+        if !bus.peers.contains_key(&self.to.instance) {
+            return Err(Gone);
+        }
+        let Some(wire) = bus.wire(message) else {
+            return Ok(());
+        };
+        bus.post(
+            subject_of(self.to.instance),
+            &Direct::DeliverMany {
+                to: sessions,
+                message: wire,
+            },
+        );
+        Ok(())
+    }
+}
+
+impl Shared {
+    /// `message` as it travels; `None` for what stays on this instance.
+    fn wire(&self, message: Message) -> Option<Wire> {
+        Some(match message {
+            Message::Line(line) => Wire::Line(line.to_string()),
+            Message::Frame(frame) => Wire::Frame(frame.to_string()),
+            Message::Close(text) => Wire::Close(text),
+            Message::Watch { watcher, inbox } => {
+                if self.registry.remote_of(watcher).is_some() {
+                    // Ghosts do not watch: only a local session or page sends this.
+                    return None;
+                }
+                if self.registry.sender(watcher).is_none() {
+                    self.page_watchers.insert(watcher_number(watcher), inbox);
+                }
+                Wire::Watch(self.here(watcher))
+            }
+            Message::Unwatch(watcher) => {
+                self.page_watchers.remove(&watcher_number(watcher));
+                Wire::Unwatch(self.here(watcher))
+            }
+            Message::WatchEnded { name } => Wire::WatchEnded(name.to_string()),
+            Message::RaceStart(race, game) => Wire::RaceStart(
+                race,
+                WireGame {
+                    game: game.kind.name.to_string(),
+                    args: game.args.clone(),
+                    world: game.world.clone(),
+                },
+            ),
+            Message::RaceStop(race) => Wire::RaceStop(race),
+            // A replay plays on the viewer's own instance.
+            Message::ReplayEnded(_) => return None,
+        })
     }
 }
 
@@ -726,7 +763,8 @@ async fn hear_own(shared: Weak<Shared>, mut own: async_nats::Subscriber) {
             continue;
         };
         match direct {
-            Direct::Deliver { to, message } => deliver(&shared, to, message),
+            Direct::Deliver { to, message } => deliver(&shared, &[to], message),
+            Direct::DeliverMany { to, message } => deliver(&shared, &to, message),
             Direct::Snapshot { from, sessions } => everyone(&shared, from, &sessions),
             Direct::Race { from, name, op } => {
                 let answer = race_op(&shared, from, &name, op);
@@ -750,8 +788,8 @@ fn safe(text: &str) -> String {
         .collect()
 }
 
-/// Hand a message from another instance to local session (or page watcher) `to`.
-fn deliver(shared: &Arc<Shared>, to: u64, wire: Wire) {
+/// Hand a message from another instance to local sessions (or a page watcher) `to`.
+fn deliver(shared: &Arc<Shared>, to: &[u64], wire: Wire) {
     let message = match wire {
         Wire::Line(line) => Message::Line(Arc::from(safe(&line))),
         // A board is a game's own output (colours included), as its player saw it.
@@ -794,14 +832,16 @@ fn deliver(shared: &Arc<Shared>, to: u64, wire: Wire) {
         }
         Wire::RaceStop(race) => Message::RaceStop(race),
     };
-    let id = shared.registry.local_id(Remote {
-        instance: shared.instance,
-        session: to,
-    });
-    if let Some(id) = id {
-        shared.registry.send(id, message);
-    } else if let Some(page) = shared.page_watchers.get(&to).map(|page| page.clone()) {
-        let _ = page.send(message);
+    for &to in to {
+        let id = shared.registry.local_id(Remote {
+            instance: shared.instance,
+            session: to,
+        });
+        if let Some(id) = id {
+            shared.registry.send(id, message.clone());
+        } else if let Some(page) = shared.page_watchers.get(&to).map(|page| page.clone()) {
+            let _ = page.send(message.clone());
+        }
     }
 }
 

@@ -123,6 +123,41 @@ pub trait Forward: std::fmt::Debug + Send + Sync {
 
     /// Whether the player's instance is no longer reachable.
     fn is_gone(&self) -> bool;
+
+    /// The player's instance: the senders of one instance can share one message.
+    fn instance(&self) -> u64;
+
+    /// The player's session number on its instance.
+    fn session(&self) -> u64;
+
+    /// Hand `message` on to the players `sessions` of this player's instance at once.
+    ///
+    /// # Errors
+    /// [`Gone`] when the instance is no longer reachable.
+    fn forward_many(&self, sessions: Vec<u64>, message: Message) -> Result<(), Gone>;
+}
+
+/// Send `message` to every one of `senders`: one copy per local session, one per
+/// other instance for all of its players (a line of lobby chat to a thousand players
+/// on three instances is two messages on the bus, not seven hundred). How many it
+/// reached.
+pub fn send_all(senders: &[InboxSender], message: &Message) -> usize {
+    let mut reached = 0;
+    let mut remote: Vec<&Arc<dyn Forward>> = Vec::new();
+    for sender in senders {
+        match &sender.target {
+            Target::Local(shared) => reached += usize::from(shared.push(message.clone()).is_ok()),
+            Target::Remote(forward) => remote.push(forward),
+        }
+    }
+    remote.sort_by_key(|forward| forward.instance());
+    for group in remote.chunk_by(|one, other| one.instance() == other.instance()) {
+        let sessions = group.iter().map(|forward| forward.session()).collect();
+        if group[0].forward_many(sessions, message.clone()).is_ok() {
+            reached += group.len();
+        }
+    }
+    reached
 }
 
 /// Two senders are equal when they reach the same inbox.
@@ -392,6 +427,56 @@ mod tests {
         drop(inbox);
         assert!(sender.is_gone());
         assert_eq!(sender.send(line("anyone?")), Err(Gone));
+    }
+
+    /// A player of another instance, for tests: every batch it was handed.
+    #[derive(Debug)]
+    struct Elsewhere {
+        instance: u64,
+        session: u64,
+        batches: Arc<Mutex<Vec<(u64, Vec<u64>)>>>,
+    }
+
+    impl Forward for Elsewhere {
+        fn forward(&self, message: Message) -> Result<(), Gone> {
+            self.forward_many(vec![self.session], message)
+        }
+
+        fn is_gone(&self) -> bool {
+            false
+        }
+
+        fn instance(&self) -> u64 {
+            self.instance
+        }
+
+        fn session(&self) -> u64 {
+            self.session
+        }
+
+        fn forward_many(&self, sessions: Vec<u64>, _: Message) -> Result<(), Gone> {
+            self.batches.lock().unwrap().push((self.instance, sessions));
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn one_message_goes_once_to_each_other_instance() {
+        let batches = Arc::new(Mutex::new(Vec::new()));
+        let remote = |instance, session| {
+            InboxSender::remote(Arc::new(Elsewhere {
+                instance,
+                session,
+                batches: Arc::clone(&batches),
+            }))
+        };
+        let (local, mut local_inbox) = inbox();
+        let senders = [remote(3, 30), local, remote(2, 20), remote(3, 31)];
+        assert_eq!(send_all(&senders, &line("hello")), 4);
+        assert_eq!(next(&mut local_inbox), message(line("hello"), 0));
+        let mut batches = batches.lock().unwrap().clone();
+        batches.sort();
+        assert_eq!(batches, [(2, vec![20]), (3, vec![30, 31])]);
     }
 
     #[tokio::test]

@@ -829,9 +829,7 @@ impl Registry {
                 Tell::Start(race, game) => Message::RaceStart(race, game),
                 Tell::Stop(race) => Message::RaceStop(race),
             };
-            for inbox in notice.to {
-                let _ = inbox.send(message.clone());
-            }
+            inbox::send_all(&notice.to, &message);
         }
     }
 
@@ -1073,10 +1071,7 @@ impl Registry {
             .iter()
             .map(|entry| entry.inbox.clone())
             .collect();
-        senders
-            .into_iter()
-            .filter(|sender| sender.send(message.clone()).is_ok())
-            .count()
+        inbox::send_all(&senders, message)
     }
 }
 
@@ -1286,6 +1281,25 @@ mod tests {
 
         fn is_gone(&self) -> bool {
             false
+        }
+
+        fn instance(&self) -> u64 {
+            2
+        }
+
+        fn session(&self) -> u64 {
+            7
+        }
+
+        fn forward_many(
+            &self,
+            sessions: Vec<u64>,
+            message: Message,
+        ) -> Result<(), crate::inbox::Gone> {
+            for _ in sessions {
+                self.0.lock().unwrap().push(message.clone());
+            }
+            Ok(())
         }
     }
 

@@ -484,9 +484,10 @@ impl Seat {
         };
         let line: Arc<str> = Arc::from(format!("[{}] {text}", self.name));
         self.services.metrics.chat_lines.inc();
-        for hearer in self.services.registry.hearers(self.id) {
-            let _ = hearer.send(Message::Line(Arc::clone(&line)));
-        }
+        crate::inbox::send_all(
+            &self.services.registry.hearers(self.id),
+            &Message::Line(Arc::clone(&line)),
+        );
         format!("{line}\n")
     }
 
