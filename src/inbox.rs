@@ -429,12 +429,15 @@ mod tests {
         assert_eq!(sender.send(line("anyone?")), Err(Gone));
     }
 
-    /// A player of another instance, for tests: every batch it was handed.
+    /// Every batch the players of other instances were handed: instance, sessions.
+    type Batches = Arc<Mutex<Vec<(u64, Vec<u64>)>>>;
+
+    /// A player of another instance, for tests.
     #[derive(Debug)]
     struct Elsewhere {
         instance: u64,
         session: u64,
-        batches: Arc<Mutex<Vec<(u64, Vec<u64>)>>>,
+        batches: Batches,
     }
 
     impl Forward for Elsewhere {
@@ -462,7 +465,7 @@ mod tests {
 
     #[test]
     fn one_message_goes_once_to_each_other_instance() {
-        let batches = Arc::new(Mutex::new(Vec::new()));
+        let batches: Batches = Arc::default();
         let remote = |instance, session| {
             InboxSender::remote(Arc::new(Elsewhere {
                 instance,
