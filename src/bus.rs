@@ -668,6 +668,37 @@ fn forget(shared: &Shared, instance: u64) {
         .retain(|remote, _| remote.instance != instance);
 }
 
+/// Instance `from` was heard now. Heard for the first time, it has heard nothing of
+/// this one yet: every session goes to it alone.
+fn heard(shared: &Arc<Shared>, from: u64) {
+    let new = match shared.peers.get_mut(&from) {
+        Some(mut peer) => {
+            peer.heard = Instant::now();
+            false
+        }
+        None => {
+            shared.peers.insert(
+                from,
+                Peer {
+                    heard: Instant::now(),
+                    races: Vec::new(),
+                },
+            );
+            true
+        }
+    };
+    if new {
+        tracing::info!(instance = from, "bus: an instance joined");
+        shared.post(
+            subject_of(from),
+            &Direct::Snapshot {
+                from: shared.instance,
+                sessions: shared.registry.views(),
+            },
+        );
+    }
+}
+
 /// Hear the other instances' heartbeats and sessions.
 async fn hear_presence(shared: Weak<Shared>, mut presence: async_nats::Subscriber) {
     while let Some(message) = presence.next().await {
@@ -678,35 +709,29 @@ async fn hear_presence(shared: Weak<Shared>, mut presence: async_nats::Subscribe
             tracing::warn!("bus: an announcement this server cannot read was ignored");
             continue;
         };
+        let from = match &announce {
+            Announce::Heartbeat { from, .. }
+            | Announce::Sessions { from, .. }
+            | Announce::All { from, .. }
+            | Announce::Bye { from } => *from,
+        };
+        if from == shared.instance {
+            continue;
+        }
+        if !matches!(announce, Announce::Bye { .. }) {
+            heard(&shared, from);
+        }
         match announce {
-            Announce::Heartbeat { from, races } if from != shared.instance => {
-                let new = shared
-                    .peers
-                    .insert(
-                        from,
-                        Peer {
-                            heard: Instant::now(),
-                            races,
-                        },
-                    )
-                    .is_none();
-                if new {
-                    tracing::info!(instance = from, "bus: an instance joined");
-                    // It has heard nothing of ours yet: every session, to it alone.
-                    shared.post(
-                        subject_of(from),
-                        &Direct::Snapshot {
-                            from: shared.instance,
-                            sessions: shared.registry.views(),
-                        },
-                    );
+            Announce::Heartbeat { from, races } => {
+                if let Some(mut peer) = shared.peers.get_mut(&from) {
+                    peer.races = races;
                 }
             }
             Announce::Sessions {
                 from,
                 changed,
                 gone,
-            } if from != shared.instance => {
+            } => {
                 for (session, view) in &changed {
                     shared.ghost(
                         Remote {
@@ -725,14 +750,13 @@ async fn hear_presence(shared: Weak<Shared>, mut presence: async_nats::Subscribe
                     shared.registry.forget_ghost(remote);
                 }
             }
-            Announce::All { from, sessions } if from != shared.instance => {
+            Announce::All { from, sessions } => {
                 everyone(&shared, from, &sessions);
             }
-            Announce::Bye { from } if from != shared.instance => {
+            Announce::Bye { from } => {
                 tracing::info!(instance = from, "bus: an instance stopped");
                 forget(&shared, from);
             }
-            _ => {}
         }
     }
 }
