@@ -11,7 +11,13 @@
 //!
 //! A result is written unchecked; the verifier task then replays its recording from
 //! the start, off the event loop, and only a result whose replay reaches the same end
-//! enters the leaderboards. A mismatch is logged and the result kept out.
+//! enters the leaderboards. A mismatch is logged and the result kept out. With several
+//! instances on one PostgreSQL each runs a verifier and a sweep: a result's first mark
+//! stands ([`Store::set_verified`]), and the sweep skips rows another is deleting.
+//!
+//! Recordings are numbered here, from the ids the store hands out
+//! ([`Store::recording_ids`]): on PostgreSQL a block at a time, the next one fetched in
+//! the background, so that starting a game never waits for the database.
 
 use std::collections::HashMap;
 use std::ops::Range;

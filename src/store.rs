@@ -646,7 +646,7 @@ async fn heartbeat_loop(pool: PgPool, instance: i64) {
             .execute(&pool)
             .await
             .map(|_| ());
-        if done.is_ok() && beats % CLOSE_STALE_EVERY == 0 {
+        if done.is_ok() && beats.is_multiple_of(CLOSE_STALE_EVERY) {
             done = async {
                 let closed = sqlx::query(AssertSqlSafe(close.as_str()))
                     .execute(&pool)
@@ -1054,10 +1054,10 @@ impl Store {
     /// [`StoreError::Query`]; [`StoreError::Damaged`] when its inputs cannot be read.
     pub async fn recording(&self, id: i64) -> Result<Option<(Listed, Recording)>, StoreError> {
         let found = on_engine!(self, |pool, sql| {
-            let Some(row) = sqlx::query(sql(&format!(
+            let Some(row) = sqlx::query(sql(
                 "SELECT id, player, game, args, state, inputs, duration_ms, outcome, started_at, \
-                 memory, world FROM recordings WHERE id = ?"
-            )))
+                 memory, world FROM recordings WHERE id = ?",
+            ))
             .bind(id)
             .fetch_optional(pool)
             .await?
@@ -1421,6 +1421,13 @@ mod tests {
             Ok(String::from("sqlite://data/arcade.db"))
         );
         assert_eq!("sqlite::memory:".parse(), Ok(DbUrl::Memory));
+        for good in ["postgres://a:b@127.0.0.1:5432/arcade", "postgresql://h/db"] {
+            assert_eq!(good.parse(), Ok(DbUrl::Postgres(String::from(good))));
+        }
+        assert_eq!(
+            masked("postgres://a:secret@h:1/db?password=secret&x=1"),
+            "postgres://a:***@h:1/db?password=***&x=1"
+        );
         for bad in ["", "sqlite://", "mysql://x", "/tmp/x.db"] {
             assert!(bad.parse::<DbUrl>().is_err(), "{bad}");
         }
