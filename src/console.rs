@@ -444,9 +444,12 @@ async fn resume(
         format!("Cannot resume now: {}.", social::store_failed(error))
     };
     // The game may have lost its connection a moment ago (a takeover): wait for its
-    // last lines to be written.
+    // last lines to be written. Or its instance may have stopped (several instances):
+    // the store reports it unfinished once that instance's heartbeat is stale, so
+    // look for a little longer than that.
     let mut found = None;
-    for _ in 0..20 {
+    let looks = 20 + crate::store::STALE_AFTER_MS / 100;
+    for _ in 0..looks {
         if !services.recorder.flush(RESUME_WAIT).await {
             return Err(String::from(
                 "Cannot resume now: the server's database is not available right now, try again later.",

@@ -11,11 +11,17 @@
 //!
 //! A result is written unchecked; the verifier task then replays its recording from
 //! the start, off the event loop, and only a result whose replay reaches the same end
-//! enters the leaderboards. A mismatch is logged and the result kept out.
+//! enters the leaderboards. A mismatch is logged and the result kept out. With several
+//! instances on one PostgreSQL each runs a verifier and a sweep: a result's first mark
+//! stands ([`Store::set_verified`]), and the sweep skips rows another is deleting.
+//!
+//! Recordings are numbered here, from the ids the store hands out
+//! ([`Store::recording_ids`]): on PostgreSQL a block at a time, the next one fetched in
+//! the background, so that starting a game never waits for the database.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::Arc;
+use std::ops::Range;
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::{mpsc, oneshot, Notify};
@@ -25,6 +31,7 @@ use crate::metrics::Metrics;
 use crate::recording::{self, Recording};
 use crate::store::{
     Change, Listed, NewRecording, NewResult, Pending, Played, RecordingState, Store, StoreError,
+    RECORDING_ID_BLOCK,
 };
 use crate::table::{Context, Contexts};
 
@@ -71,7 +78,20 @@ pub struct Recorder(Arc<Shared>);
 #[derive(Debug)]
 struct Shared {
     sender: mpsc::UnboundedSender<Note>,
-    next_id: AtomicI64,
+    ids: Mutex<Ids>,
+    store: Store,
+}
+
+/// The recording ids this instance may give ([`Store::recording_ids`]): on SQLite one
+/// range without end; on PostgreSQL a block, and the next block fetched in the
+/// background when half of it is used, so that starting a game never waits for the
+/// database.
+#[derive(Debug)]
+struct Ids {
+    current: Range<i64>,
+    spare: Option<Range<i64>>,
+    /// A fetch of the next block is under way.
+    fetching: bool,
 }
 
 impl std::fmt::Debug for Note {
@@ -108,7 +128,7 @@ impl Recorder {
                 "recordings left open by the last run closed (registered players' can be resumed)"
             );
         }
-        let next_id = store.next_recording_id().await?;
+        let ids = store.recording_ids().await?;
         let (sender, receiver) = mpsc::unbounded_channel();
         let verify = Arc::new(Notify::new());
         tokio::spawn(write_loop(
@@ -118,11 +138,37 @@ impl Recorder {
             metrics,
         ));
         tokio::spawn(verify_loop(store.clone(), contexts, verify));
-        tokio::spawn(sweep_loop(store, keep));
+        tokio::spawn(sweep_loop(store.clone(), keep));
         Ok(Recorder(Arc::new(Shared {
             sender,
-            next_id: AtomicI64::new(next_id),
+            ids: Mutex::new(Ids {
+                current: ids,
+                spare: None,
+                fetching: false,
+            }),
+            store,
         })))
+    }
+
+    /// The next recording id, if any is left (none only after the database has been
+    /// out of reach for as long as half a block of games took to start).
+    fn take_id(&self) -> Option<i64> {
+        // Held for a few instructions, never across an await.
+        let mut ids = self.0.ids.lock().unwrap_or_else(PoisonError::into_inner);
+        if ids.current.is_empty() {
+            if let Some(spare) = ids.spare.take() {
+                ids.current = spare;
+            }
+        }
+        let id = ids.current.next();
+        let left = ids.current.end.saturating_sub(ids.current.start);
+        if left <= RECORDING_ID_BLOCK / 2 && ids.spare.is_none() && !ids.fetching {
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                ids.fetching = true;
+                runtime.spawn(fetch_ids(Arc::downgrade(&self.0)));
+            }
+        }
+        id
     }
 
     fn send(&self, change: Change) {
@@ -142,7 +188,13 @@ impl Recorder {
 
     /// Start recording a game.
     pub fn open(&self, player: Player, start: recording::Start, level: String) -> Tape {
-        let id = self.0.next_id.fetch_add(1, Ordering::Relaxed);
+        let Some(id) = self.take_id() else {
+            tracing::error!(player = %player.name, "no recording ids left (the database has been out of reach): this game is not recorded");
+            let mut tape = Tape::new(self.clone(), 0, player, &start, level);
+            tape.cut = true;
+            tape.recorded = false;
+            return tape;
+        };
         let tape = Tape::new(self.clone(), id, player, &start, level);
         self.send(Change::Open(Box::new(NewRecording {
             id,
@@ -215,6 +267,8 @@ pub struct Tape {
     bytes: u64,
     /// Past [`MAX_RECORDED_BYTES`]: no more input is recorded.
     cut: bool,
+    /// Whether the game has a recording at all (it has unless no id was left).
+    recorded: bool,
 }
 
 impl Tape {
@@ -238,6 +292,7 @@ impl Tape {
             outcome: None,
             bytes: 0,
             cut: false,
+            recorded: true,
         }
     }
 
@@ -318,6 +373,9 @@ impl Tape {
     }
 
     fn close(self, state: RecordingState, outcome: Option<Outcome>) {
+        if !self.recorded {
+            return;
+        }
         self.recorder.send(Change::State {
             id: self.id,
             state,
@@ -327,6 +385,34 @@ impl Tape {
                 duration_ms: self.elapsed_ms(),
             }),
         });
+    }
+}
+
+/// Fetch the next block of recording ids, retrying every second while the database
+/// is out of reach, for as long as the recorder lives.
+async fn fetch_ids(shared: Weak<Shared>) {
+    let mut failing = false;
+    loop {
+        let Some(store) = shared.upgrade().map(|shared| shared.store.clone()) else {
+            return;
+        };
+        match store.recording_ids().await {
+            Ok(block) => {
+                if let Some(shared) = shared.upgrade() {
+                    let mut ids = shared.ids.lock().unwrap_or_else(PoisonError::into_inner);
+                    ids.spare = Some(block);
+                    ids.fetching = false;
+                }
+                return;
+            }
+            Err(error) => {
+                if !failing {
+                    tracing::error!(%error, "cannot fetch the next recording ids: retrying every second");
+                    failing = true;
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+        }
     }
 }
 

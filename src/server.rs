@@ -72,7 +72,8 @@ pub struct Options {
     #[arg(long, env = "ARCADE_MAX_PER_ADDRESS", default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_per_address: u32,
     /// The database for accounts, results, recordings and unfinished games
-    /// (sqlite://PATH) [default: sqlite://DATA-DIR/arcade.db].
+    /// (sqlite://PATH, or postgres://USER:PASSWORD@HOST:PORT/DATABASE shared by several
+    /// instances) [default: sqlite://DATA-DIR/arcade.db].
     #[arg(long, env = "ARCADE_DB")]
     pub db: Option<DbUrl>,
     /// Close a connection that has not sent one whole line this long after connecting.
@@ -269,7 +270,7 @@ pub async fn run_with(
         .clone()
         .unwrap_or_else(|| DbUrl::in_data_dir(&options.data_dir));
     let store = Store::open(&url).await?;
-    info!(db = %url, "store open");
+    info!(db = %url, instance = store.instance(), "store open");
     let context = Arc::new(Context {
         levels,
         data_dir: options.data_dir.clone(),
@@ -287,9 +288,10 @@ pub async fn run_with(
     .with_web(web.is_some());
     let bus = match &options.bus {
         Some(bus_url) => {
-            let Some(instance) = store.instance() else {
+            if !store.is_shared() {
                 return Err(StartError::BusWithoutSharedStore);
-            };
+            }
+            let instance = u64::try_from(store.instance()).unwrap_or(0);
             Some(crate::bus::Bus::start(bus_url, instance, registry.clone()).await?)
         }
         None => None,

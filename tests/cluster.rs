@@ -55,13 +55,13 @@ async fn until(client: &mut Client, line: &str, wanted: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn three_instances_behind_haproxy_play_as_one_arcade() {
-    let Some(postgres) = Postgres::start().await else {
+    let Some(postgres) = Postgres::start() else {
         return;
     };
     let Some(nats) = Nats::start().await else {
         return;
     };
-    let (db, bus) = (postgres.url(), nats.url());
+    let (db, bus) = (postgres.database("arcade"), nats.url());
     let args = ["--db", db.as_str(), "--bus", bus.as_str()];
     let mut instances = Vec::new();
     for _ in 0..3 {
@@ -126,7 +126,8 @@ async fn three_instances_behind_haproxy_play_as_one_arcade() {
 
     // Every instance's `who` lists all thirty.
     for i in 0..3 {
-        let player = &mut players[first_on(i, &players)];
+        let first = first_on(i, &players);
+        let player = &mut players[first];
         let who = until(
             &mut player.client,
             "who",
@@ -315,13 +316,13 @@ async fn three_instances_behind_haproxy_play_as_one_arcade() {
 /// again. A name taken over across instances closes the old connection.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn without_the_bus_each_instance_carries_on_alone() {
-    let Some(postgres) = Postgres::start().await else {
+    let Some(postgres) = Postgres::start() else {
         return;
     };
     let Some(mut nats) = Nats::start().await else {
         return;
     };
-    let (db, bus) = (postgres.url(), nats.url());
+    let (db, bus) = (postgres.database("arcade"), nats.url());
     let args = ["--db", db.as_str(), "--bus", bus.as_str()];
     let one = Instance::start(&args).await;
     let two = Instance::start(&args).await;

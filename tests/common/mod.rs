@@ -1,11 +1,12 @@
 //! Shared helpers for tests over real TCP: a server on port 0 inside the test, and a
 //! client that reads up to a marker with a timeout; [`browser`], a headless Chromium
 //! for tests of the web page; [`cluster`], several instances as processes behind
-//! HAProxy, and nats-server.
+//! HAProxy, and nats-server; [`postgres`], a throwaway PostgreSQL.
 #![allow(dead_code)] // each test binary uses its own subset
 
 pub mod browser;
 pub mod cluster;
+pub mod postgres;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;

@@ -1,0 +1,561 @@
+//! The store's whole interface (SPEC sections 7, 8 and 11), one suite run against
+//! both engines: SQLite in a temporary file, and a throwaway PostgreSQL
+//! (tests/common/postgres.rs). The same test bodies run on each; where the engines
+//! mean to differ (several instances, id blocks, race numbers) the body says so.
+//! Then what only PostgreSQL has: migrations by three instances at once, a restart
+//! of the database under an open store.
+
+mod common;
+
+use std::time::Duration;
+
+use arcade::games::{Finish, Outcome};
+use arcade::recording::{self, Start};
+use arcade::store::{
+    Account, Change, DbUrl, NewRecording, NewResult, Played, RecordingState, Registered, Store,
+};
+use arcade::table::Board;
+use common::postgres::Postgres;
+
+/// Where a test's store lives, kept alive as long as the test.
+struct Backend {
+    url: DbUrl,
+    _dir: tempfile::TempDir,
+    _postgres: Option<Postgres>,
+}
+
+impl Backend {
+    fn sqlite() -> Backend {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        Backend {
+            url: DbUrl::in_data_dir(dir.path()),
+            _dir: dir,
+            _postgres: None,
+        }
+    }
+
+    /// `None` when PostgreSQL is not installed (the harness said `skipped: ...`).
+    fn postgres() -> Option<Backend> {
+        let postgres = Postgres::start()?;
+        let url = postgres.database("arcade").parse().expect("a postgres URL");
+        Some(Backend {
+            url,
+            _dir: tempfile::tempdir().expect("a temporary directory"),
+            _postgres: Some(postgres),
+        })
+    }
+
+    async fn open(&self) -> Store {
+        Store::open(&self.url)
+            .await
+            .unwrap_or_else(|error| panic!("open {}: {error}", self.url))
+    }
+}
+
+/// Each named body, as a test on SQLite and as one on PostgreSQL.
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(super::Backend::sqlite()).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    if let Some(backend) = super::Backend::postgres() {
+                        super::$name(backend).await;
+                    }
+                }
+            )*
+        }
+    };
+}
+
+on_both!(
+    accounts_and_settings_are_kept,
+    recordings_are_written_read_listed_and_discarded,
+    results_are_checked_once_and_ranked,
+    old_recordings_are_swept,
+    ids_and_instances,
+    open_recordings_of_gone_instances_are_closed,
+);
+
+fn start(game: &str) -> Start {
+    Start {
+        game: String::from(game),
+        args: vec![String::from("seed=7")],
+        memory: String::from("best=12"),
+        world: None,
+    }
+}
+
+fn open(id: i64, player: &str, registered: bool, started_at: i64) -> Change {
+    Change::Open(Box::new(NewRecording {
+        id,
+        player: String::from(player),
+        player_key: player.to_lowercase(),
+        registered,
+        start: start("2048"),
+        started_at,
+    }))
+}
+
+fn state(id: i64, state: RecordingState) -> Change {
+    Change::State {
+        id,
+        state,
+        outcome: None,
+        played: None,
+    }
+}
+
+fn result(recording_id: i64, upto: u64, player: &str, moves: u64, gold: bool) -> Change {
+    Change::Result(Box::new(NewResult {
+        recording_id,
+        upto,
+        player: String::from(player),
+        player_key: player.to_lowercase(),
+        registered: true,
+        game: String::from("wumpus"),
+        level: String::from("classic"),
+        args: String::new(),
+        finish: Finish {
+            moves,
+            gold,
+            ..Finish::new(if gold { Outcome::Won } else { Outcome::Stopped })
+        },
+        duration_ms: 1000 + i64::try_from(moves).unwrap(),
+        finished_at: 5000 + i64::try_from(upto).unwrap(),
+    }))
+}
+
+async fn accounts_and_settings_are_kept(backend: Backend) {
+    let store = backend.open().await;
+    assert_eq!(store.account("ann").await.unwrap(), None);
+    assert_eq!(
+        store
+            .register("ann", "Ann", "$hash", "chat=on")
+            .await
+            .unwrap(),
+        Registered::Created
+    );
+    assert_eq!(
+        store.register("ann", "ANN", "$other", "").await.unwrap(),
+        Registered::Taken
+    );
+    store.save_settings("ann", "chat=off").await.unwrap();
+    store.close().await;
+    let again = backend.open().await;
+    assert_eq!(
+        again.account("ann").await.unwrap(),
+        Some(Account {
+            name: String::from("Ann"),
+            password_hash: String::from("$hash"),
+            settings: String::from("chat=off"),
+        })
+    );
+    assert_eq!(again.account("bo").await.unwrap(), None);
+    again.close().await;
+}
+
+async fn recordings_are_written_read_listed_and_discarded(backend: Backend) {
+    let store = backend.open().await;
+    let first = store.recording_ids().await.unwrap().start;
+    let (ann, guest) = (first, first + 1);
+    let mut lines = String::new();
+    recording::encode_input(5, "w", &mut lines);
+    let mut more = String::new();
+    recording::encode_input(9, "a b", &mut more);
+    let batch = vec![
+        open(ann, "Ann", true, 100),
+        open(guest, "guest-1", false, 200),
+        Change::Inputs {
+            id: ann,
+            first: 0,
+            lines: lines.clone(),
+        },
+        Change::Inputs {
+            id: ann,
+            first: 1,
+            lines: more.clone(),
+        },
+        Change::State {
+            id: guest,
+            state: RecordingState::Ended,
+            outcome: Some(Outcome::Stopped),
+            played: Some(Played {
+                inputs: 0,
+                duration_ms: 40,
+            }),
+        },
+    ];
+    store.write(&batch).await.unwrap();
+    // The same batch again (a commit whose answer was lost) adds nothing.
+    store.write(&batch).await.unwrap();
+
+    let (listed, recording) = store.recording(ann).await.unwrap().expect("ann's");
+    assert_eq!(listed.id, ann);
+    assert_eq!(listed.player, "Ann");
+    assert_eq!(listed.state, RecordingState::Open);
+    assert_eq!(listed.started_at, 100);
+    assert_eq!(recording.start.game, "2048");
+    assert_eq!(recording.start.args, vec![String::from("seed=7")]);
+    assert_eq!(recording.start.memory, "best=12");
+    let typed: Vec<&str> = recording
+        .inputs
+        .iter()
+        .map(|input| input.line.as_str())
+        .collect();
+    assert_eq!(typed, ["w", "a b"]);
+    assert_eq!(store.recording(first + 99).await.unwrap(), None);
+
+    let all: Vec<(i64, RecordingState)> = store
+        .recordings(None, 10)
+        .await
+        .unwrap()
+        .iter()
+        .map(|listed| (listed.id, listed.state))
+        .collect();
+    assert_eq!(
+        all,
+        [(guest, RecordingState::Ended), (ann, RecordingState::Open)]
+    );
+    let guests = store.recordings(Some("guest-1"), 10).await.unwrap();
+    assert_eq!(guests.len(), 1);
+    assert_eq!(guests[0].outcome, Some(Outcome::Stopped));
+    assert_eq!(guests[0].duration_ms, 40);
+    assert_eq!(store.recordings(None, 1).await.unwrap().len(), 1);
+
+    // Open: the connection may be closing. Unfinished: resume finds it.
+    assert_eq!(
+        store.waiting_game("ann").await.unwrap(),
+        Some((ann, String::from("2048"), RecordingState::Open))
+    );
+    assert_eq!(store.waiting_game("guest-1").await.unwrap(), None);
+    store
+        .write(&[state(ann, RecordingState::Unfinished)])
+        .await
+        .unwrap();
+    assert_eq!(
+        store.waiting_game("ann").await.unwrap(),
+        Some((ann, String::from("2048"), RecordingState::Unfinished))
+    );
+    store
+        .write(&[Change::Discard {
+            player_key: String::from("ann"),
+        }])
+        .await
+        .unwrap();
+    assert_eq!(store.waiting_game("ann").await.unwrap(), None);
+    let (listed, _) = store.recording(ann).await.unwrap().expect("ann's");
+    assert_eq!(listed.state, RecordingState::Discarded);
+
+    let stats = store.stats("guest-1").await.unwrap();
+    assert_eq!(stats.player.as_deref(), Some("guest-1"));
+    assert_eq!((stats.games, stats.played_ms), (1, 40));
+    let nobody = store.stats("nobody").await.unwrap();
+    assert_eq!((nobody.player, nobody.games), (None, 0));
+    store.close().await;
+}
+
+async fn results_are_checked_once_and_ranked(backend: Backend) {
+    let store = backend.open().await;
+    let id = store.recording_ids().await.unwrap().start;
+    let batch = vec![
+        open(id, "Ann", true, 1),
+        open(id + 1, "Bo", true, 2),
+        result(id, 3, "Ann", 20, true),
+        result(id, 7, "Ann", 14, true),
+        result(id + 1, 4, "Bo", 12, true),
+        result(id + 1, 9, "Bo", 30, false),
+    ];
+    store.write(&batch).await.unwrap();
+    // Written again: each result is kept once.
+    store.write(&batch).await.unwrap();
+    let pending = store.pending_results(10).await.unwrap();
+    assert_eq!(pending.len(), 4, "{pending:?}");
+    assert!(pending.windows(2).all(|two| two[0].id < two[1].id));
+    assert_eq!(pending[0].recording_id, id);
+    assert_eq!(pending[0].upto, 3);
+    let finish = pending[0].finish.clone().expect("a finish");
+    assert_eq!(finish.level.as_deref(), Some("classic"));
+    assert_eq!(
+        (finish.outcome, finish.moves, finish.gold),
+        (Outcome::Won, 20, true)
+    );
+    assert_eq!(store.pending_results(2).await.unwrap().len(), 2);
+
+    // Bo's 12 is kept out; the rest go on the boards.
+    let ids: Vec<i64> = pending.iter().map(|pending| pending.id).collect();
+    let marks = [
+        (ids[0], true),
+        (ids[1], true),
+        (ids[2], false),
+        (ids[3], true),
+    ];
+    store.set_verified(&marks).await.unwrap();
+    // A second verifier's marks change nothing: the first stands.
+    store
+        .set_verified(&[(ids[2], true), (ids[0], false)])
+        .await
+        .unwrap();
+    assert!(store.pending_results(10).await.unwrap().is_empty());
+
+    let top = store.top("wumpus", "classic", Board::Gold).await.unwrap();
+    let lines: Vec<(&str, u64, u64)> = top
+        .iter()
+        .map(|ranked| (ranked.player.as_str(), ranked.wins, ranked.moves))
+        .collect();
+    assert_eq!(lines, [("Ann", 2, 14)]);
+    assert_eq!(top[0].duration_ms, 1014);
+    let score = store.top("wumpus", "classic", Board::Score).await.unwrap();
+    assert_eq!(score.len(), 2, "{score:?}");
+    assert!(store
+        .top("wumpus", "other", Board::Moves)
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        store.boards().await.unwrap(),
+        [(String::from("wumpus"), String::from("classic"), 3)]
+    );
+
+    let stats = store.stats("ann").await.unwrap();
+    let moves: Vec<u64> = stats
+        .results
+        .iter()
+        .map(|(_, finish)| finish.moves)
+        .collect();
+    assert_eq!(moves, [20, 14]);
+    assert_eq!(stats.games, 1);
+    let bo = store.stats("bo").await.unwrap();
+    assert_eq!(
+        bo.results.len(),
+        1,
+        "the result kept out is not Bo's record"
+    );
+
+    let graded = store.results_since(0, 0, 10).await.unwrap();
+    let graded_ids: Vec<i64> = graded.iter().map(|graded| graded.id).collect();
+    assert_eq!(graded_ids, [ids[0], ids[1], ids[3]]);
+    assert_eq!(graded[0].outcome, "won");
+    let after = store.results_since(0, ids[0], 10).await.unwrap();
+    assert_eq!(after.len(), 2);
+    let late = store.results_since(5008, 0, 10).await.unwrap();
+    assert_eq!(
+        late.iter().map(|graded| graded.id).collect::<Vec<_>>(),
+        [ids[3]]
+    );
+    assert_eq!(store.results_since(0, 0, 1).await.unwrap().len(), 1);
+    store.close().await;
+}
+
+async fn old_recordings_are_swept(backend: Backend) {
+    let store = backend.open().await;
+    let id = store.recording_ids().await.unwrap().start;
+    let old = arcade::recorder::now_ms() - 100 * 24 * 3600 * 1000;
+    let now = arcade::recorder::now_ms();
+    let mut changes = vec![
+        // A guest's old game: swept.
+        open(id, "guest-1", false, old),
+        // Recent: kept.
+        open(id + 1, "guest-2", false, now),
+        // A registered player's with a result: kept.
+        open(id + 2, "Ann", true, old),
+        result(id + 2, 1, "Ann", 5, true),
+        // Unfinished: kept.
+        open(id + 3, "Bo", true, old),
+        // Still open: kept.
+        open(id + 4, "Cy", true, old),
+    ];
+    for id in id..id + 3 {
+        changes.push(state(id, RecordingState::Ended));
+    }
+    changes.push(state(id + 3, RecordingState::Unfinished));
+    let mut lines = String::new();
+    recording::encode_input(5, "w", &mut lines);
+    changes.push(Change::Inputs {
+        id,
+        first: 0,
+        lines,
+    });
+    store.write(&changes).await.unwrap();
+    let deleted = arcade::recorder::sweep(&store, arcade::recorder::DEFAULT_KEEP)
+        .await
+        .unwrap();
+    assert_eq!(deleted, 1);
+    assert_eq!(store.recording(id).await.unwrap(), None);
+    let left: Vec<i64> = store
+        .recordings(None, 10)
+        .await
+        .unwrap()
+        .iter()
+        .map(|listed| listed.id)
+        .collect();
+    assert_eq!(left, [id + 4, id + 3, id + 2, id + 1]);
+    // Once old, the recent guest's goes too; the rest are kept still.
+    assert_eq!(store.sweep(i64::MAX, 10).await.unwrap(), 1);
+    store.close().await;
+}
+
+async fn ids_and_instances(backend: Backend) {
+    let store = backend.open().await;
+    assert!(store.instance() > 0);
+    let ids = store.recording_ids().await.unwrap();
+    assert!(!ids.is_empty());
+    store
+        .write(&[open(ids.start + 5, "Ann", true, 1)])
+        .await
+        .unwrap();
+    let next = store.recording_ids().await.unwrap();
+    if store.is_shared() {
+        // Another instance on the same database: its own id, its own block of ids,
+        // none another's.
+        let other = backend.open().await;
+        assert_ne!(other.instance(), store.instance());
+        let theirs = other.recording_ids().await.unwrap();
+        for block in [&next, &theirs] {
+            assert_eq!(block.end - block.start, arcade::store::RECORDING_ID_BLOCK);
+        }
+        for (a, b) in [(&ids, &next), (&ids, &theirs), (&next, &theirs)] {
+            assert!(a.end <= b.start || b.end <= a.start, "{a:?} {b:?}");
+        }
+        // A stopped instance's number is the next one's: numbers stay small.
+        let stopped = other.instance();
+        other.close().await;
+        let next_one = backend.open().await;
+        assert_eq!(next_one.instance(), stopped);
+        next_one.close().await;
+    } else {
+        // One instance per file: every id from the first free one, races counted by
+        // the server itself.
+        assert_eq!(next.start, ids.start + 6);
+    }
+    store.close().await;
+}
+
+async fn open_recordings_of_gone_instances_are_closed(backend: Backend) {
+    let store = backend.open().await;
+    let id = store.recording_ids().await.unwrap().start;
+    if store.is_shared() {
+        // Another instance plays Bo's and a guest's game.
+        let other = backend.open().await;
+        other
+            .write(&[open(id, "Bo", true, 1), open(id + 1, "guest-1", false, 1)])
+            .await
+            .unwrap();
+        // It is alive: nothing of it is taken.
+        assert_eq!(store.close_open_recordings().await.unwrap(), 0);
+        assert_eq!(
+            store.waiting_game("bo").await.unwrap(),
+            Some((id, String::from("2048"), RecordingState::Open))
+        );
+        // It stops (its row gone, as a stale heartbeat would be): Bo's game is
+        // reported unfinished to whoever asks first, the guest's ended.
+        other.close().await;
+        assert_eq!(
+            store.waiting_game("bo").await.unwrap(),
+            Some((id, String::from("2048"), RecordingState::Unfinished))
+        );
+        assert_eq!(store.close_open_recordings().await.unwrap(), 1);
+    } else {
+        // After a crash: whatever is open belonged to the run that is gone.
+        store
+            .write(&[open(id, "Bo", true, 1), open(id + 1, "guest-1", false, 1)])
+            .await
+            .unwrap();
+        assert_eq!(store.close_open_recordings().await.unwrap(), 2);
+        assert_eq!(
+            store.waiting_game("bo").await.unwrap(),
+            Some((id, String::from("2048"), RecordingState::Unfinished))
+        );
+    }
+    let (guest, _) = store.recording(id + 1).await.unwrap().expect("the guest's");
+    assert_eq!(guest.state, RecordingState::Ended);
+    // Our own open game is ours: never closed while we run.
+    store.write(&[open(id + 2, "Cy", true, 1)]).await.unwrap();
+    if store.is_shared() {
+        assert_eq!(store.close_open_recordings().await.unwrap(), 0);
+    }
+    store.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_instances_migrate_one_empty_database_at_once() {
+    let Some(postgres) = Postgres::start() else {
+        return;
+    };
+    let url: DbUrl = postgres.database("arcade").parse().unwrap();
+    let opens = (0..3).map(|_| {
+        let url = url.clone();
+        tokio::spawn(async move { Store::open(&url).await })
+    });
+    let mut instances = Vec::new();
+    for open in opens {
+        let store = open
+            .await
+            .unwrap()
+            .unwrap_or_else(|error| panic!("{error}"));
+        instances.push(store.instance());
+        assert_eq!(
+            store
+                .register(&format!("p{}", store.instance()), "P", "$h", "")
+                .await
+                .unwrap(),
+            Registered::Created
+        );
+    }
+    instances.sort_unstable();
+    instances.dedup();
+    assert_eq!(instances.len(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_store_reconnects_after_postgresql_restarts() {
+    let Some(postgres) = Postgres::start() else {
+        return;
+    };
+    let url: DbUrl = postgres.database("arcade").parse().unwrap();
+    let store = Store::open(&url).await.unwrap();
+    store.register("ann", "Ann", "$h", "").await.unwrap();
+    let id = store.recording_ids().await.unwrap().start;
+    postgres.stop();
+    // Down: an error, not a hang (the acquire timeout bounds it).
+    let down = tokio::time::timeout(Duration::from_secs(30), store.account("ann")).await;
+    assert!(matches!(down, Ok(Err(_))), "{down:?}");
+    postgres.start_again();
+    assert!(store.account("ann").await.unwrap().is_some());
+    store.write(&[open(id, "Ann", true, 1)]).await.unwrap();
+    assert!(store.recording(id).await.unwrap().is_some());
+    store.close().await;
+}
+
+#[test]
+fn a_postgres_url_never_shows_its_password() {
+    let url: DbUrl = "postgres://arcade:hunter2@127.0.0.1:5432/arcade"
+        .parse()
+        .unwrap();
+    assert_eq!(
+        url.to_string(),
+        "postgres://arcade:***@127.0.0.1:5432/arcade"
+    );
+    assert!(!format!("{url:?}").contains("hunter2"));
+    let query: DbUrl = "postgresql://db.local/arcade?user=a&password=hunter2"
+        .parse()
+        .unwrap();
+    assert!(!query.to_string().contains("hunter2"), "{query}");
+    let bad = "mysql://a:hunter2@x/y"
+        .parse::<DbUrl>()
+        .unwrap_err()
+        .to_string();
+    assert!(!bad.contains("hunter2"), "{bad}");
+    assert!(
+        bad.contains("postgres://USER:PASSWORD@HOST:PORT/DATABASE"),
+        "{bad}"
+    );
+}
