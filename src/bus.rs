@@ -24,7 +24,7 @@
 //! Payloads are JSON (serde): a few hundred bytes a message, readable with `nats sub`.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
@@ -37,6 +37,7 @@ use tokio::sync::mpsc;
 use crate::accounts::PlayerName;
 use crate::games::{Outcome, Progress, Tiles};
 use crate::inbox::{Forward, Gone, InboxSender, Message};
+use crate::metrics::Metrics;
 use crate::race::{self, Member, RaceGame, RaceId};
 use crate::registry::{Presence, PresenceTap, Registry, Remote, SessionId, SessionView};
 use crate::table::GameKind;
@@ -245,8 +246,8 @@ struct Shared {
     /// Local watchers that are not sessions (the web page's), by number: where the
     /// frames of a remote player they watch go.
     page_watchers: DashMap<u64, InboxSender>,
-    /// Messages dropped because the outbox was full.
-    dropped: AtomicU64,
+    /// What /metrics reports of the bus.
+    metrics: Arc<Metrics>,
     stopping: AtomicBool,
 }
 
@@ -358,6 +359,13 @@ fn watcher_number(id: SessionId) -> u64 {
 }
 
 impl Shared {
+    /// Tell /metrics how many other instances are heard.
+    fn count_peers(&self) {
+        self.metrics
+            .bus_instances
+            .set(i64::try_from(self.peers.len()).unwrap_or(i64::MAX));
+    }
+
     /// How other instances name local session `id`.
     fn here(&self, id: SessionId) -> Remote {
         Remote {
@@ -376,7 +384,7 @@ impl Shared {
             .try_send((subject, Bytes::from(payload)))
             .is_err()
         {
-            self.dropped.fetch_add(1, Ordering::Relaxed);
+            self.metrics.bus_dropped.inc();
         }
     }
 
@@ -402,7 +410,12 @@ impl Bus {
     ///
     /// # Errors
     /// [`BusError`] when `url` is not a NATS URL or a subscription is refused.
-    pub async fn start(url: &str, instance: u64, registry: Registry) -> Result<Bus, BusError> {
+    pub async fn start(
+        url: &str,
+        instance: u64,
+        registry: Registry,
+        metrics: Arc<Metrics>,
+    ) -> Result<Bus, BusError> {
         if !url
             .split(',')
             .all(|server| server.trim().starts_with("nats://") && server.trim().len() > 7)
@@ -457,10 +470,10 @@ impl Bus {
             peers: DashMap::new(),
             watchers: DashMap::new(),
             page_watchers: DashMap::new(),
-            dropped: AtomicU64::new(0),
+            metrics: Arc::clone(&metrics),
             stopping: AtomicBool::new(false),
         });
-        tokio::spawn(publish_loop(client, queued));
+        tokio::spawn(publish_loop(client, queued, metrics));
         tokio::spawn(presence_loop(Arc::clone(&shared), changed));
         tokio::spawn(hear_presence(Arc::downgrade(&shared), presence));
         tokio::spawn(hear_own(Arc::downgrade(&shared), own));
@@ -471,11 +484,6 @@ impl Bus {
     /// This instance's number.
     pub fn instance(&self) -> u64 {
         self.shared.instance
-    }
-
-    /// Messages dropped because the bus was down for too long.
-    pub fn dropped(&self) -> u64 {
-        self.shared.dropped.load(Ordering::Relaxed)
     }
 
     /// The instances heard from (other than this one).
@@ -567,10 +575,18 @@ impl Bus {
 }
 
 /// Publish what the sessions queued, in order.
-async fn publish_loop(client: async_nats::Client, mut queued: mpsc::Receiver<(String, Bytes)>) {
+async fn publish_loop(
+    client: async_nats::Client,
+    mut queued: mpsc::Receiver<(String, Bytes)>,
+    metrics: Arc<Metrics>,
+) {
     while let Some((subject, payload)) = queued.recv().await {
-        if let Err(error) = client.publish(subject, payload).await {
-            tracing::debug!(%error, "bus: a message was not published");
+        match client.publish(subject, payload).await {
+            Ok(()) => metrics.bus_messages.inc(),
+            Err(error) => {
+                metrics.bus_dropped.inc();
+                tracing::debug!(%error, "bus: a message was not published");
+            }
         }
     }
 }
@@ -662,6 +678,7 @@ fn heartbeat(shared: &Arc<Shared>) {
 /// Instance `instance` is gone: its players, and their watching of ours.
 fn forget(shared: &Shared, instance: u64) {
     shared.peers.remove(&instance);
+    shared.count_peers();
     shared.registry.forget_instance(instance, None);
     shared
         .watchers
@@ -688,6 +705,7 @@ fn heard(shared: &Arc<Shared>, from: u64) {
         }
     };
     if new {
+        shared.count_peers();
         tracing::info!(instance = from, "bus: an instance joined");
         shared.post(
             subject_of(from),
@@ -1002,7 +1020,12 @@ mod tests {
             .build()
             .unwrap();
         for bad in ["", "http://x", "nats://", "localhost:4222"] {
-            let result = runtime.block_on(Bus::start(bad, 1, registry.clone()));
+            let result = runtime.block_on(Bus::start(
+                bad,
+                1,
+                registry.clone(),
+                Arc::new(Metrics::new()),
+            ));
             assert!(matches!(result, Err(BusError::Url(_))), "{bad}");
         }
     }

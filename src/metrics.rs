@@ -41,6 +41,12 @@ pub struct Metrics {
     pub store_queue: IntGauge,
     /// Browsers following the web page's live table.
     pub web_viewers: IntGauge,
+    /// Messages handed to the bus (`--bus`).
+    pub bus_messages: IntCounter,
+    /// Messages for the bus dropped: it was down and its queue full.
+    pub bus_dropped: IntCounter,
+    /// Other instances heard on the bus.
+    pub bus_instances: IntGauge,
     /// One scrape at a time: a scrape clears and refills the sessions' gauges.
     scraping: Mutex<()>,
 }
@@ -127,6 +133,21 @@ impl Metrics {
                 &exposition,
                 "web_live_viewers",
                 "Browsers following the web page's live session table",
+            ),
+            bus_messages: counter(
+                &exposition,
+                "bus_messages_total",
+                "Messages published on the bus between instances",
+            ),
+            bus_dropped: counter(
+                &exposition,
+                "bus_dropped_total",
+                "Messages for the bus dropped because it was down and its queue full",
+            ),
+            bus_instances: gauge(
+                &exposition,
+                "bus_instances",
+                "Other instances heard on the bus",
             ),
             exposition,
             sessions,

@@ -292,7 +292,15 @@ pub async fn run_with(
                 return Err(StartError::BusWithoutSharedStore);
             }
             let instance = u64::try_from(store.instance()).unwrap_or(0);
-            Some(crate::bus::Bus::start(bus_url, instance, registry.clone()).await?)
+            Some(
+                crate::bus::Bus::start(
+                    bus_url,
+                    instance,
+                    registry.clone(),
+                    Arc::clone(&services.metrics),
+                )
+                .await?,
+            )
         }
         None => None,
     };

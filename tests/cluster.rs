@@ -334,10 +334,18 @@ async fn without_the_bus_each_instance_carries_on_alone() {
         client.read_text_until("> ").await;
     }
     until(&mut ann, "who", "bob ").await;
+    let (_, metrics) = one.http_get("/metrics").await;
+    assert!(metrics.contains("arcade_bus_instances 1\n"), "{metrics}");
+    assert!(
+        !metrics.contains("arcade_bus_messages_total 0\n"),
+        "{metrics}"
+    );
 
     nats.stop();
     // bob's instance goes silent for ann's: bob drops out of `who` and tells fail.
     until(&mut ann, "who", "2 players online:").await;
+    let (_, metrics) = one.http_get("/metrics").await;
+    assert!(metrics.contains("arcade_bus_instances 0\n"), "{metrics}");
     ann.send("tell bob are you there?").await;
     assert_eq!(
         ann.read_text_until("> ").await,
