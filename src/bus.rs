@@ -110,10 +110,8 @@ enum Announce {
 /// What travels on an instance's own subject.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 enum Direct {
-    /// A message for session `to`.
-    Deliver { to: u64, message: Wire },
-    /// A message for every one of sessions `to` (chat to a place, a broadcast).
-    DeliverMany { to: Vec<u64>, message: Wire },
+    /// A message for sessions `to` (one player; a place's chat, a broadcast).
+    Deliver { to: Vec<u64>, message: Wire },
     /// Every session of `from` (to an instance that has just heard of it).
     Snapshot {
         from: u64,
@@ -266,21 +264,7 @@ struct RemoteInbox {
 
 impl Forward for RemoteInbox {
     fn forward(&self, message: Message) -> Result<(), Gone> {
-        let bus = self.bus.upgrade().ok_or(Gone)?;
-        if !bus.peers.contains_key(&self.to.instance) {
-            return Err(Gone);
-        }
-        let Some(wire) = bus.wire(message) else {
-            return Ok(());
-        };
-        bus.post(
-            subject_of(self.to.instance),
-            &Direct::Deliver {
-                to: self.to.session,
-                message: wire,
-            },
-        );
-        Ok(())
+        self.forward_many(vec![self.to.session], message)
     }
 
     fn is_gone(&self) -> bool {
@@ -307,7 +291,7 @@ impl Forward for RemoteInbox {
         };
         bus.post(
             subject_of(self.to.instance),
-            &Direct::DeliverMany {
+            &Direct::Deliver {
                 to: sessions,
                 message: wire,
             },
@@ -805,8 +789,7 @@ async fn hear_own(shared: Weak<Shared>, mut own: async_nats::Subscriber) {
             continue;
         };
         match direct {
-            Direct::Deliver { to, message } => deliver(&shared, &[to], message),
-            Direct::DeliverMany { to, message } => deliver(&shared, &to, message),
+            Direct::Deliver { to, message } => deliver(&shared, &to, message),
             Direct::Snapshot { from, sessions } => everyone(&shared, from, &sessions),
             Direct::Race { from, name, op } => {
                 let answer = race_op(&shared, from, &name, op);
@@ -975,7 +958,7 @@ mod tests {
     #[test]
     fn what_travels_reads_back() {
         let direct = Direct::Deliver {
-            to: 7,
+            to: vec![7],
             message: Wire::Watch(Remote {
                 instance: 2,
                 session: 2_000_001,
@@ -986,12 +969,12 @@ mod tests {
         assert!(matches!(
             back,
             Direct::Deliver {
-                to: 7,
+                to,
                 message: Wire::Watch(Remote {
                     instance: 2,
                     session: 2_000_001
                 })
-            }
+            } if to == [7]
         ));
         let progress = Progress {
             moves: 12,

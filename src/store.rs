@@ -1446,36 +1446,6 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn accounts_are_kept_across_opens() {
-        let dir = tempfile::tempdir().unwrap();
-        let url = DbUrl::in_data_dir(dir.path());
-        let store = Store::open(&url).await.unwrap();
-        assert_eq!(store.account("ann").await.unwrap(), None);
-        assert_eq!(
-            store
-                .register("ann", "Ann", "$hash", "chat=on")
-                .await
-                .unwrap(),
-            Registered::Created
-        );
-        assert_eq!(
-            store.register("ann", "ANN", "$other", "").await.unwrap(),
-            Registered::Taken
-        );
-        store.save_settings("ann", "chat=off").await.unwrap();
-        store.close().await;
-        let again = Store::open(&url).await.unwrap();
-        assert_eq!(
-            again.account("ann").await.unwrap(),
-            Some(Account {
-                name: String::from("Ann"),
-                password_hash: String::from("$hash"),
-                settings: String::from("chat=off"),
-            })
-        );
-    }
-
-    #[tokio::test]
     async fn a_database_in_memory_works_for_its_life() {
         let store = Store::open(&DbUrl::Memory).await.unwrap();
         store.register("bo", "Bo", "$h", "").await.unwrap();

@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use common::cluster::{Instance, Nats, Proxy};
 use common::postgres::Postgres;
-use common::{Client, BACK_OUT, TO_THE_GOLD};
+use common::{Client, TO_THE_GOLD};
 
 /// Players in the scenario.
 const PLAYERS: usize = 30;
@@ -268,18 +268,7 @@ async fn three_instances_behind_haproxy_play_as_one_arcade() {
             said.contains("You have an unfinished wumpus game. Type resume to continue it."),
             "{name}: {said}"
         );
-        client.send("resume").await;
-        client.read_text_until("Enter command: ").await;
-        for line in BACK_OUT {
-            client.send(line).await;
-            client.read_text_until("Enter command: ").await;
-        }
-        client.send("climb").await;
-        let out = client.read_text_until("> ").await;
-        assert!(
-            out.starts_with("You are out with the gold."),
-            "{name}: {out}"
-        );
+        common::resume_at_the_gold_and_climb(&mut client).await;
         players[n].client = client;
     }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use arcade::server::Options;
 use common::postgres::Postgres;
-use common::{Client, TestServer, BACK_OUT, TO_THE_GOLD};
+use common::{Client, TestServer, TO_THE_GOLD};
 
 fn on(url: &str) -> Options {
     Options {
@@ -168,21 +168,7 @@ async fn a_killed_instances_player_resumes_on_another() {
         said.contains("You have an unfinished wumpus game. Type resume to continue it."),
         "{said:?}"
     );
-    ann.send("resume").await;
-    let resumed = ann.read_text_until("Enter command: ").await;
-    assert_eq!(
-        resumed,
-        "Your wumpus game, as you left it.\r\nYou smell a wumpus.\r\nEnter command: "
-    );
-    for line in BACK_OUT {
-        ann.send(line).await;
-        ann.read_text_until("Enter command: ").await;
-    }
-    ann.send("climb").await;
-    assert!(ann
-        .read_text_until("> ")
-        .await
-        .starts_with("You are out with the gold.\r\n"));
+    common::resume_at_the_gold_and_climb(&mut ann).await;
     common::eventually(&mut ann, "top wumpus", "ann").await;
     let _ = second.kill();
     let _ = second.wait();

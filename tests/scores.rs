@@ -5,7 +5,7 @@ mod common;
 use std::time::Duration;
 
 use arcade::server::Options;
-use common::{Client, TestServer, BACK_OUT, TO_THE_GOLD};
+use common::{Client, TestServer, TO_THE_GOLD};
 
 #[tokio::test]
 async fn a_dropped_game_is_resumed_finished_ranked_and_replayed() {
@@ -28,21 +28,7 @@ async fn a_dropped_game_is_resumed_finished_ranked_and_replayed() {
         ),
         "{said:?}"
     );
-    ann.send("resume").await;
-    let resumed = ann.read_text_until("Enter command: ").await;
-    assert_eq!(
-        resumed,
-        "Your wumpus game, as you left it.\r\nYou smell a wumpus.\r\nEnter command: "
-    );
-    for line in BACK_OUT {
-        ann.send(line).await;
-        ann.read_text_until("Enter command: ").await;
-    }
-    ann.send("climb").await;
-    assert!(ann
-        .read_text_until("> ")
-        .await
-        .starts_with("You are out with the gold.\r\n"));
+    common::resume_at_the_gold_and_climb(&mut ann).await;
 
     // The result is checked by replay, then ranked.
     let top = common::eventually(&mut ann, "top wumpus", "ann").await;

@@ -405,6 +405,24 @@ pub async fn named(server: &TestServer, name: &str) -> Client {
     client
 }
 
+/// `resume` a wumpus game left at the gold ([`TO_THE_GOLD`]): it comes back as it was
+/// left, and [`BACK_OUT`] and `climb` finish it, out with the gold.
+pub async fn resume_at_the_gold_and_climb(player: &mut Client) {
+    player.send("resume").await;
+    let resumed = player.read_text_until("Enter command: ").await;
+    assert_eq!(
+        resumed,
+        "Your wumpus game, as you left it.\r\nYou smell a wumpus.\r\nEnter command: "
+    );
+    for line in BACK_OUT {
+        player.send(line).await;
+        player.read_text_until("Enter command: ").await;
+    }
+    player.send("climb").await;
+    let out = player.read_text_until("> ").await;
+    assert!(out.starts_with("You are out with the gold.\r\n"), "{out:?}");
+}
+
 /// From the start of the classic wumpus world to the gold: 8 actions.
 pub const TO_THE_GOLD: &[&str] = &[
     "move forward",
