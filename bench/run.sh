@@ -109,7 +109,12 @@ WEB_REPS=${WEB_REPS:-7}
 WEB_SESSIONS=${WEB_SESSIONS:-10000}
 WEB_FOLLOWERS=${WEB_FOLLOWERS:-50}
 CLUSTER_REPS=${CLUSTER_REPS:-7}
-CLUSTER_SESSIONS=${CLUSTER_SESSIONS:-10000}
+# Row 2's 10,000 sessions, unless HAProxy cannot hold them: it needs two descriptors a
+# session (client and instance sides) within its hard open-file limit, which only a
+# process allowed to raise it (CAP_SYS_RESOURCE) can go past; both halves then get the
+# same smaller load.
+cluster_cap=$(( ($(ulimit -Hn) - 400) / 2 ))
+CLUSTER_SESSIONS=${CLUSTER_SESSIONS:-$(( cluster_cap < 10000 ? cluster_cap : 10000 ))}
 CROSS_CHAT_SESSIONS=${CROSS_CHAT_SESSIONS:-3000}
 CROSS_CHAT_RATE=${CROSS_CHAT_RATE:-10}
 # Each rate measurement is bounded: NATS_MESSAGES per run (a tenth of it for 1 KiB),
@@ -151,6 +156,12 @@ if [ "${PIN:-1}" = 1 ] && [ "$cpus" -ge 2 ] && command -v taskset >/dev/null; th
     LOAD_CPUS=${LOAD_CPUS:-1-$((cpus - 1))}
     SERVER_ON=(taskset -c "$SERVER_CPUS")
     LOAD_ON=(taskset -c "$LOAD_CPUS")
+fi
+# Row 12's HAProxy: on the servers' CPUs unless PROXY_CPUS says otherwise (to see what
+# sharing that CPU with the instances costs).
+PROXY_ON=("${SERVER_ON[@]}")
+if [ -n "${PROXY_CPUS:-}" ] && command -v taskset >/dev/null; then
+    PROXY_ON=(taskset -c "$PROXY_CPUS")
 fi
 
 cargo build --release --bins --example bus_rate --quiet
@@ -277,10 +288,9 @@ cpu_ticks() {
 # HAProxy -> instance connections: every connection to an instance comes from
 # HAProxy, so their four-tuples differ only in the source port: at most the
 # ephemeral range (32768-60999 here, 28,232 ports) per source address and instance.
-# Each server line therefore has a source address of its own (127.0.1.N; HAProxy
-# binds it with IP_BIND_ADDRESS_NO_PORT, so the port is still chosen per
-# destination): more instances, or more server lines to one instance each with its
-# own source, lift that limit. At this row's 10,000 sessions over three instances it
+# Each server line therefore has a source address of its own (127.0.1.N): more
+# instances, or more server lines to one instance each with its own source, lift
+# that limit. At this row's 10,000 sessions over three instances it
 # is far away (about 3,300 per instance).
 start_cluster() {
     local db=$1 i port http args
@@ -288,10 +298,10 @@ start_cluster() {
     local cfg="$OUT/row12-haproxy.cfg"
     cat >"$cfg" <<CFG
 global
-    maxconn $((CLUSTER_SESSIONS * 2 + 1000))
+    maxconn $((CLUSTER_SESSIONS + 100))
 defaults
     mode tcp
-    maxconn $((CLUSTER_SESSIONS * 2 + 1000))
+    maxconn $((CLUSTER_SESSIONS + 100))
     timeout connect 5s
     timeout client 1h
     timeout server 1h
@@ -321,7 +331,7 @@ CFG
         wait_for_port "$((PORT_INSTANCE + i - 1))"
         wait_for_port "$((PORT_INSTANCE_HTTP + i - 1))"
     done
-    "${SERVER_ON[@]}" haproxy -db -f "$cfg" 2>>"$OUT/haproxy.log" &
+    "${PROXY_ON[@]}" haproxy -db -f "$cfg" 2>>"$OUT/haproxy.log" &
     cluster_pids+=($!)
     wait_for_port "$PORT_PROXY"
     # Servers start up in HAProxy; a second lets the first health checks pass.
@@ -750,6 +760,7 @@ if row 12; then
             echo "haproxy=$(haproxy -v | awk 'NR == 1 {print $3}')"
             echo "bus=${cluster_bus:+nats-server $(nats-server --version | awk '{print $2}')}"
             echo "db=${cluster_db:+postgresql $("$PG_BIN/postgres" --version | awk '{print $3}')}"
+            echo "proxy_cpus=${PROXY_CPUS:-${SERVER_CPUS:-any}}"
         } >"$OUT/row12.setup"
         echo "$CLUSTER_REPS" >"$OUT/row12.runs"
         for rep in $(seq "$CLUSTER_REPS"); do
@@ -766,11 +777,16 @@ if row 12; then
                     pids="${cluster_pids[*]}"
                     run_port=$PORT_PROXY
                 fi
+                proxy_pid=""
+                if [ "$half" = proxied ]; then proxy_pid=${pids##* }; fi
                 before=$(cpu_ticks $pids)
+                proxy_before=$(cpu_ticks $proxy_pid)
                 RUN_PORT=$run_port RUN_PID=${pids%% *} run 12 "$half" "$rep" \
                     --sessions "$CLUSTER_SESSIONS" --rate 1 --ramp 1500ms --warmup 3s --duration 5s
                 after=$(cpu_ticks $pids)
+                proxy_after=$(cpu_ticks $proxy_pid)
                 echo "server_ticks=$((after - before)) processes=$(wc -w <<<"$pids")" \
+                    "proxy_ticks=$((proxy_after - proxy_before))" \
                     >"$OUT/row12-$half-$rep.cpu"
                 if [ -n "$cluster_bus" ]; then
                     sleep 1

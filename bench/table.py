@@ -192,8 +192,9 @@ class ClusterCpu:
     """A row 12 table row: the median over the runs of one half of the server CPU per
     command, from row12-HALF-REP.cpu and the run's commands."""
 
-    def __init__(self, half):
+    def __init__(self, half, key="server_ticks"):
         self.half = half
+        self.key = key
 
 
 class Followers:
@@ -260,15 +261,16 @@ def cluster_setup(directory):
     return facts
 
 
-def cluster_cpu(directory, half):
+def cluster_cpu(directory, half, key="server_ticks"):
     """Median over row 12's runs of `half` of the server CPU per command, µs: every
-    server process's CPU over the whole run (row12-HALF-REP.cpu) by the run's commands."""
+    server process's CPU over the whole run (row12-HALF-REP.cpu, `key`: server_ticks
+    for all of them, proxy_ticks for HAProxy's) by the run's commands."""
     values = []
     for rep, report in enumerate(load(directory, 12, half), start=1):
         facts = key_value_file(os.path.join(directory, f"row12-{half}-{rep}.cpu"))
         commands = report.get("commands_whole_run")
-        if "server_ticks" in facts and commands:
-            values.append(facts["server_ticks"] * 10_000 / commands)
+        if key in facts and commands:
+            values.append(facts[key] * 10_000 / commands)
     return statistics.median(values) if values else None
 
 
@@ -510,6 +512,7 @@ def main():
         (12, "", "p99.9 direct, pooled", "ms", Half("direct", Pooled(0.999)), None, None),
         (12, "", "server CPU per command proxied (instances + HAProxy, whole run)", "us",
          ClusterCpu("proxied"), None, None),
+        (12, "", "of which HAProxy", "us", ClusterCpu("proxied", "proxy_ticks"), None, None),
         (12, "", "server CPU per command direct (whole run)", "us", ClusterCpu("direct"),
          None, None),
         (12, "", "chat delivery p99 across instances, pooled", "ms",
@@ -539,7 +542,7 @@ def main():
             text, all_received = followers_line(directory)
             a = m = None
         elif isinstance(pick, ClusterCpu):
-            a, m = cluster_cpu(directory, pick.half), None
+            a, m = cluster_cpu(directory, pick.half, pick.key), None
         elif isinstance(pick, Pooled):
             a = pooled(arcade, pick.quantile, pick.field)
             m = pooled(minimal, pick.quantile, pick.field)
@@ -696,8 +699,8 @@ def main():
               "which goes first: row 2's load through HAProxy "
               f"{setup.get('haproxy', '')} (TCP mode, send-proxy-v2, leastconn, health "
               f"checks on /healthz) to {setup.get('instances', 3)} instances with "
-              "--proxy-protocol, and direct to one instance; every server process, HAProxy "
-              "included, on the server CPU. Bus: "
+              "--proxy-protocol, and direct to one instance; the instances on the server CPU, "
+              f"HAProxy on CPU {setup.get('proxy_cpus', 'of the servers')}. Bus: "
               f"{setup.get('bus') or 'none (this arcade has no --bus, or no nats-server)'}; "
               f"database: {setup.get('db') or 'SQLite, one per instance'}.")
         if not has_chat(directory):
