@@ -781,7 +781,9 @@ if row 12; then
                 if [ "$half" = proxied ]; then proxy_pid=${pids##* }; fi
                 before=$(cpu_ticks $pids)
                 proxy_before=$(cpu_ticks $proxy_pid)
-                RUN_PORT=$run_port RUN_PID=${pids%% *} run 12 "$half" "$rep" \
+                # loadtest's --server-pid: the direct arcade, or HAProxy (the last pid),
+                # whose CPU per command in the measured window is then its own.
+                RUN_PORT=$run_port RUN_PID=${pids##* } run 12 "$half" "$rep" \
                     --sessions "$CLUSTER_SESSIONS" --rate 1 --ramp 1500ms --warmup 3s --duration 5s
                 after=$(cpu_ticks $pids)
                 proxy_after=$(cpu_ticks $proxy_pid)

@@ -47,9 +47,11 @@ Row 12 (several instances) runs arcade only as well, in two halves of every run,
 on fresh servers: row12-proxied-REP.json, row 2's load through HAProxy to three
 instances, and row12-direct-REP.json, the same load to one instance. Its target is
 the pooled p99 proxied at most 1.3x the pooled p99 direct, from the same runs. The
-server CPU per command of each half comes from row12-HALF-REP.cpu (`server_ticks=`:
+server CPU per command of each half over the whole run comes from row12-HALF-REP.cpu (`server_ticks=`:
 every instance's and HAProxy's CPU over the whole run, in 1/100 s), divided by the
-run's commands (`commands_whole_run`), since loadtest's --server-pid sees one process.
+run's commands (`commands_whole_run`), since loadtest's --server-pid sees one process;
+that process is HAProxy in the proxied half and the one arcade in the direct half, so
+their CPU per command in the measured window (no connects) is shown as well.
 With --bus, row12-chat-REP.json (chat through the proxy, across the instances) and
 row12-chatdirect-REP.json (the same on one instance) are shown as well. What ran is
 in row12.setup (`bus=`, `db=`); row12.skipped says why the row did not run.
@@ -513,6 +515,10 @@ def main():
         (12, "", "server CPU per command proxied (instances + HAProxy, whole run)", "us",
          ClusterCpu("proxied"), None, None),
         (12, "", "of which HAProxy", "us", ClusterCpu("proxied", "proxy_ticks"), None, None),
+        (12, "", "HAProxy's CPU per command in the measured window", "us",
+         Half("proxied", cpu_us), None, None),
+        (12, "", "arcade's CPU per command in the measured window, direct", "us",
+         Half("direct", cpu_us), None, None),
         (12, "", "server CPU per command direct (whole run)", "us", ClusterCpu("direct"),
          None, None),
         (12, "", "chat delivery p99 across instances, pooled", "ms",
