@@ -10,6 +10,9 @@
 #   ROWS="2 10" bench/run.sh              # a race of 500, against row 2
 #   ROWS=11 bench/run.sh                  # row 2's load with and without 50 followers of the
 #                                         # web page: about 3 minutes (7 runs of ~25 s)
+#   ROWS=12 bench/run.sh                  # row 2's load through HAProxy to three instances and
+#                                         # direct to one: about 4 minutes (7 runs of each)
+#   ROWS=rates bench/run.sh               # NATS and PostgreSQL rates for "Scale on paper": ~3 minutes
 #   ARCADE=../old/target/release/arcade bench/run.sh         # another build of the server
 #
 # Only 127.0.0.0/8 is touched. Each load runs several times per server (REPS;
@@ -56,6 +59,26 @@
 #   (`curl -N` on /events, on the load generator's CPUs, started before the load and
 #   stopped after it), one without; which goes first alternates between runs. Its
 #   target is the p99 with followers against the p99 without, so it needs no other row.
+# - Row 12 (several instances) runs arcade only too, in two halves per run, alternating
+#   which goes first: "proxied", row 2's load to HAProxy (TCP mode, send-proxy-v2,
+#   health checks on each instance's /healthz, leastconn) in front of three arcade
+#   instances with --proxy-protocol; "direct", the same load to one arcade. Every
+#   server (HAProxy included) runs on SERVER_CPUS, so the proxied half pays for the
+#   proxy's own work on the same CPU. Both halves have --http-port (the health checks
+#   need it; it costs a command a little, so the direct half pays it too). When ARCADE
+#   has --bus, a throwaway nats-server runs for the row and every instance gets --bus
+#   (and a chat load through the proxy, "chat", is timed against the same load on one
+#   instance, "chatdirect"); when its --db takes postgres://, a throwaway PostgreSQL cluster (as the
+#   postgres user when run as root) runs for the row, a fresh database each run. Its
+#   target: the pooled p99 proxied at most 1.3x the pooled p99 direct. Server CPU
+#   (instances and HAProxy, from /proc, over the whole run) goes to
+#   row12-HALF-REP.cpu, and what ran to row12.setup.
+# - ROWS=rates: no load on arcade. NATS (examples/bus_rate.rs against a throwaway
+#   nats-server on SERVER_CPUS, the program on LOAD_CPUS): publish and delivery rates
+#   for 60-byte and 1-KiB messages to 1, 3 and 10 subscriber connections, with the
+#   server's CPU; PostgreSQL (pgbench on a throwaway cluster, default settings): the
+#   recorder's write shape, with synchronous_commit on and off. rates-nats.txt and
+#   rates-pg.txt, shown under the table.
 #   Each follower's stream goes to a file that is counted (bytes, `event: sessions`
 #   lines) and deleted after the run: row11-web-REP.sse. Without curl, or with an
 #   ARCADE that has no --http-port, the row is skipped (row11.skipped says why).
@@ -71,7 +94,7 @@ THROUGHPUT_REPS=${THROUGHPUT_REPS:-5}
 LATENCY_REPS=${LATENCY_REPS:-7}
 SOCIAL_REPS=${SOCIAL_REPS:-3}
 RESTART_REPS=${RESTART_REPS:-1}
-ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10 11}
+ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10 11 12 rates}
 CHAT_SESSIONS=${CHAT_SESSIONS:-10000}
 WATCHERS=${WATCHERS:-1000}
 LOBBY_SESSIONS=${LOBBY_SESSIONS:-10000}
@@ -85,6 +108,19 @@ RACE_DURATION=${RACE_DURATION:-30s}
 WEB_REPS=${WEB_REPS:-7}
 WEB_SESSIONS=${WEB_SESSIONS:-10000}
 WEB_FOLLOWERS=${WEB_FOLLOWERS:-50}
+CLUSTER_REPS=${CLUSTER_REPS:-7}
+# Row 2's 10,000 sessions, unless HAProxy cannot hold them: it needs two descriptors a
+# session (client and instance sides) within its hard open-file limit, which only a
+# process allowed to raise it (CAP_SYS_RESOURCE) can go past; both halves then get the
+# same smaller load.
+cluster_cap=$(( ($(ulimit -Hn) - 400) / 2 ))
+CLUSTER_SESSIONS=${CLUSTER_SESSIONS:-$(( cluster_cap < 10000 ? cluster_cap : 10000 ))}
+CROSS_CHAT_SESSIONS=${CROSS_CHAT_SESSIONS:-3000}
+CROSS_CHAT_RATE=${CROSS_CHAT_RATE:-10}
+# Each rate measurement is bounded: NATS_MESSAGES per run (a tenth of it for 1 KiB),
+# PG_SECONDS per pgbench run.
+NATS_MESSAGES=${NATS_MESSAGES:-200000}
+PG_SECONDS=${PG_SECONDS:-10}
 # Row 9's server log: warnings, and the recorder's reports (src/recorder.rs logs them
 # at info). Not info for everything: a line per game or per session in the measured
 # window would cost the server what no other row pays.
@@ -94,6 +130,14 @@ RESTART_LOG=${RESTART_LOG:-warn,arcade::recorder=info}
 PORT_ARCADE=${PORT_ARCADE:-24100}
 PORT_MINIMAL=${PORT_MINIMAL:-24101}
 PORT_HTTP=${PORT_HTTP:-24102}
+# Row 12: HAProxy's port, the three instances' (and their web pages'), NATS and
+# PostgreSQL (also for ROWS=rates).
+PORT_PROXY=${PORT_PROXY:-24110}
+PORT_INSTANCE=${PORT_INSTANCE:-24111}
+PORT_INSTANCE_HTTP=${PORT_INSTANCE_HTTP:-24121}
+PORT_NATS=${PORT_NATS:-24130}
+PORT_PG=${PORT_PG:-24131}
+INSTANCES=3
 OUT=${OUT:-$(mktemp -d -t arcade-bench.XXXXXX)}
 mkdir -p "$OUT"
 # ARCADE=path/to/another/build compares another version of the server against the same
@@ -113,8 +157,15 @@ if [ "${PIN:-1}" = 1 ] && [ "$cpus" -ge 2 ] && command -v taskset >/dev/null; th
     SERVER_ON=(taskset -c "$SERVER_CPUS")
     LOAD_ON=(taskset -c "$LOAD_CPUS")
 fi
+# Row 12's HAProxy: on the servers' CPUs unless PROXY_CPUS says otherwise (to see what
+# sharing that CPU with the instances costs).
+PROXY_ON=("${SERVER_ON[@]}")
+if [ -n "${PROXY_CPUS:-}" ] && command -v taskset >/dev/null; then
+    PROXY_ON=(taskset -c "$PROXY_CPUS")
+fi
 
-cargo build --release --bins --quiet
+cargo build --release --bins --example bus_rate --quiet
+BUS_RATE=${BUS_RATE:-$TARGET/release/examples/bus_rate}
 
 arcade_pid=""
 minimal_pid=""
@@ -139,7 +190,226 @@ stop_followers() {
     done
     follower_pids=()
 }
-trap 'stop_followers; stop_servers' EXIT
+cluster_pids=()
+nats_pid=""
+pg_dir=""
+# stop_cluster: row 12's HAProxy and instances, if any are running.
+stop_cluster() {
+    local pid
+    for pid in "${cluster_pids[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+    for pid in "${cluster_pids[@]}"; do
+        wait "$pid" 2>/dev/null || true
+    done
+    cluster_pids=()
+}
+stop_nats() {
+    if [ -n "$nats_pid" ]; then
+        kill "$nats_pid" 2>/dev/null || true
+        wait "$nats_pid" 2>/dev/null || true
+    fi
+    nats_pid=""
+}
+# start_nats: a throwaway nats-server on 127.0.0.1:PORT_NATS, on the servers' CPUs.
+start_nats() {
+    stop_nats
+    "${SERVER_ON[@]}" nats-server -a 127.0.0.1 -p "$PORT_NATS" 2>>"$OUT/nats.log" &
+    nats_pid=$!
+    wait_for_port "$PORT_NATS"
+}
+# as_postgres COMMAND...: PostgreSQL's programs refuse to run as root; as root they
+# run as the postgres user (Debian's package creates it).
+as_postgres() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+# pg_bin: the directory of initdb and pg_ctl (PATH, else Debian's
+# /usr/lib/postgresql/VERSION/bin, the newest).
+pg_bin() {
+    if command -v initdb >/dev/null && command -v pg_ctl >/dev/null; then
+        # Through a symlink (/usr/local/bin -> the package's directory) to where psql,
+        # postgres and pgbench are too.
+        dirname "$(readlink -f "$(command -v initdb)")"
+        return 0
+    fi
+    local dir
+    dir=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+    [ -n "$dir" ] && [ -x "$dir/initdb" ] && echo "$dir"
+}
+# start_postgres: a throwaway cluster (default settings, trust for the user arcade on
+# 127.0.0.1:PORT_PG only) in a directory of its own, owned by postgres when root.
+start_postgres() {
+    local bin
+    bin=$(pg_bin) || { echo "bench: no initdb/pg_ctl (Debian: apt-get install postgresql)" >&2; return 1; }
+    pg_dir=$(mktemp -d -t arcade-bench-pg.XXXXXX)
+    if [ "$(id -u)" = 0 ]; then chown postgres: "$pg_dir"; fi
+    as_postgres "$bin/initdb" -D "$pg_dir/data" -U arcade -A trust -E UTF8 >"$pg_dir/initdb.log"
+    as_postgres "$bin/pg_ctl" -D "$pg_dir/data" -l "$pg_dir/server.log" -w -o \
+        "-c listen_addresses=127.0.0.1 -p $PORT_PG -k $pg_dir" start >/dev/null
+    PG_BIN=$bin
+}
+stop_postgres() {
+    if [ -n "$pg_dir" ]; then
+        as_postgres "$PG_BIN/pg_ctl" -D "$pg_dir/data" -m fast -w stop >/dev/null 2>&1 || true
+        cp "$pg_dir/server.log" "$OUT/postgres.log" 2>/dev/null || true
+        rm -rf "$pg_dir"
+    fi
+    pg_dir=""
+}
+# psql_run SQL...: SQL on database bench of the throwaway cluster.
+psql_run() {
+    "$PG_BIN/psql" -q -h 127.0.0.1 -p "$PORT_PG" -U arcade -v ON_ERROR_STOP=1 "$@"
+}
+# arcade_has PATTERN: whether `arcade serve --help` (or `arcade --help`) mentions it.
+arcade_has() {
+    { "$ARCADE" serve --help 2>/dev/null; "$ARCADE" --help 2>/dev/null; } | grep -qE "$@"
+}
+# cluster_db_args NAME: `--db postgres://...` on a fresh database NAME of the
+# throwaway cluster when row 12 runs with PostgreSQL; nothing otherwise.
+cluster_db_args() {
+    if [ -z "${cluster_db:-}" ]; then return 0; fi
+    psql_run -d postgres -c "CREATE DATABASE row12_$1" >&2
+    echo "--db postgres://arcade@127.0.0.1:$PORT_PG/row12_$1"
+}
+# cpu_ticks PID...: their user + system CPU time so far, in clock ticks (1/100 s).
+cpu_ticks() {
+    local pid total=0 ticks
+    for pid in "$@"; do
+        ticks=$(awk '{sub(/.*\) /, ""); print $12 + $13}' "/proc/$pid/stat" 2>/dev/null || echo 0)
+        total=$((total + ticks))
+    done
+    echo "$total"
+}
+# start_cluster DB: row 12's INSTANCES arcade instances (ports PORT_INSTANCE..., web
+# pages PORT_INSTANCE_HTTP..., --proxy-protocol, CLUSTER_ARGS, one shared database DB
+# with --db) and HAProxy on PORT_PROXY in front of them, all on the servers' CPUs;
+# their pids in cluster_pids (the instances first).
+#
+# HAProxy -> instance connections: every connection to an instance comes from
+# HAProxy, so their four-tuples differ only in the source port: at most the
+# ephemeral range (32768-60999 here, 28,232 ports) per source address and instance.
+# Each server line therefore has a source address of its own (127.0.1.N): more
+# instances, or more server lines to one instance each with its own source, lift
+# that limit. At this row's 10,000 sessions over three instances it
+# is far away (about 3,300 per instance).
+start_cluster() {
+    local db=$1 i port http args
+    stop_cluster
+    local cfg="$OUT/row12-haproxy.cfg"
+    cat >"$cfg" <<CFG
+global
+    maxconn $((CLUSTER_SESSIONS + 100))
+defaults
+    mode tcp
+    maxconn $((CLUSTER_SESSIONS + 100))
+    timeout connect 5s
+    timeout client 1h
+    timeout server 1h
+frontend arcade
+    bind 127.0.0.1:$PORT_PROXY
+    default_backend instances
+backend instances
+    balance leastconn
+    option httpchk GET /healthz
+    default-server inter 1s fall 2 rise 1
+CFG
+    # One database for all instances: unfinished games are resumed on any of them.
+    args=$(cluster_db_args "$db")
+    for i in $(seq "$INSTANCES"); do
+        port=$((PORT_INSTANCE + i - 1))
+        http=$((PORT_INSTANCE_HTTP + i - 1))
+        rm -rf "$OUT/row12-instance-$i"
+        mkdir -p "$OUT/row12-instance-$i"
+        # shellcheck disable=SC2086 # args is empty or `--db URL`
+        RUST_LOG=warn "${SERVER_ON[@]}" "$ARCADE" serve --bind 127.0.0.1 --port "$port" \
+            "${ARCADE_LIMITS[@]}" --data-dir "$OUT/row12-instance-$i" --http-port "$http" \
+            --proxy-protocol "${CLUSTER_ARGS[@]}" $args 2>>"$OUT/row12-instances.log" &
+        cluster_pids+=($!)
+        echo "    server a$i 127.0.0.1:$port send-proxy-v2 check port $http source 127.0.1.$i" >>"$cfg"
+    done
+    for i in $(seq "$INSTANCES"); do
+        wait_for_port "$((PORT_INSTANCE + i - 1))"
+        wait_for_port "$((PORT_INSTANCE_HTTP + i - 1))"
+    done
+    "${PROXY_ON[@]}" haproxy -db -f "$cfg" 2>>"$OUT/haproxy.log" &
+    cluster_pids+=($!)
+    wait_for_port "$PORT_PROXY"
+    # Servers start up in HAProxy; a second lets the first health checks pass.
+    sleep 1
+}
+# pg_rates: the recorder's write shape on the throwaway cluster with pgbench, one line
+# of key=value per run: synchronous_commit on and off, 1 and 4 clients (a client is an
+# instance's recorder, which writes one transaction at a time), two transactions:
+# "batch" (one INSERT of 500 input rows and one of 40 results: the most one statement
+# carries) and "second" (20 INSERTs of 500 input rows and 2 of 400 results: a second
+# of row 9's load, 10,000 sessions at 1/s ending a game every 12 commands, in one
+# transaction as the recorder writes it). The schema is the SQLite one's in
+# PostgreSQL's types (the same tables, keys and indexes).
+pg_rates() {
+    local pgbench=pgbench
+    if ! command -v pgbench >/dev/null; then pgbench="$PG_BIN/pgbench"; fi
+    psql_run -d postgres -c "CREATE DATABASE bench" >&2
+    psql_run -d bench >&2 <<'SQL'
+CREATE TABLE inputs (recording_id BIGINT NOT NULL, batch BIGINT NOT NULL, lines TEXT NOT NULL,
+    PRIMARY KEY (recording_id, batch));
+CREATE TABLE results (id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    recording_id BIGINT NOT NULL, upto BIGINT NOT NULL, player TEXT NOT NULL,
+    player_key TEXT NOT NULL, registered BOOLEAN NOT NULL, game TEXT NOT NULL,
+    level TEXT NOT NULL, args TEXT NOT NULL, outcome TEXT NOT NULL, moves BIGINT NOT NULL,
+    pushes BIGINT NOT NULL, score BIGINT NOT NULL, largest_tile BIGINT NOT NULL,
+    gold BIGINT NOT NULL, duration_ms BIGINT NOT NULL, finished_at BIGINT NOT NULL,
+    verified BOOLEAN);
+CREATE INDEX results_by_board ON results (game, level, verified);
+CREATE INDEX results_by_player ON results (player_key);
+CREATE INDEX results_by_recording ON results (recording_id);
+CREATE INDEX results_pending ON results (id) WHERE verified IS NULL;
+SQL
+    # A transaction of STATEMENTS inserts of 500 input rows and RESULT_STATEMENTS of
+    # RESULTS rows, keys from a random base (a collision is about 1 in 10^8 per run).
+    # The rows are literals joined to the one parameter (pgbench binds at most 255
+    # per statement; sqlx binds every value): the same rows and statements.
+    pg_script() {
+        local statements=$1 result_statements=$2 results=$3 s i values
+        echo '\set base random(1, 900000000000000)'
+        echo 'BEGIN;'
+        for s in $(seq 0 $((statements - 1))); do
+            values=""
+            for i in $(seq 0 499); do
+                values+="${values:+, }($((s * 500 + i)), '1000 w1')"
+            done
+            echo "INSERT INTO inputs (recording_id, batch, lines) SELECT b.k + v.i, 0, v.l FROM (SELECT :base::bigint * 10000 AS k) b, (VALUES $values) v (i, l);"
+        done
+        for s in $(seq 1 "$result_statements"); do
+            values=""
+            for i in $(seq 1 "$results"); do
+                values+="${values:+, }($i, 12, 'ltABCD-$i', 'ltabcd-$i', false, '2048', 'seed=1', 'seed=1 size=5 win=256', 'quit', 10, 0, 84, 16, 0, 12000, 1700000000000)"
+            done
+            echo "INSERT INTO results (recording_id, upto, player, player_key, registered, game, level, args, outcome, moves, pushes, score, largest_tile, gold, duration_ms, finished_at) SELECT b.k + v.r, v.upto, v.player, v.player_key, v.registered, v.game, v.level, v.args, v.outcome, v.moves, v.pushes, v.score, v.largest_tile, v.gold, v.duration_ms, v.finished_at FROM (SELECT :base::bigint * 10000 AS k) b, (VALUES $values) v (r, upto, player, player_key, registered, game, level, args, outcome, moves, pushes, score, largest_tile, gold, duration_ms, finished_at);"
+        done
+        echo 'COMMIT;'
+    }
+    pg_script 1 1 40 >"$OUT/rates-pg-batch.sql"
+    pg_script 20 2 400 >"$OUT/rates-pg-second.sql"
+    local sync script clients tps inputs
+    for sync in on off; do
+        for script in batch second; do
+            inputs=500
+            if [ "$script" = second ]; then inputs=10000; fi
+            for clients in 1 4; do
+                echo "rates: PostgreSQL, synchronous_commit=$sync, $script, $clients client(s)" >&2
+                tps=$(PGOPTIONS="-c synchronous_commit=$sync" timeout $((PG_SECONDS + 60)) \
+                    "${LOAD_ON[@]}" "$pgbench" -h 127.0.0.1 -p "$PORT_PG" -U arcade -n -M prepared \
+                    -f "$OUT/rates-pg-$script.sql" -c "$clients" -j "$clients" -T "$PG_SECONDS" bench \
+                    2>>"$OUT/pgbench.log" | awk '/^tps = / {print $3; exit}')
+                echo "synchronous_commit=$sync script=$script clients=$clients tps=${tps:-0}" \
+                    "input_rows_per_s=$(awk -v t="${tps:-0}" -v n="$inputs" 'BEGIN {printf "%.0f", t * n}')"
+                psql_run -d bench -c "TRUNCATE inputs, results" >&2
+            done
+        done
+    done
+    echo "postgres=$("$PG_BIN/postgres" --version | awk '{print $3}') disk=$(df -P "$pg_dir" | awk 'NR == 2 {print $1}')"
+}
+trap 'stop_followers; stop_servers; stop_cluster; stop_nats; stop_postgres' EXIT
 
 wait_for_port() {
     for _ in $(seq 100); do
@@ -191,12 +461,15 @@ start_servers() {
     sleep 0.5
 }
 
-# run ROW SERVER REP [loadtest options...]
+# run ROW SERVER REP [loadtest options...]; RUN_PORT and RUN_PID: another server than
+# SERVER's (row 12's proxy, and one of its instances).
 run() {
     local row=$1 server=$2 rep=$3
     shift 3
     local port=$PORT_ARCADE pid=$arcade_pid
     if [ "$server" = minimal ]; then port=$PORT_MINIMAL; pid=$minimal_pid; fi
+    port=${RUN_PORT:-$port}
+    pid=${RUN_PID:-$pid}
     echo "row $row, $server, run $rep: loadtest $*" >&2
     local before after
     before=$(steal)
@@ -445,6 +718,124 @@ if row 11; then
         rm -rf "$OUT/row11-data"
     fi
 fi
+# 12. Several instances: row 2's load (CLUSTER_SESSIONS at 1/s) through HAProxy to
+# INSTANCES arcade instances ("proxied"), and the same load to one arcade ("direct"),
+# alternating which goes first; with --bus, a chat load through the proxy ("chat": the
+# chatters spread over the instances by HAProxy, so most deliveries cross the bus)
+# and the same on one instance ("chatdirect"), on the same servers after the p99 load.
+if row 12; then
+    cluster_skipped=""
+    if ! command -v haproxy >/dev/null; then
+        cluster_skipped="haproxy is not installed"
+    elif ! arcade_has -- '--proxy-protocol'; then
+        cluster_skipped="$ARCADE has no --proxy-protocol"
+    elif ! arcade_has -- '--http-port'; then
+        cluster_skipped="$ARCADE has no --http-port (HAProxy's health checks ask /healthz)"
+    fi
+    if [ -n "$cluster_skipped" ]; then
+        echo "bench: row 12 skipped: $cluster_skipped" >&2
+        echo "$cluster_skipped" >"$OUT/row12.skipped"
+    else
+        CLUSTER_ARGS=()
+        cluster_bus=""
+        cluster_db=""
+        if arcade_has -- '--bus\b'; then
+            if command -v nats-server >/dev/null; then
+                start_nats
+                CLUSTER_ARGS+=(--bus "nats://127.0.0.1:$PORT_NATS")
+                cluster_bus=1
+            else
+                echo "bench: row 12 without --bus: nats-server is not installed" >&2
+            fi
+        fi
+        # --db takes sqlite:// URLs before PostgreSQL's store; its help names postgres
+        # once that is in.
+        if arcade_has -- '--db\b' && arcade_has -i 'postgres'; then
+            if start_postgres; then cluster_db=1; else
+                echo "bench: row 12 without --db: no PostgreSQL" >&2
+            fi
+        fi
+        {
+            echo "instances=$INSTANCES"
+            echo "haproxy=$(haproxy -v | awk 'NR == 1 {print $3}')"
+            echo "bus=${cluster_bus:+nats-server $(nats-server --version | awk '{print $2}')}"
+            echo "db=${cluster_db:+postgresql $("$PG_BIN/postgres" --version | awk '{print $3}')}"
+            echo "proxy_cpus=${PROXY_CPUS:-${SERVER_CPUS:-any}}"
+        } >"$OUT/row12.setup"
+        echo "$CLUSTER_REPS" >"$OUT/row12.runs"
+        for rep in $(seq "$CLUSTER_REPS"); do
+            if [ $((rep % 2)) = 1 ]; then order="proxied direct"; else order="direct proxied"; fi
+            for half in $order; do
+                if [ "$half" = direct ]; then
+                    fresh_arcade "$OUT/row12-data" "$OUT/arcade.log" warn --http-port "$PORT_HTTP" \
+                        "${CLUSTER_ARGS[@]}" $(cluster_db_args "direct_$rep")
+                    wait_for_port "$PORT_HTTP"
+                    pids=$arcade_pid
+                    run_port=$PORT_ARCADE
+                else
+                    start_cluster "proxied_$rep"
+                    pids="${cluster_pids[*]}"
+                    run_port=$PORT_PROXY
+                fi
+                proxy_pid=""
+                if [ "$half" = proxied ]; then proxy_pid=${pids##* }; fi
+                before=$(cpu_ticks $pids)
+                proxy_before=$(cpu_ticks $proxy_pid)
+                # loadtest's --server-pid: the direct arcade, or HAProxy (the last pid),
+                # whose CPU per command in the measured window is then its own.
+                RUN_PORT=$run_port RUN_PID=${pids##* } run 12 "$half" "$rep" \
+                    --sessions "$CLUSTER_SESSIONS" --rate 1 --ramp 1500ms --warmup 3s --duration 5s
+                after=$(cpu_ticks $pids)
+                proxy_after=$(cpu_ticks $proxy_pid)
+                echo "server_ticks=$((after - before)) processes=$(wc -w <<<"$pids")" \
+                    "proxy_ticks=$((proxy_after - proxy_before))" \
+                    >"$OUT/row12-$half-$rep.cpu"
+                if [ -n "$cluster_bus" ]; then
+                    sleep 1
+                    chat=chatdirect
+                    if [ "$half" = proxied ]; then chat=chat; fi
+                    RUN_PORT=$run_port RUN_PID=${pids%% *} run 12 "$chat" "$rep" \
+                        --sessions "$CROSS_CHAT_SESSIONS" --names --chat "$CROSS_CHAT_RATE" \
+                        --ramp 3s --warmup 3s --duration 5s
+                fi
+                stop_servers
+                stop_cluster
+                sleep 1
+            done
+        done
+        rm -rf "$OUT/row12-data" "$OUT"/row12-instance-*
+        stop_nats
+        stop_postgres
+    fi
+fi
+# Rates for "Scale on paper" (no arcade): NATS and PostgreSQL.
+if row rates; then
+    if ! command -v nats-server >/dev/null; then
+        echo "nats-server is not installed" >"$OUT/rates-nats.skipped"
+    else
+        : >"$OUT/rates-nats.txt"
+        for size in 60 1024; do
+            messages=$NATS_MESSAGES
+            if [ "$size" -gt 100 ]; then messages=$((NATS_MESSAGES / 4)); fi
+            for subscribers in 1 3 10; do
+                start_nats
+                echo "rates: NATS, $size B, $subscribers subscriber(s), $messages messages" >&2
+                timeout 120 "${LOAD_ON[@]}" "$BUS_RATE" --url "nats://127.0.0.1:$PORT_NATS" \
+                    --size "$size" --subscribers "$subscribers" --messages "$messages" \
+                    --server-pid "$nats_pid" >>"$OUT/rates-nats.txt" || echo "failed size=$size subscribers=$subscribers" >>"$OUT/rates-nats.txt"
+                stop_nats
+            done
+        done
+    fi
+    if ! command -v pgbench >/dev/null && ! [ -x "$(pg_bin)/pgbench" ]; then
+        echo "pgbench is not installed" >"$OUT/rates-pg.skipped"
+    elif start_postgres; then
+        pg_rates >"$OUT/rates-pg.txt"
+        stop_postgres
+    else
+        echo "no PostgreSQL cluster could be started" >"$OUT/rates-pg.skipped"
+    fi
+fi
 stop_servers
 elapsed=$(( $(date +%s) - started ))
 
@@ -455,7 +846,7 @@ elapsed=$(( $(date +%s) - started ))
     else
         echo "no CPU pinning"
     fi
-    echo "rows run: $ROWS; runs per load and server: $REPS ($THROUGHPUT_REPS for row 1, $LATENCY_REPS for rows 2 and 3, $SOCIAL_REPS for rows 6 to 8, $RESTART_REPS for row 9, $RACE_REPS for row 10 and $WEB_REPS for each half of row 11, arcade only); latencies of rows 2, 3, 6, 7, 9, 10 and 11 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
+    echo "rows run: $ROWS; runs per load and server: $REPS ($THROUGHPUT_REPS for row 1, $LATENCY_REPS for rows 2 and 3, $SOCIAL_REPS for rows 6 to 8, $RESTART_REPS for row 9, $RACE_REPS for row 10, $WEB_REPS for each half of row 11 and $CLUSTER_REPS for each half of row 12, arcade only); latencies of rows 2, 3, 6, 7, 9, 10, 11 and 12 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
     echo
     python3 bench/table.py "$OUT"
 } | tee "$OUT/table.md"

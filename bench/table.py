@@ -43,6 +43,23 @@ received no `event: sessions` line makes the check `**no**`, and the comparison 
 nothing. Skipped (row11.skipped: curl missing, or no --http-port), the row is left
 out and the reason printed.
 
+Row 12 (several instances) runs arcade only as well, in two halves of every run, each
+on fresh servers: row12-proxied-REP.json, row 2's load through HAProxy to three
+instances, and row12-direct-REP.json, the same load to one instance. Its target is
+the pooled p99 proxied at most 1.3x the pooled p99 direct, from the same runs. The
+server CPU per command of each half over the whole run comes from row12-HALF-REP.cpu (`server_ticks=`:
+every instance's and HAProxy's CPU over the whole run, in 1/100 s), divided by the
+run's commands (`commands_whole_run`), since loadtest's --server-pid sees one process;
+that process is HAProxy in the proxied half and the one arcade in the direct half, so
+their CPU per command in the measured window (no connects) is shown as well.
+With --bus, row12-chat-REP.json (chat through the proxy, across the instances) and
+row12-chatdirect-REP.json (the same on one instance) are shown as well. What ran is
+in row12.setup (`bus=`, `db=`); row12.skipped says why the row did not run.
+
+Rates (ROWS=rates): rates-nats.txt (examples/bus_rate.rs, one line per size and
+subscriber count) and rates-pg.txt (pgbench, one line per setting), printed as
+tables under the main one.
+
 A row that did not run (bench/run.sh with ROWS) is left out.
 """
 
@@ -55,16 +72,23 @@ import statistics
 import sys
 
 # Rows run on arcade alone: arcade-minimal has nothing to compare there.
-ARCADE_ONLY = {9, 10, 11}
+ARCADE_ONLY = {9, 10, 11, 12}
 
 # Row 11's two halves, as its files name them, and as the table names them.
 WEB_HALVES = {"web": "with followers", "plain": "without"}
+
+# Row 12's halves: through the proxy to three instances, and to one instance; and,
+# with the bus, the chat load the same two ways.
+CLUSTER_HALVES = {"proxied": "proxied", "direct": "direct", "chat": "chat proxied",
+                  "chatdirect": "chat direct"}
 
 
 def servers(row):
     """The file names of `row`'s runs: rowN-SERVER-REP.json."""
     if row == 11:
         return tuple(WEB_HALVES)
+    if row == 12:
+        return ("proxied", "direct")
     if row in ARCADE_ONLY:
         return ("arcade",)
     return ("arcade", "minimal")
@@ -166,6 +190,15 @@ class Half:
         self.pick = pick
 
 
+class ClusterCpu:
+    """A row 12 table row: the median over the runs of one half of the server CPU per
+    command, from row12-HALF-REP.cpu and the run's commands."""
+
+    def __init__(self, half, key="server_ticks"):
+        self.half = half
+        self.key = key
+
+
 class Followers:
     """Row 11's followers over all runs (row11-web-REP.sse): a text, and whether every
     follower received the table."""
@@ -189,6 +222,8 @@ def row_labels(directory):
     restart = load(directory, 9, "arcade")
     race = load(directory, 10, "arcade")
     web = load(directory, 11, "web") or load(directory, 11, "plain")
+    cluster = load(directory, 12, "proxied") or load(directory, 12, "direct")
+    setup = cluster_setup(directory)
     followers = max((fields.get("followers", 0) for fields in sse_facts(directory)),
                     default=0) or 50
     return {
@@ -207,7 +242,43 @@ def row_labels(directory):
         11: f"{first(web, 'sessions', 10000):,} sessions at {first(web, 'rate', 1):g}/s "
             f"(row 2's load) with {followers} followers of the web page's /events, and "
             f"without (arcade only)",
+        12: f"{first(cluster, 'sessions', 10000):,} sessions at "
+            f"{first(cluster, 'rate', 1):g}/s (row 2's load) through HAProxy to "
+            f"{setup.get('instances', '3')} instances, and direct to one"
+            f"{', with ' + setup['bus'] if setup.get('bus') else ', no bus'}"
+            f"{', with ' + setup['db'] if setup.get('db') else ', SQLite each'} (arcade only)",
     }
+
+
+def cluster_setup(directory):
+    """What row 12 ran with (row12.setup), as strings."""
+    facts = {}
+    try:
+        with open(os.path.join(directory, "row12.setup")) as file:
+            for line in file:
+                key, _, value = line.strip().partition("=")
+                facts[key] = value
+    except OSError:
+        pass
+    return facts
+
+
+def cluster_cpu(directory, half, key="server_ticks"):
+    """Median over row 12's runs of `half` of the server CPU per command, µs: every
+    server process's CPU over the whole run (row12-HALF-REP.cpu, `key`: server_ticks
+    for all of them, proxy_ticks for HAProxy's) by the run's commands."""
+    values = []
+    for rep, report in enumerate(load(directory, 12, half), start=1):
+        facts = key_value_file(os.path.join(directory, f"row12-{half}-{rep}.cpu"))
+        commands = report.get("commands_whole_run")
+        if key in facts and commands:
+            values.append(facts[key] * 10_000 / commands)
+    return statistics.median(values) if values else None
+
+
+def has_chat(directory):
+    """Whether row 12 ran its chat loads (only with --bus)."""
+    return os.path.exists(os.path.join(directory, "row12-chat-1.json"))
 
 
 def received(report):
@@ -435,6 +506,27 @@ def main():
         (11, "", "server CPU per command without", "us", Half("plain", cpu_us),
          None, None),
         (11, "", "followers, all runs", "", Followers(), "all", None),
+        (12, labels[12], "p50 proxied, pooled", "ms", Half("proxied", Pooled(0.50)), None, None),
+        (12, "", "p99 proxied, pooled", "ms", Half("proxied", Pooled(0.99)), "direct<=", 1.3),
+        (12, "", "p99.9 proxied, pooled", "ms", Half("proxied", Pooled(0.999)), None, None),
+        (12, "", "p50 direct, pooled", "ms", Half("direct", Pooled(0.50)), None, None),
+        (12, "", "p99 direct, pooled", "ms", Half("direct", Pooled(0.99)), None, None),
+        (12, "", "p99.9 direct, pooled", "ms", Half("direct", Pooled(0.999)), None, None),
+        (12, "", "server CPU per command proxied (instances + HAProxy, whole run)", "us",
+         ClusterCpu("proxied"), None, None),
+        (12, "", "of which HAProxy", "us", ClusterCpu("proxied", "proxy_ticks"), None, None),
+        (12, "", "HAProxy's CPU per command in the measured window", "us",
+         Half("proxied", cpu_us), None, None),
+        (12, "", "arcade's CPU per command in the measured window, direct", "us",
+         Half("direct", cpu_us), None, None),
+        (12, "", "server CPU per command direct (whole run)", "us", ClusterCpu("direct"),
+         None, None),
+        (12, "", "chat delivery p99 across instances, pooled", "ms",
+         Half("chat", Pooled(0.99, "delivery_histogram")), None, None),
+        (12, "", "chat delivery p99 on one instance, pooled", "ms",
+         Half("chatdirect", Pooled(0.99, "delivery_histogram")), None, None),
+        (12, "", "chat deliveries lost across instances, all runs", "",
+         Half("chat", Summed(lost)), None, None),
     ]
     print("| # | load | metric | arcade | minimal | arcade / minimal | target | met |")
     print("|---|---|---|---:|---:|---:|---|---|")
@@ -445,13 +537,18 @@ def main():
         half = None
         if isinstance(pick, Half):
             half, pick = pick.half, pick.pick
+            if half.startswith("chat") and not has_chat(directory):
+                continue
         # Row 11's halves are its "servers"; its followers' line comes from the .sse files.
-        arcade = () if isinstance(pick, Followers) else load(directory, row, half or "arcade")
+        arcade = (() if isinstance(pick, (Followers, ClusterCpu))
+                  else load(directory, row, half or "arcade"))
         minimal = load(directory, row, "minimal")
         text = None
         if isinstance(pick, Followers):
             text, all_received = followers_line(directory)
             a = m = None
+        elif isinstance(pick, ClusterCpu):
+            a, m = cluster_cpu(directory, pick.half, pick.key), None
         elif isinstance(pick, Pooled):
             a = pooled(arcade, pick.quantile, pick.field)
             m = pooled(minimal, pick.quantile, pick.field)
@@ -481,6 +578,12 @@ def main():
             met = against is not None and against <= target
             shown = "n/a" if against is None else f"{against:.2f}x"
             goal = f"<= {target}x the p99 without ({shown})"
+        elif kind == "direct<=":
+            direct = pooled(load(directory, row, "direct"), 0.99)
+            against = a / direct if a is not None and direct else None
+            met = against is not None and against <= target
+            shown = "n/a" if against is None else f"{against:.2f}x"
+            goal = f"<= {target}x the p99 direct ({shown})"
         elif kind == "all":
             met, goal = all_received, "every follower"
         elif kind == "arcade==":
@@ -536,6 +639,7 @@ def main():
         (10, "server CPU µs/move", lambda r: f"{cpu_us(r) or 0:.1f}"),
         (11, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
         (11, "server CPU µs/command", lambda r: f"{cpu_us(r) or 0:.1f}"),
+        (12, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
     ]
     for row, metric, pick in spread:
         if not runs(directory, row):
@@ -545,8 +649,13 @@ def main():
             values = " ".join(pick(report) for report in load(directory, row, server))
             parts.append(f"{WEB_HALVES.get(server, server)} {values}")
         print(f"- row {row} {metric}: " + "; ".join(parts))
+    if runs(directory, 12) and has_chat(directory):
+        for half in ("chat", "chatdirect"):
+            values = " ".join(f"{r['delivery']['p99_us'] / 1000:.2f}"
+                              for r in load(directory, 12, half))
+            print(f"- row 12 {CLUSTER_HALVES[half]} delivery p99 ms: {values}")
     print("\nCPU time stolen by the hypervisor during the runs (all runs of a row):")
-    for row in range(1, 12):
+    for row in range(1, 13):
         if not runs(directory, row):
             continue
         parts = []
@@ -590,6 +699,25 @@ def main():
             print(f"\nRow 11 was skipped: {file.read().strip()}.")
     except OSError:
         pass
+    if runs(directory, 12):
+        setup = cluster_setup(directory)
+        print("\nRow 12 runs arcade alone, in two halves per run on fresh servers, alternating "
+              "which goes first: row 2's load through HAProxy "
+              f"{setup.get('haproxy', '')} (TCP mode, send-proxy-v2, leastconn, health "
+              f"checks on /healthz) to {setup.get('instances', 3)} instances with "
+              "--proxy-protocol, and direct to one instance; the instances on the server CPU, "
+              f"HAProxy on CPU {setup.get('proxy_cpus', 'of the servers')}. Bus: "
+              f"{setup.get('bus') or 'none (this arcade has no --bus, or no nats-server)'}; "
+              f"database: {setup.get('db') or 'SQLite, one per instance'}.")
+        if not has_chat(directory):
+            print("No cross-instance chat was timed: without --bus a line said on one "
+                  "instance reaches only that instance's players.")
+    try:
+        with open(os.path.join(directory, "row12.skipped")) as file:
+            print(f"\nRow 12 was skipped: {file.read().strip()}.")
+    except OSError:
+        pass
+    rates(directory)
     capped = load(directory, 3, "arcade")
     if capped and capped[0].get("capped_by_open_files"):
         print(f"\nRow 3: loadtest capped --sessions to {capped[0]['capped_by_open_files']} "
@@ -600,6 +728,55 @@ def main():
             print(f"- {line}")
     else:
         print("\nNo session failed in any run.")
+
+
+def rates(directory):
+    """The NATS and PostgreSQL rates of ROWS=rates, as two tables."""
+    nats = os.path.join(directory, "rates-nats.txt")
+    if os.path.exists(nats):
+        print("\nNATS (examples/bus_rate.rs: one publisher, N subscriber connections, "
+              "nats-server on the server CPU, the program on the load CPU):\n")
+        print("| size | subscribers | messages | publish/s | deliveries/s | delivered "
+              "| nats-server busy | cores per 100k deliveries/s |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        with open(nats) as file:
+            for line in file:
+                if line.startswith("failed"):
+                    print(f"| {line.strip()} | | | | | | | |")
+                    continue
+                fields = dict(re.findall(r"(\w+)=(\S+)", line))
+                if not fields:
+                    continue
+                print(f"| {fields.get('size')} B | {fields.get('subscribers')} "
+                      f"| {int(fields.get('messages', 0)):,} "
+                      f"| {float(fields.get('publish_per_s', 0)):,.0f} "
+                      f"| {float(fields.get('delivered_per_s', 0)):,.0f} "
+                      f"| {int(fields.get('delivered', 0)):,} of {int(fields.get('expected', 0)):,} "
+                      f"| {fields.get('server_busy', 'n/a')} "
+                      f"| {fields.get('server_cores_per_100k_deliveries_per_s', 'n/a')} |")
+    pg = os.path.join(directory, "rates-pg.txt")
+    if os.path.exists(pg):
+        print("\nPostgreSQL (pgbench -M prepared on a throwaway cluster, default settings; "
+              "\"batch\": one transaction of 500 input rows and 40 results, \"second\": 10,000 "
+              "input rows and 800 results, 500 and 400 rows a statement):\n")
+        print("| synchronous_commit | transaction | clients | transactions/s | input rows/s |")
+        print("|---|---|---:|---:|---:|")
+        with open(pg) as file:
+            for line in file:
+                fields = dict(re.findall(r"(\w+)=(\S+)", line))
+                if "tps" not in fields:
+                    if fields:
+                        print(f"\n({line.strip()})")
+                    continue
+                print(f"| {fields['synchronous_commit']} | {fields['script']} "
+                      f"| {fields['clients']} | {float(fields['tps']):,.1f} "
+                      f"| {int(fields['input_rows_per_s']):,} |")
+    for name in ("rates-nats.skipped", "rates-pg.skipped"):
+        try:
+            with open(os.path.join(directory, name)) as file:
+                print(f"\n{name}: {file.read().strip()}")
+        except OSError:
+            pass
 
 
 if __name__ == "__main__":
