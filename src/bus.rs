@@ -98,25 +98,42 @@ enum Announce {
         changed: Vec<(u64, SessionView)>,
         gone: Vec<u64>,
     },
-    /// Every session of `from`: those not in it have ended.
-    All {
-        from: u64,
-        sessions: Vec<(u64, SessionView)>,
-    },
+    /// Part of a roll call of `from`'s sessions.
+    All(Roll),
     /// `from` is stopping.
     Bye { from: u64 },
 }
+
+/// Part of a roll call: every session of instance `from`, in parts of at most
+/// [`ROLL_PART`] (NATS refuses a message over its `max_payload`, 1 MiB by default).
+/// When the `last` part has come, the sessions of `from` numbered up to `upto` that no
+/// part named have ended (those numbered above it are newer than the roll call).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+struct Roll {
+    from: u64,
+    /// Which roll call of `from`.
+    roll: u64,
+    /// The highest session number `from` had given when the roll call began.
+    upto: u64,
+    sessions: Vec<(u64, SessionView)>,
+    last: bool,
+}
+
+/// Sessions in one part of a roll call: about 250 KB of JSON.
+const ROLL_PART: usize = 2_000;
+
+/// Players named in one message for many (a broadcast to a large instance goes in
+/// several): well under NATS's 1 MiB.
+const DELIVER_PART: usize = 20_000;
 
 /// What travels on an instance's own subject.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 enum Direct {
     /// A message for sessions `to` (one player; a place's chat, a broadcast).
     Deliver { to: Vec<u64>, message: Wire },
-    /// Every session of `from` (to an instance that has just heard of it).
-    Snapshot {
-        from: u64,
-        sessions: Vec<(u64, SessionView)>,
-    },
+    /// Part of a roll call of `from`'s sessions, to an instance that has just heard
+    /// of it.
+    Snapshot(Roll),
     /// A racer's command for a race of this instance.
     Race {
         from: Remote,
@@ -244,6 +261,10 @@ struct Shared {
     /// Local watchers that are not sessions (the web page's), by number: where the
     /// frames of a remote player they watch go.
     page_watchers: DashMap<u64, InboxSender>,
+    /// Roll calls of other instances being heard: the sessions named so far.
+    rolls: DashMap<(u64, u64), HashSet<u64>>,
+    /// This instance's roll calls so far.
+    rolls_sent: std::sync::atomic::AtomicU64,
     /// What /metrics reports of the bus.
     metrics: Arc<Metrics>,
     stopping: AtomicBool,
@@ -289,13 +310,15 @@ impl Forward for RemoteInbox {
         let Some(wire) = bus.wire(message) else {
             return Ok(());
         };
-        bus.post(
-            subject_of(self.to.instance),
-            &Direct::Deliver {
-                to: sessions,
-                message: wire,
-            },
-        );
+        for part in sessions.chunks(DELIVER_PART) {
+            bus.post(
+                subject_of(self.to.instance),
+                &Direct::Deliver {
+                    to: part.to_vec(),
+                    message: wire.clone(),
+                },
+            );
+        }
         Ok(())
     }
 }
@@ -343,6 +366,29 @@ fn watcher_number(id: SessionId) -> u64 {
 }
 
 impl Shared {
+    /// Send every local session to `subject`, in parts, each made a message by `wrap`.
+    fn roll_call<T: Serialize>(&self, subject: String, wrap: impl Fn(Roll) -> T) {
+        let roll = self.rolls_sent.fetch_add(1, Ordering::Relaxed);
+        // Taken before the views: a session numbered above it is newer than the call.
+        let upto = self.registry.last_number();
+        let views = self.registry.views();
+        let parts = views.len().div_ceil(ROLL_PART).max(1);
+        let mut views = views.into_iter();
+        for part in 0..parts {
+            let sessions: Vec<(u64, SessionView)> = views.by_ref().take(ROLL_PART).collect();
+            self.post(
+                subject.clone(),
+                &wrap(Roll {
+                    from: self.instance,
+                    roll,
+                    upto,
+                    sessions,
+                    last: part + 1 == parts,
+                }),
+            );
+        }
+    }
+
     /// Tell /metrics how many other instances are heard.
     fn count_peers(&self) {
         self.metrics
@@ -454,6 +500,8 @@ impl Bus {
             peers: DashMap::new(),
             watchers: DashMap::new(),
             page_watchers: DashMap::new(),
+            rolls: DashMap::new(),
+            rolls_sent: std::sync::atomic::AtomicU64::new(0),
             metrics: Arc::clone(&metrics),
             stopping: AtomicBool::new(false),
         });
@@ -618,13 +666,7 @@ async fn presence_loop(shared: Arc<Shared>, mut changed: mpsc::Receiver<Presence
                 // after every change already sent and before those to come.
                 if shared.registry.take_dirty() || refreshed.elapsed() >= REFRESH {
                     refreshed = Instant::now();
-                    shared.post(
-                        PRESENCE.to_string(),
-                        &Announce::All {
-                            from: shared.instance,
-                            sessions: shared.registry.views(),
-                        },
-                    );
+                    shared.roll_call(PRESENCE.to_string(), Announce::All);
                 }
             }
         }
@@ -691,13 +733,7 @@ fn heard(shared: &Arc<Shared>, from: u64) {
     if new {
         shared.count_peers();
         tracing::info!(instance = from, "bus: an instance joined");
-        shared.post(
-            subject_of(from),
-            &Direct::Snapshot {
-                from: shared.instance,
-                sessions: shared.registry.views(),
-            },
-        );
+        shared.roll_call(subject_of(from), Direct::Snapshot);
     }
 }
 
@@ -714,7 +750,7 @@ async fn hear_presence(shared: Weak<Shared>, mut presence: async_nats::Subscribe
         let from = match &announce {
             Announce::Heartbeat { from, .. }
             | Announce::Sessions { from, .. }
-            | Announce::All { from, .. }
+            | Announce::All(Roll { from, .. })
             | Announce::Bye { from } => *from,
         };
         if from == shared.instance {
@@ -752,9 +788,7 @@ async fn hear_presence(shared: Weak<Shared>, mut presence: async_nats::Subscribe
                     shared.registry.forget_ghost(remote);
                 }
             }
-            Announce::All { from, sessions } => {
-                everyone(&shared, from, &sessions);
-            }
+            Announce::All(roll) => heard_roll(&shared, roll),
             Announce::Bye { from } => {
                 tracing::info!(instance = from, "bus: an instance stopped");
                 forget(&shared, from);
@@ -763,10 +797,17 @@ async fn hear_presence(shared: Weak<Shared>, mut presence: async_nats::Subscribe
     }
 }
 
-/// `sessions` are every session of instance `from`: keep them, forget its others.
-fn everyone(shared: &Arc<Shared>, from: u64, sessions: &[(u64, SessionView)]) {
-    let keep: HashSet<u64> = sessions.iter().map(|(session, _)| *session).collect();
-    for (session, view) in sessions {
+/// A part of another instance's roll call: keep its sessions; at the last part,
+/// forget that instance's sessions the roll call did not name.
+fn heard_roll(shared: &Arc<Shared>, roll: Roll) {
+    let Roll {
+        from,
+        roll,
+        upto,
+        sessions,
+        last,
+    } = roll;
+    for (session, view) in &sessions {
         shared.ghost(
             Remote {
                 instance: from,
@@ -775,7 +816,18 @@ fn everyone(shared: &Arc<Shared>, from: u64, sessions: &[(u64, SessionView)]) {
             view,
         );
     }
-    shared.registry.forget_instance(from, Some(&keep));
+    // Older roll calls of `from` that never ended (a part lost) are dropped.
+    shared
+        .rolls
+        .retain(|&(instance, other), _| instance != from || other + 1 >= roll);
+    let named = sessions.iter().map(|(session, _)| *session);
+    if last {
+        let (_, mut keep) = shared.rolls.remove(&(from, roll)).unwrap_or_default();
+        keep.extend(named);
+        shared.registry.forget_instance(from, Some((&keep, upto)));
+    } else {
+        shared.rolls.entry((from, roll)).or_default().extend(named);
+    }
 }
 
 /// Hear what is for this instance alone.
@@ -790,7 +842,7 @@ async fn hear_own(shared: Weak<Shared>, mut own: async_nats::Subscriber) {
         };
         match direct {
             Direct::Deliver { to, message } => deliver(&shared, &to, message),
-            Direct::Snapshot { from, sessions } => everyone(&shared, from, &sessions),
+            Direct::Snapshot(roll) => heard_roll(&shared, roll),
             Direct::Race { from, name, op } => {
                 let answer = race_op(&shared, from, &name, op);
                 if let (Some(reply), Some(answer)) = (message.reply, answer) {
@@ -993,6 +1045,65 @@ mod tests {
     #[test]
     fn text_from_the_bus_cannot_drive_a_terminal() {
         assert_eq!(safe("hi\u{1b}[2J there\n\u{7}"), "hi[2J there\n");
+    }
+
+    fn view(name: &str) -> SessionView {
+        SessionView {
+            name: name.to_string(),
+            place: crate::registry::PlaceView::Lobby,
+            idle: 0,
+            watchers: 0,
+            chat: true,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_roll_call_in_parts_forgets_only_the_unnamed_older_sessions() {
+        let registry = Registry::new();
+        // No NATS server there: the client keeps trying in the background, which is
+        // all this test needs of it.
+        let bus = Bus::start(
+            "nats://127.0.0.1:9",
+            1,
+            registry.clone(),
+            Arc::new(Metrics::new()),
+        )
+        .await
+        .unwrap();
+        let shared = &bus.shared;
+        let there = |session| Remote {
+            instance: 2,
+            session,
+        };
+        for (session, name) in [(2_000_001, "pia"), (2_000_002, "quin"), (2_000_003, "ray")] {
+            shared.ghost(there(session), &view(name));
+        }
+        // Instance 2 rolls sessions up to 2_000_003; 2_000_004 logs in meanwhile.
+        shared.ghost(there(2_000_004), &view("sol"));
+        let part = |sessions: &[(u64, &str)], last| Roll {
+            from: 2,
+            roll: 7,
+            upto: 2_000_003,
+            sessions: sessions
+                .iter()
+                .map(|&(session, name)| (session, view(name)))
+                .collect(),
+            last,
+        };
+        heard_roll(shared, part(&[(2_000_001, "pia")], false));
+        assert_eq!(
+            registry.len(),
+            4,
+            "nothing is forgotten before the last part"
+        );
+        heard_roll(shared, part(&[(2_000_003, "ray")], true));
+        let names: Vec<String> = registry
+            .who()
+            .iter()
+            .map(|line| line.name.to_string())
+            .collect();
+        assert_eq!(names, ["pia", "ray", "sol"]);
+        assert!(shared.rolls.is_empty());
     }
 
     #[test]

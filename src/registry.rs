@@ -660,8 +660,13 @@ impl Registry {
     }
 
     /// Every remote session of `instance` is gone (it stopped, or is out of reach);
-    /// `keep` those still reported, if any.
-    pub fn forget_instance(&self, instance: u64, keep: Option<&std::collections::HashSet<u64>>) {
+    /// or, with `keep`, those numbered up to its number that it does not name (the
+    /// others came after it was written).
+    pub fn forget_instance(
+        &self,
+        instance: u64,
+        keep: Option<(&std::collections::HashSet<u64>, u64)>,
+    ) {
         let gone: Vec<Remote> = self
             .shared
             .ghosts
@@ -669,7 +674,9 @@ impl Registry {
             .map(|entry| *entry.key())
             .filter(|remote| {
                 remote.instance == instance
-                    && !keep.is_some_and(|keep| keep.contains(&remote.session))
+                    && !keep.is_some_and(|(keep, upto)| {
+                        remote.session > upto || keep.contains(&remote.session)
+                    })
             })
             .collect();
         for remote in gone {
@@ -1000,6 +1007,12 @@ impl Registry {
             });
         }
         (rows, total)
+    }
+
+    /// The highest session number given so far: every session that comes later has a
+    /// higher one.
+    pub fn last_number(&self) -> u64 {
+        self.shared.next_id.load(Ordering::Relaxed)
     }
 
     /// Seconds since the registry started: what [`SessionRow::last_active`] counts in.

@@ -302,7 +302,7 @@ async fn three_instances_behind_haproxy_play_as_one_arcade() {
 
 /// The bus goes down: each instance carries on alone (its players play, talk and see
 /// each other; the others drop out of `who`); the bus comes back: they see each other
-/// again. A name taken over across instances closes the old connection.
+/// again. An admin's broadcast and kick, and a name taken over, cross instances.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn without_the_bus_each_instance_carries_on_alone() {
     let Some(postgres) = Postgres::start() else {
@@ -312,7 +312,7 @@ async fn without_the_bus_each_instance_carries_on_alone() {
         return;
     };
     let (db, bus) = (postgres.database("arcade"), nats.url());
-    let args = ["--db", db.as_str(), "--bus", bus.as_str()];
+    let args = ["--db", db.as_str(), "--bus", bus.as_str(), "--admin", "ann"];
     let one = Instance::start(&args).await;
     let two = Instance::start(&args).await;
     let mut ann = one.client().await;
@@ -363,6 +363,38 @@ async fn without_the_bus_each_instance_carries_on_alone() {
         .await
         .contains("[ann tells you] welcome back"));
     bob.read_text_until("> ").await;
+
+    // The admin, on one instance, broadcasts to both and kicks a player of the other.
+    ann.send("register").await;
+    ann.read_text_until("Choose a password: ").await;
+    ann.send("anns-pw").await;
+    ann.read_text_until("Type it again: ").await;
+    ann.send("anns-pw").await;
+    assert!(ann.read_text_until("> ").await.contains("is registered"));
+    let mut dee = two.client().await;
+    dee.send("name dee").await;
+    dee.read_text_until("> ").await;
+    until(&mut ann, "who", "dee ").await;
+    ann.send("broadcast the lab closes at noon").await;
+    assert_eq!(ann.read_text_until("> ").await, "Sent to 4 players.\r\n> ");
+    for client in [&mut ann, &mut bob, &mut cy, &mut dee] {
+        let heard = client.read_text_until("closes at noon").await;
+        assert!(
+            heard.contains("[ann to everyone] the lab closes at noon"),
+            "{heard}"
+        );
+        client.read_text_until("> ").await;
+    }
+    ann.send("kick dee too loud").await;
+    assert_eq!(
+        ann.read_text_until("> ").await,
+        "dee is disconnected.\r\n> "
+    );
+    let kicked = dee.read_to_end().await;
+    assert!(
+        kicked.contains("You were disconnected by ann: too loud."),
+        "{kicked}"
+    );
 
     // A registered name logged in on the other instance takes the name over there.
     bob.send("register").await;
