@@ -205,7 +205,7 @@ fn postgres_sql(text: &str) -> AssertSqlSafe<String> {
 /// compiled once for each, so rows and parameters are typed for each.
 macro_rules! on_engine {
     ($store:expr, |$pool:ident, $sql:ident| $body:expr) => {
-        match &$store.engine {
+        match &$store.shared.engine {
             Engine::Sqlite($pool) => {
                 let $sql = sqlite_sql;
                 $body
@@ -564,9 +564,15 @@ pub enum Registered {
     Taken,
 }
 
-/// The database: cheap to clone (a pool of connections inside).
+/// The database: cheap to clone (a pool of connections inside). One pointer: every
+/// session's seat holds a clone, so its size is every session's.
 #[derive(Debug, Clone)]
 pub struct Store {
+    shared: std::sync::Arc<Shared>,
+}
+
+#[derive(Debug)]
+struct Shared {
     engine: Engine,
     /// This instance's id ([`Store::instance`]).
     instance: i64,
@@ -770,8 +776,10 @@ impl Store {
                 let instance = claim_instance(&pool).await.map_err(open_failed)?;
                 tokio::spawn(heartbeat_loop(pool.clone(), instance));
                 return Ok(Store {
-                    engine: Engine::Postgres(pool),
-                    instance,
+                    shared: std::sync::Arc::new(Shared {
+                        engine: Engine::Postgres(pool),
+                        instance,
+                    }),
                 });
             }
         };
@@ -788,22 +796,24 @@ impl Store {
             .await
             .map_err(migrate_failed)?;
         Ok(Store {
-            engine: Engine::Sqlite(pool),
-            // One instance per file: a random number names it (on the bus too),
-            // distinct from other instances' with their own files.
-            instance: i64::from(rand::random::<u32>() >> 1) + 1,
+            shared: std::sync::Arc::new(Shared {
+                engine: Engine::Sqlite(pool),
+                // One instance per file: a random number (the bus needs PostgreSQL,
+                // whose instances number themselves).
+                instance: i64::from(rand::random::<u32>() >> 1) + 1,
+            }),
         })
     }
 
     /// This instance's id: from the `instances` table on PostgreSQL (unique among
     /// the instances sharing the database), a random positive number on SQLite.
     pub fn instance(&self) -> i64 {
-        self.instance
+        self.shared.instance
     }
 
     /// Whether the store is on PostgreSQL (shared by several instances).
     pub fn is_shared(&self) -> bool {
-        matches!(self.engine, Engine::Postgres(_))
+        matches!(self.shared.engine, Engine::Postgres(_))
     }
 
     /// The account of the name whose lower-case form is `key`, if it is registered.
@@ -890,7 +900,7 @@ impl Store {
     /// # Errors
     /// [`StoreError::Query`].
     pub async fn recording_ids(&self) -> Result<Range<i64>, StoreError> {
-        match &self.engine {
+        match &self.shared.engine {
             Engine::Sqlite(pool) => {
                 let next: i64 =
                     sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) + 1 FROM recordings")
@@ -916,7 +926,7 @@ impl Store {
     /// # Errors
     /// [`StoreError::Query`].
     pub async fn close_open_recordings(&self) -> Result<u64, StoreError> {
-        let done = match &self.engine {
+        let done = match &self.shared.engine {
             Engine::Sqlite(pool) => sqlx::query(
                 "UPDATE recordings SET state = CASE WHEN registered THEN 'unfinished' ELSE 'ended' END, \
                  instance = NULL WHERE state = 'open'",
@@ -956,7 +966,7 @@ impl Store {
         }
         // In key order, so that one statement's rows fill neighbouring pages.
         inputs.sort_unstable_by_key(|&(id, first, _)| (id, first));
-        let instance = self.instance;
+        let instance = self.shared.instance;
         on_engine!(self, |pool, sql| {
             let mut tx = pool.begin().await?;
             for chunk in opens.chunks(ROWS_PER_STATEMENT) {
@@ -1145,7 +1155,7 @@ impl Store {
         &self,
         player_key: &str,
     ) -> Result<Option<(i64, String, RecordingState)>, StoreError> {
-        if let Engine::Postgres(pool) = &self.engine {
+        if let Engine::Postgres(pool) = &self.shared.engine {
             sqlx::query(AssertSqlSafe(close_stale_sql(
                 "AND player_key = $1 AND registered",
             )))
@@ -1353,7 +1363,7 @@ impl Store {
              AND NOT (registered AND EXISTS (SELECT 1 FROM results WHERE recording_id = r.id)) \
              ORDER BY id LIMIT ?";
         let batch = i64::from(batch);
-        let locked = match self.engine {
+        let locked = match self.shared.engine {
             // One writer at a time: nothing to skip.
             Engine::Sqlite(_) => "",
             Engine::Postgres(_) => " FOR UPDATE SKIP LOCKED",
@@ -1400,12 +1410,12 @@ impl Store {
     /// the instance leaves `instances` first, so that what it left open (nothing, after
     /// a clean stop) is at once another's to close.
     pub async fn close(&self) {
-        match &self.engine {
+        match &self.shared.engine {
             Engine::Sqlite(pool) => pool.close().await,
             Engine::Postgres(pool) => {
                 // Its number is free for the next instance to start at once.
                 let leave = sqlx::query("UPDATE instances SET heartbeat_at = 0 WHERE id = $1")
-                    .bind(self.instance)
+                    .bind(self.shared.instance)
                     .execute(pool);
                 if let Ok(Err(error)) = tokio::time::timeout(PG_ACQUIRE_TIMEOUT, leave).await {
                     tracing::warn!(%error, "cannot remove this instance from the database's list");
