@@ -576,6 +576,8 @@ struct Shared {
     engine: Engine,
     /// This instance's id ([`Store::instance`]).
     instance: i64,
+    /// When it claimed that id (PostgreSQL): the claim's other half.
+    claimed: i64,
 }
 
 /// The pool of the engine behind the store.
@@ -630,7 +632,10 @@ fn close_stale_sql(and: &str) -> String {
 /// recordings it closes first, so that nothing open is ever under a live number it
 /// did not open), or a new one. Numbers are reused so that they stay small: they
 /// name the instance on the bus, and its guests and races are numbered from them.
-async fn claim_instance(pool: &PgPool) -> Result<i64, sqlx::Error> {
+/// Returns the number and when it was claimed (database milliseconds): the two
+/// together are this instance's claim, which another instance's claim of the same
+/// number replaces.
+async fn claim_instance(pool: &PgPool) -> Result<(i64, i64), sqlx::Error> {
     let mut tx = pool.begin().await?;
     let gone: Option<i64> = sqlx::query_scalar(AssertSqlSafe(format!(
         "SELECT id FROM instances WHERE heartbeat_at <= {PG_NOW_MS} - {STALE_AFTER_MS} \
@@ -638,44 +643,46 @@ async fn claim_instance(pool: &PgPool) -> Result<i64, sqlx::Error> {
     )))
     .fetch_optional(&mut *tx)
     .await?;
-    let instance = match gone {
+    let claim: (i64, i64) = match gone {
         Some(id) => {
             sqlx::query(AssertSqlSafe(close_stale_sql("AND r.instance = $1")))
                 .bind(id)
                 .execute(&mut *tx)
                 .await?;
-            sqlx::query(AssertSqlSafe(format!(
+            sqlx::query_as(AssertSqlSafe(format!(
                 "UPDATE instances SET started_at = {PG_NOW_MS}, heartbeat_at = {PG_NOW_MS} \
-                 WHERE id = $1"
+                 WHERE id = $1 RETURNING id, started_at"
             )))
             .bind(id)
-            .execute(&mut *tx)
-            .await?;
-            id
+            .fetch_one(&mut *tx)
+            .await?
         }
         None => {
-            sqlx::query_scalar(AssertSqlSafe(format!(
+            sqlx::query_as(AssertSqlSafe(format!(
                 "INSERT INTO instances (started_at, heartbeat_at) \
-                 VALUES ({PG_NOW_MS}, {PG_NOW_MS}) RETURNING id"
+                 VALUES ({PG_NOW_MS}, {PG_NOW_MS}) RETURNING id, started_at"
             )))
             .fetch_one(&mut *tx)
             .await?
         }
     };
     tx.commit().await?;
-    Ok(instance)
+    Ok(claim)
 }
 
-/// Renew `instance`'s heartbeat every [`HEARTBEAT_EVERY`] until the pool closes, and
-/// now and then close what gone instances left open.
-async fn heartbeat_loop(pool: PgPool, instance: i64) {
+/// Renew the heartbeat of `instance`, claimed at `claimed`, every [`HEARTBEAT_EVERY`]
+/// until the pool closes, and now and then close what gone instances left open. A
+/// claim let go ([`Store::close`]: heartbeat 0) or taken by another instance (this
+/// one's heartbeat stopped for longer than [`STALE_AFTER_MS`], the database out of
+/// reach) is never renewed.
+async fn heartbeat_loop(pool: PgPool, instance: i64, claimed: i64) {
     let mut tick = tokio::time::interval(HEARTBEAT_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let beat = format!(
-        "INSERT INTO instances (id, started_at, heartbeat_at) OVERRIDING SYSTEM VALUE \
-         VALUES ($1, {PG_NOW_MS}, {PG_NOW_MS}) \
-         ON CONFLICT (id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at"
+        "UPDATE instances SET heartbeat_at = {PG_NOW_MS} \
+         WHERE id = $1 AND started_at = $2 AND heartbeat_at > 0"
     );
+    let mut lost = false;
     let close = close_stale_sql("");
     let mut beats = 0u64;
     let mut failing = false;
@@ -685,12 +692,21 @@ async fn heartbeat_loop(pool: PgPool, instance: i64) {
             return;
         }
         beats += 1;
-        // An upsert: the row comes back if it was deleted.
         let mut done = sqlx::query(AssertSqlSafe(beat.as_str()))
             .bind(instance)
+            .bind(claimed)
             .execute(&pool)
             .await
-            .map(|_| ());
+            .map(|renewed| {
+                if renewed.rows_affected() == 0 && !lost && !pool.is_closed() {
+                    lost = true;
+                    tracing::error!(
+                        instance,
+                        "this instance's number was taken by another after its heartbeat \
+                         stopped (the database was out of reach): restart this instance"
+                    );
+                }
+            });
         if done.is_ok() && beats.is_multiple_of(CLOSE_STALE_EVERY) {
             done = async {
                 let closed = sqlx::query(AssertSqlSafe(close.as_str()))
@@ -773,12 +789,13 @@ impl Store {
                     .run(&pool)
                     .await
                     .map_err(migrate_failed)?;
-                let instance = claim_instance(&pool).await.map_err(open_failed)?;
-                tokio::spawn(heartbeat_loop(pool.clone(), instance));
+                let (instance, claimed) = claim_instance(&pool).await.map_err(open_failed)?;
+                tokio::spawn(heartbeat_loop(pool.clone(), instance, claimed));
                 return Ok(Store {
                     shared: std::sync::Arc::new(Shared {
                         engine: Engine::Postgres(pool),
                         instance,
+                        claimed,
                     }),
                 });
             }
@@ -801,6 +818,7 @@ impl Store {
                 // One instance per file: a random number (the bus needs PostgreSQL,
                 // whose instances number themselves).
                 instance: i64::from(rand::random::<u32>() >> 1) + 1,
+                claimed: 0,
             }),
         })
     }
@@ -1413,10 +1431,14 @@ impl Store {
         match &self.shared.engine {
             Engine::Sqlite(pool) => pool.close().await,
             Engine::Postgres(pool) => {
-                // Its number is free for the next instance to start at once.
-                let leave = sqlx::query("UPDATE instances SET heartbeat_at = 0 WHERE id = $1")
-                    .bind(self.shared.instance)
-                    .execute(pool);
+                // Its number is free for the next instance to start at once (and its
+                // heartbeat, if one is on its way, no longer renews it).
+                let leave = sqlx::query(
+                    "UPDATE instances SET heartbeat_at = 0 WHERE id = $1 AND started_at = $2",
+                )
+                .bind(self.shared.instance)
+                .bind(self.shared.claimed)
+                .execute(pool);
                 if let Ok(Err(error)) = tokio::time::timeout(PG_ACQUIRE_TIMEOUT, leave).await {
                     tracing::warn!(%error, "cannot remove this instance from the database's list");
                 }

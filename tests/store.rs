@@ -535,6 +535,46 @@ async fn the_store_reconnects_after_postgresql_restarts() {
     store.close().await;
 }
 
+/// An instance whose heartbeat stopped for longer than the limit (the database out of
+/// its reach) has its number taken by the next instance to start; it then never
+/// renews nor frees that number, which is the other's now.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_number_taken_over_is_not_renewed_by_its_old_instance() {
+    let Some(postgres) = Postgres::start() else {
+        return;
+    };
+    let text = postgres.database("arcade");
+    let url: DbUrl = text.parse().unwrap();
+    let old = Store::open(&url).await.unwrap();
+    let sql = sqlx::PgPool::connect(&text).await.unwrap();
+    // As if the old instance's heartbeat had stopped long ago.
+    sqlx::query("UPDATE instances SET heartbeat_at = 1 WHERE id = $1")
+        .bind(old.instance())
+        .execute(&sql)
+        .await
+        .unwrap();
+    let new = Store::open(&url).await.unwrap();
+    assert_eq!(new.instance(), old.instance());
+    let claim = "SELECT started_at, heartbeat_at FROM instances WHERE id = $1";
+    let (claimed, _): (i64, i64) = sqlx::query_as(claim)
+        .bind(new.instance())
+        .fetch_one(&sql)
+        .await
+        .unwrap();
+    // The old instance's heartbeats (every second) and its close leave the new
+    // claim alone.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    old.close().await;
+    let (still, beat): (i64, i64) = sqlx::query_as(claim)
+        .bind(new.instance())
+        .fetch_one(&sql)
+        .await
+        .unwrap();
+    assert_eq!(still, claimed);
+    assert!(beat > 0, "the old instance's close freed the new one's number");
+    new.close().await;
+}
+
 #[test]
 fn a_postgres_url_never_shows_its_password() {
     let url: DbUrl = "postgres://arcade:hunter2@127.0.0.1:5432/arcade"
