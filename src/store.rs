@@ -800,6 +800,18 @@ impl Store {
                 });
             }
         };
+        if let DbUrl::Sqlite(_) = url {
+            // One connection first makes the file and switches it to WAL (which the
+            // file keeps): the pool's first connections, made at once, would race to
+            // switch a new file, and the loser fails with "database is locked".
+            use sqlx::Connection as _;
+            sqlx::SqliteConnection::connect_with(&options)
+                .await
+                .map_err(open_failed)?
+                .close()
+                .await
+                .map_err(open_failed)?;
+        }
         let pool = SqlitePoolOptions::new()
             .max_connections(connections)
             .min_connections(1)

@@ -571,7 +571,10 @@ async fn a_number_taken_over_is_not_renewed_by_its_old_instance() {
         .await
         .unwrap();
     assert_eq!(still, claimed);
-    assert!(beat > 0, "the old instance's close freed the new one's number");
+    assert!(
+        beat > 0,
+        "the old instance's close freed the new one's number"
+    );
     new.close().await;
 }
 

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# What the players of other instances cost an instance (BENCHMARKS.md, "Players of
+# other instances"): two release instances on one bus (a throwaway nats-server) and one
+# throwaway PostgreSQL; N idle named sessions in the lobby of instance A only; instance
+# B's RSS and CPU from /proc before, while it knows them all, and over the next 10 s
+# (at least one roll call of A's sessions).
+#
+#   N=9000 bench/ghosts.sh        # about 40 s; only 127.0.0.1 is touched
+set -euo pipefail
+cd "$(dirname "$0")/.."
+N=${N:-9000}
+ARCADE=${ARCADE:-target/release/arcade}
+[ -x "$ARCADE" ] || cargo build --release --bin arcade
+PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -n "$PGBIN" ] || { echo "ghosts: PostgreSQL is not installed (apt-get install postgresql)" >&2; exit 1; }
+command -v nats-server >/dev/null || { echo "ghosts: nats-server is not installed" >&2; exit 1; }
+as_postgres() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+W=$(mktemp -d /tmp/arcade-ghosts.XXXX)
+[ "$(id -u)" = 0 ] && chown postgres: "$W"
+PIDS=()
+cleanup() {
+    kill "${PIDS[@]}" 2>/dev/null || true
+    as_postgres "$PGBIN/pg_ctl" -D "$W/pg" -m fast -w stop >/dev/null 2>&1 || true
+    rm -rf "$W"
+}
+trap cleanup EXIT
+as_postgres "$PGBIN/initdb" -D "$W/pg" -U arcade -A trust >/dev/null
+as_postgres "$PGBIN/pg_ctl" -D "$W/pg" -l "$W/pg.log" -w \
+    -o "-p 25432 -k $W -c listen_addresses=127.0.0.1 -c fsync=off" start >/dev/null
+as_postgres "$PGBIN/createdb" -h 127.0.0.1 -p 25432 -U arcade ghosts
+nats-server -a 127.0.0.1 -p 25422 >"$W/nats.log" 2>&1 &
+PIDS+=($!)
+DB=postgres://arcade@127.0.0.1:25432/ghosts
+for port in 25401 25402; do
+    mkdir -p "$W/$port"
+    RUST_LOG=warn "$ARCADE" serve --bind 127.0.0.1 --port "$port" --max-sessions 20000 \
+        --max-per-address 20000 --data-dir "$W/$port" --db "$DB" \
+        --bus nats://127.0.0.1:25422 2>"$W/$port.log" &
+    PIDS+=($!)
+done
+A=${PIDS[1]}
+B=${PIDS[2]}
+sleep 3
+rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+who() {
+    python3 - "$1" <<'PY'
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(2)
+time.sleep(0.3)
+s.sendall(b"who\r\n")
+time.sleep(1.5)
+data = b""
+try:
+    while chunk := s.recv(1 << 20):
+        data += chunk
+except OSError:
+    pass
+print(next((line for line in data.decode(errors="replace").splitlines() if "players online" in line), "?"))
+PY
+}
+echo "before: A $(rss "$A") KiB, B $(rss "$B") KiB, B $(ticks "$B") CPU ticks"
+"$ARCADE" loadtest --addr 127.0.0.1:25401 --sources 16 --sessions "$N" --idle --lobby --names \
+    --ramp 5s --warmup 3s --duration 25s --quiet --json >"$W/load.json" 2>&1 &
+PIDS+=($!)
+sleep 10
+echo "with A's $N: A $(rss "$A") KiB, B $(rss "$B") KiB, B $(ticks "$B") CPU ticks; B's who: $(who 25402)"
+sleep 10
+echo "10 s later: B $(ticks "$B") CPU ticks"
