@@ -35,7 +35,7 @@ for port in 25401 25402; do
     mkdir -p "$W/$port"
     RUST_LOG=warn "$ARCADE" serve --bind 127.0.0.1 --port "$port" --max-sessions 20000 \
         --max-per-address 20000 --data-dir "$W/$port" --db "$DB" \
-        --bus nats://127.0.0.1:25422 2>"$W/$port.log" &
+        --bus nats://127.0.0.1:25422 >/dev/null 2>"$W/$port.log" &
     PIDS+=($!)
 done
 A=${PIDS[1]}

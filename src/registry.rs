@@ -599,8 +599,8 @@ impl Registry {
         let name = PlayerName::from_peer(&view.name)?;
         let place = self.place_from_view(&view.place).unwrap_or(Place::Lobby);
         let idle = u64::from(view.idle);
-        let id = match self.ghost_id(remote) {
-            Some(id) => id,
+        let (id, new) = match self.ghost_id(remote) {
+            Some(id) => (id, false),
             None => {
                 let id = SessionId(self.shared.next_id.fetch_add(1, Ordering::Relaxed) + 1);
                 let activity = Arc::new(Activity {
@@ -621,32 +621,42 @@ impl Registry {
                     },
                 );
                 self.shared.ghosts.insert(remote, id);
-                id
+                (id, true)
             }
         };
-        let old = self.shared.sessions.get_mut(&id).map(|mut entry| {
-            let old = entry.name.clone();
-            entry.name = name.clone();
-            entry.place = place;
+        // Told again every roll call: the names' map is touched only for a new
+        // session or a new name.
+        let renamed = self.shared.sessions.get_mut(&id).map(|mut entry| {
+            let renamed = (entry.name != name).then(|| entry.name.clone());
+            if renamed.is_some() {
+                entry.name = name.clone();
+            }
+            if entry.place != place {
+                entry.place = place;
+            }
             entry.watchers = view.watchers;
             entry.chat = view.chat;
             let now = u64::from(seconds_since(self.shared.epoch));
             let last = u32::try_from(now.saturating_sub(idle)).unwrap_or(0);
             entry.activity.last.store(last, Ordering::Relaxed);
-            old
+            renamed
         })?;
-        if old.key() != name.key()
-            && self
-                .shared
-                .names
-                .remove_if(&old.key(), |_, holder| *holder == id)
-                .is_some()
-        {
-            self.hand_on_name(old.key());
+        if let Some(old) = &renamed {
+            if old.key() != name.key()
+                && self
+                    .shared
+                    .names
+                    .remove_if(&old.key(), |_, holder| *holder == id)
+                    .is_some()
+            {
+                self.hand_on_name(old.key());
+            }
         }
-        let holder = *self.shared.names.entry(name.key()).or_insert(id);
-        if holder != id {
-            self.shared.waiting_names.insert(name.key(), id);
+        if new || renamed.is_some() {
+            let holder = *self.shared.names.entry(name.key()).or_insert(id);
+            if holder != id {
+                self.shared.waiting_names.insert(name.key(), id);
+            }
         }
         Some(id)
     }

@@ -97,12 +97,7 @@ async fn three_instances_behind_haproxy_play_as_one_arcade() {
             format!("You are now {name}.\r\n> ")
         );
         if on == VICTIM {
-            client.send("register").await;
-            client.read_text_until("Choose a password: ").await;
-            client.send("secret-pw").await;
-            client.read_text_until("Type it again: ").await;
-            client.send("secret-pw").await;
-            assert!(client.read_text_until("> ").await.contains("is registered"));
+            common::register(&mut client, "secret-pw").await;
         }
         players.push(Player { name, client, on });
     }
@@ -365,12 +360,7 @@ async fn without_the_bus_each_instance_carries_on_alone() {
     bob.read_text_until("> ").await;
 
     // The admin, on one instance, broadcasts to both and kicks a player of the other.
-    ann.send("register").await;
-    ann.read_text_until("Choose a password: ").await;
-    ann.send("anns-pw").await;
-    ann.read_text_until("Type it again: ").await;
-    ann.send("anns-pw").await;
-    assert!(ann.read_text_until("> ").await.contains("is registered"));
+    common::register(&mut ann, "anns-pw").await;
     let mut dee = two.client().await;
     dee.send("name dee").await;
     dee.read_text_until("> ").await;
@@ -397,12 +387,7 @@ async fn without_the_bus_each_instance_carries_on_alone() {
     );
 
     // A registered name logged in on the other instance takes the name over there.
-    bob.send("register").await;
-    bob.read_text_until("Choose a password: ").await;
-    bob.send("bobs-pw").await;
-    bob.read_text_until("Type it again: ").await;
-    bob.send("bobs-pw").await;
-    assert!(bob.read_text_until("> ").await.contains("is registered"));
+    common::register(&mut bob, "bobs-pw").await;
     let mut again = one.client().await;
     again.send("name bob").await;
     again.read_text_until("Password: ").await;

@@ -343,13 +343,18 @@ pub async fn registered(addr: SocketAddr, name: &str, password: &str) -> Client 
         client.read_text_until("> ").await,
         format!("You are now {name}.\r\n> ")
     );
+    register(&mut client, password).await;
+    client
+}
+
+/// `register` the name `client` has, with `password`.
+pub async fn register(client: &mut Client, password: &str) {
     client.send("register").await;
     client.read_text_until("Choose a password: ").await;
     client.send(password).await;
     client.read_text_until("Type it again: ").await;
     client.send(password).await;
     assert!(client.read_text_until("> ").await.contains("is registered"));
-    client
 }
 
 /// A new connection logged in as `name`; what the login said.
