@@ -342,12 +342,12 @@ impl Shared {
                     return None;
                 }
                 if self.registry.sender(watcher).is_none() {
-                    self.page_watchers.insert(watcher_number(watcher), inbox);
+                    self.page_watchers.insert(watcher.number(), inbox);
                 }
                 Wire::Watch(self.here(watcher))
             }
             Message::Unwatch(watcher) => {
-                self.page_watchers.remove(&watcher_number(watcher));
+                self.page_watchers.remove(&watcher.number());
                 Wire::Unwatch(self.here(watcher))
             }
             Message::WatchEnded { name } => Wire::WatchEnded(name.to_string()),
@@ -364,11 +364,6 @@ impl Shared {
             Message::ReplayEnded(_) => return None,
         })
     }
-}
-
-/// A session number as the wire carries it.
-fn watcher_number(id: SessionId) -> u64 {
-    id.to_string().parse().unwrap_or(0)
 }
 
 impl Shared {
@@ -406,7 +401,7 @@ impl Shared {
     fn here(&self, id: SessionId) -> Remote {
         Remote {
             instance: self.instance,
-            session: watcher_number(id),
+            session: id.number(),
         }
     }
 
@@ -651,10 +646,10 @@ async fn presence_loop(shared: Arc<Shared>, mut changed: mpsc::Receiver<Presence
                     match change {
                         Presence::Changed(id) if seen.insert(id) => {
                             if let Some(view) = shared.registry.view(id) {
-                                changes.push((watcher_number(id), view));
+                                changes.push((id.number(), view));
                             }
                         }
-                        Presence::Left(id) if seen.insert(id) => gone.push(watcher_number(id)),
+                        Presence::Left(id) if seen.insert(id) => gone.push(id.number()),
                         _ => {}
                     }
                 }

@@ -50,6 +50,13 @@ impl std::fmt::Display for SessionId {
     }
 }
 
+impl SessionId {
+    /// The number, as other instances know the session by (`--bus`).
+    pub fn number(self) -> u64 {
+        self.0
+    }
+}
+
 /// A session number for tests of modules that keep sessions by number.
 #[cfg(test)]
 pub(crate) fn test_session_id(n: u64) -> SessionId {
