@@ -965,9 +965,7 @@ fn race_op(shared: &Arc<Shared>, from: Remote, name: &str, op: RaceOp) -> Option
                 Ok((label, count, host, notice)) => {
                     registry.deliver(vec![notice]);
                     Some(RaceAnswer {
-                        text: format!(
-                            "You joined race {race_id}: {label} ({count} racers). {host} starts it; leave leaves it.\n"
-                        ),
+                        text: crate::social::joined_race(race_id, &label, count, &host),
                         joined: true,
                     })
                 }

@@ -1135,9 +1135,7 @@ impl Seat {
                     race: race_id,
                     playing: false,
                 });
-                format!(
-                    "You joined race {race_id}: {label} ({count} racers). {host} starts it; leave leaves it.\n"
-                )
+                joined_race(race_id, &label, count, &host)
             }
             Err(error) => format!("{error}\n"),
         }
@@ -1303,6 +1301,13 @@ impl Drop for Seat {
 }
 
 /// A name as typed, safe to show: cut and without control characters.
+/// What a player who joined race `race_id` is told (on the race's instance or not).
+pub fn joined_race(race_id: RaceId, label: &str, count: usize, host: &PlayerName) -> String {
+    format!(
+        "You joined race {race_id}: {label} ({count} racers). {host} starts it; leave leaves it.\n"
+    )
+}
+
 /// `start` by session `id`, called `name`, the host of its race: the text to show.
 /// Also what a host on another instance gets (`--bus`).
 pub fn start_race(registry: &Registry, id: SessionId, name: &PlayerName) -> String {
