@@ -38,19 +38,24 @@ struct Player {
     on: usize,
 }
 
-/// Ask `line` until the answer contains `wanted`: what crosses the bus arrives a
-/// moment later.
+/// Ask `line` until a line of the answer contains `wanted`: what crosses the bus
+/// arrives a moment later.
 async fn until(client: &mut Client, line: &str, wanted: &str) -> String {
+    until_line(client, line, |answer| answer.contains(wanted)).await
+}
+
+/// Ask `line` until a line of the answer passes `wanted`.
+async fn until_line(client: &mut Client, line: &str, wanted: impl Fn(&str) -> bool) -> String {
     let mut last = String::new();
     for _ in 0..100 {
         client.send(line).await;
         last = client.read_text_until("> ").await;
-        if last.contains(wanted) {
+        if last.lines().any(&wanted) {
             return last;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("{line} never showed {wanted:?}; last: {last}");
+    panic!("{line} never showed the line wanted; last: {last}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -163,7 +168,11 @@ async fn three_instances_behind_haproxy_play_as_one_arcade() {
     players[a].client.send("play wumpus").await;
     players[a].client.read_text_until("Enter command: ").await;
     let watched = players[a].name.clone();
-    until(&mut players[b].client, "who", &format!("{watched} ")).await;
+    // Watching needs the news that the player is in a game to have crossed the bus.
+    until_line(&mut players[b].client, "who", |line| {
+        line.contains(&format!("{watched} ")) && line.contains("wumpus")
+    })
+    .await;
     players[b].client.send(&format!("watch {watched}")).await;
     let started = players[b].client.read_text_until("Enter command: ").await;
     assert!(
