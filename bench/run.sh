@@ -179,15 +179,19 @@ stop_servers() {
     arcade_pid=""
     minimal_pid=""
 }
-# stop_followers: row 11's followers, if any are running.
-stop_followers() {
+# stop_all PID...: stop these processes and wait for them.
+stop_all() {
     local pid
-    for pid in "${follower_pids[@]}"; do
+    for pid in "$@"; do
         kill "$pid" 2>/dev/null || true
     done
-    for pid in "${follower_pids[@]}"; do
+    for pid in "$@"; do
         wait "$pid" 2>/dev/null || true
     done
+}
+# stop_followers: row 11's followers, if any are running.
+stop_followers() {
+    stop_all "${follower_pids[@]}"
     follower_pids=()
 }
 cluster_pids=()
@@ -195,13 +199,7 @@ nats_pid=""
 pg_dir=""
 # stop_cluster: row 12's HAProxy and instances, if any are running.
 stop_cluster() {
-    local pid
-    for pid in "${cluster_pids[@]}"; do
-        kill "$pid" 2>/dev/null || true
-    done
-    for pid in "${cluster_pids[@]}"; do
-        wait "$pid" 2>/dev/null || true
-    done
+    stop_all "${cluster_pids[@]}"
     cluster_pids=()
 }
 stop_nats() {

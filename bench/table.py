@@ -572,18 +572,15 @@ def main():
                 met = against is not None and against <= target
                 shown = "n/a" if against is None else f"{against:.2f}x"
                 goal = f"arcade <= {target}x row 2's p99 ({shown})"
-        elif kind == "plain<=":
-            plain = pooled(load(directory, row, "plain"), 0.99)
-            against = a / plain if a is not None and plain else None
+        elif kind in ("plain<=", "direct<="):
+            # The p99 against the same row's other half: without followers (row 11),
+            # direct to one instance (row 12).
+            half, words = ("plain", "without") if kind == "plain<=" else ("direct", "direct")
+            other = pooled(load(directory, row, half), 0.99)
+            against = a / other if a is not None and other else None
             met = against is not None and against <= target
             shown = "n/a" if against is None else f"{against:.2f}x"
-            goal = f"<= {target}x the p99 without ({shown})"
-        elif kind == "direct<=":
-            direct = pooled(load(directory, row, "direct"), 0.99)
-            against = a / direct if a is not None and direct else None
-            met = against is not None and against <= target
-            shown = "n/a" if against is None else f"{against:.2f}x"
-            goal = f"<= {target}x the p99 direct ({shown})"
+            goal = f"<= {target}x the p99 {words} ({shown})"
         elif kind == "all":
             met, goal = all_received, "every follower"
         elif kind == "arcade==":
