@@ -508,22 +508,10 @@ impl Bus {
         });
         tokio::spawn(publish_loop(client, queued, metrics));
         tokio::spawn(presence_loop(Arc::clone(&shared), changed));
-        tokio::spawn(hear_presence(Arc::downgrade(&shared), presence));
-        tokio::spawn(hear_own(Arc::downgrade(&shared), own));
+        tokio::spawn(listen(Arc::downgrade(&shared), presence, on_announce));
+        tokio::spawn(listen(Arc::downgrade(&shared), own, on_direct));
         tracing::info!(bus = url, instance, "on the bus");
         Ok(Bus { shared })
-    }
-
-    /// This instance's number.
-    pub fn instance(&self) -> u64 {
-        self.shared.instance
-    }
-
-    /// The instances heard from (other than this one).
-    pub fn peers(&self) -> Vec<u64> {
-        let mut peers: Vec<u64> = self.shared.peers.iter().map(|peer| *peer.key()).collect();
-        peers.sort_unstable();
-        peers
     }
 
     /// The open races of the other instances.
@@ -738,65 +726,75 @@ fn heard(shared: &Arc<Shared>, from: u64) {
     }
 }
 
-/// Hear the other instances' heartbeats and sessions.
-async fn hear_presence(shared: Weak<Shared>, mut presence: async_nats::Subscriber) {
-    while let Some(message) = presence.next().await {
-        // The sessions of this worker thread get their turn between two messages,
-        // however many wait.
+/// Hear what comes on `subscriber`, one message at a time, each read as a `T` and
+/// handed to `handle` with the subject to answer on, if any. The sessions of this
+/// worker thread get their turn between two messages, however many wait.
+async fn listen<T: serde::de::DeserializeOwned>(
+    shared: Weak<Shared>,
+    mut subscriber: async_nats::Subscriber,
+    handle: fn(&Arc<Shared>, T, Option<async_nats::Subject>),
+) {
+    while let Some(message) = subscriber.next().await {
         tokio::task::yield_now().await;
         let Some(shared) = shared.upgrade() else {
             return;
         };
-        let Ok(announce) = serde_json::from_slice::<Announce>(&message.payload) else {
-            tracing::warn!("bus: an announcement this server cannot read was ignored");
-            continue;
-        };
-        let from = match &announce {
-            Announce::Heartbeat { from, .. }
-            | Announce::Sessions { from, .. }
-            | Announce::All(Roll { from, .. })
-            | Announce::Bye { from } => *from,
-        };
-        if from == shared.instance {
-            continue;
-        }
-        if !matches!(announce, Announce::Bye { .. }) {
-            heard(&shared, from);
-        }
-        match announce {
-            Announce::Heartbeat { from, races } => {
-                if let Some(mut peer) = shared.peers.get_mut(&from) {
-                    peer.races = races;
-                }
+        match serde_json::from_slice::<T>(&message.payload) {
+            Ok(what) => handle(&shared, what, message.reply),
+            Err(error) => {
+                tracing::warn!(subject = %message.subject, %error, "bus: a message this server cannot read was ignored")
             }
-            Announce::Sessions {
-                from,
-                changed,
-                gone,
-            } => {
-                for (session, view) in &changed {
-                    shared.ghost(
-                        Remote {
-                            instance: from,
-                            session: *session,
-                        },
-                        view,
-                    );
-                }
-                for session in gone {
-                    let remote = Remote {
+        }
+    }
+}
+
+/// An announcement of another instance: its heartbeat, its sessions, its goodbye.
+fn on_announce(shared: &Arc<Shared>, announce: Announce, _: Option<async_nats::Subject>) {
+    let from = match &announce {
+        Announce::Heartbeat { from, .. }
+        | Announce::Sessions { from, .. }
+        | Announce::All(Roll { from, .. })
+        | Announce::Bye { from } => *from,
+    };
+    if from == shared.instance {
+        return;
+    }
+    if !matches!(announce, Announce::Bye { .. }) {
+        heard(shared, from);
+    }
+    match announce {
+        Announce::Heartbeat { from, races } => {
+            if let Some(mut peer) = shared.peers.get_mut(&from) {
+                peer.races = races;
+            }
+        }
+        Announce::Sessions {
+            from,
+            changed,
+            gone,
+        } => {
+            for (session, view) in &changed {
+                shared.ghost(
+                    Remote {
                         instance: from,
-                        session,
-                    };
-                    shared.watchers.remove(&remote);
-                    shared.registry.forget_ghost(remote);
-                }
+                        session: *session,
+                    },
+                    view,
+                );
             }
-            Announce::All(roll) => heard_roll(&shared, roll),
-            Announce::Bye { from } => {
-                tracing::info!(instance = from, "bus: an instance stopped");
-                forget(&shared, from);
+            for session in gone {
+                let remote = Remote {
+                    instance: from,
+                    session,
+                };
+                shared.watchers.remove(&remote);
+                shared.registry.forget_ghost(remote);
             }
+        }
+        Announce::All(roll) => heard_roll(shared, roll),
+        Announce::Bye { from } => {
+            tracing::info!(instance = from, "bus: an instance stopped");
+            forget(shared, from);
         }
     }
 }
@@ -834,28 +832,19 @@ fn heard_roll(shared: &Arc<Shared>, roll: Roll) {
     }
 }
 
-/// Hear what is for this instance alone.
-async fn hear_own(shared: Weak<Shared>, mut own: async_nats::Subscriber) {
-    while let Some(message) = own.next().await {
-        tokio::task::yield_now().await;
-        let Some(shared) = shared.upgrade() else {
-            return;
-        };
-        let Ok(direct) = serde_json::from_slice::<Direct>(&message.payload) else {
-            tracing::warn!("bus: a message this server cannot read was ignored");
-            continue;
-        };
-        match direct {
-            Direct::Deliver { to, message } => deliver(&shared, &to, message),
-            Direct::Snapshot(roll) => heard_roll(&shared, roll),
-            Direct::Race { from, name, op } => {
-                let answer = race_op(&shared, from, &name, op);
-                if let (Some(reply), Some(answer)) = (message.reply, answer) {
-                    if let Ok(payload) = serde_json::to_vec(&answer) {
-                        let _ = shared
-                            .outbox
-                            .try_send((reply.to_string(), Bytes::from(payload)));
-                    }
+/// What is for this instance alone: a message for its players, a roll call, a
+/// racer's command (answered on `reply`).
+fn on_direct(shared: &Arc<Shared>, direct: Direct, reply: Option<async_nats::Subject>) {
+    match direct {
+        Direct::Deliver { to, message } => deliver(shared, &to, message),
+        Direct::Snapshot(roll) => heard_roll(shared, roll),
+        Direct::Race { from, name, op } => {
+            let answer = race_op(shared, from, &name, op);
+            if let (Some(reply), Some(answer)) = (reply, answer) {
+                if let Ok(payload) = serde_json::to_vec(&answer) {
+                    let _ = shared
+                        .outbox
+                        .try_send((reply.to_string(), Bytes::from(payload)));
                 }
             }
         }

@@ -227,11 +227,6 @@ impl InboxSender {
         }
     }
 
-    /// Whether this sender reaches a session of this instance.
-    pub fn is_local(&self) -> bool {
-        matches!(self.target, Target::Local(_))
-    }
-
     /// Queue `message` for the session and wake it.
     ///
     /// # Errors
