@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
 
+use arcade::codec::telnet::{Output, TelnetCodec};
 use arcade::games::sokoban::{self, Sokoban};
 use arcade::games::starpusher::{xsb, StarPusher};
 use arcade::games::twenty48::board::Board;
@@ -16,7 +17,6 @@ use arcade::games::twenty48::{self, Settings};
 use arcade::games::world::{Direction, World};
 use arcade::games::wumpus::{self, Wumpus};
 use arcade::games::{Game, Memory};
-use arcade::telnet::{Output, TelnetCodec};
 
 /// The classic level, as in SPEC section 3.
 const CLASSIC: &str = "#######\n#.....#\n#...+.#\n##..+.#\n#--.#P#\n#######\n";

@@ -18,21 +18,21 @@ use tokio_util::codec::Decoder;
 
 use std::net::SocketAddr;
 
-use crate::accounts::LoginThrottle;
+use crate::catalog::levels::Levels;
+use crate::catalog::table::Context;
+use crate::codec::telnet::{Input, TelnetCodec, MAX_LINE};
+use crate::console::lobby::{self, Command};
 use crate::console::{Console, Outcome};
 use crate::games::sokoban::{self, Sokoban};
 use crate::games::starpusher::{self, xsb, StarPusher};
 use crate::games::world::{Level, World};
 use crate::games::wumpus::{self, Cave, Wumpus};
 use crate::games::{twenty48, Game, Memory, Reply, Status, PROMPT};
-use crate::inbox::Inbox;
-use crate::levels::Levels;
-use crate::lobby::{self, Command};
-use crate::registry::{Registration, Registry};
-use crate::social::{Seat, Services};
+use crate::players::accounts::LoginThrottle;
+use crate::players::inbox::Inbox;
+use crate::players::registry::{Registration, Registry};
+use crate::seat::{Seat, Services};
 use crate::store::{DbUrl, Store};
-use crate::table::Context;
-use crate::telnet::{Input, TelnetCodec, MAX_LINE};
 
 /// The most lines one input plays, so that one input stays one quick run whatever
 /// libFuzzer's length limit is.
@@ -419,8 +419,8 @@ impl FuzzTable {
             .block_on(Services::start(
                 Registry::new(),
                 store,
-                crate::table::Contexts::new(context, None),
-                crate::recorder::DEFAULT_KEEP,
+                crate::catalog::table::Contexts::new(context, None),
+                crate::records::recorder::DEFAULT_KEEP,
                 // Logins are never slowed down: a fuzzer would wait for the throttle.
                 LoginThrottle::with_burst(u32::MAX),
             ))

@@ -28,31 +28,19 @@
 //! - `fuzzing` (hidden, not an API) holds the properties the fuzz targets under `fuzz/`
 //!   check, so that `cargo test` replays the inputs kept under `fuzz/regressions/`.
 
-pub mod accounts;
-pub mod bus;
+pub mod catalog;
+pub mod cluster;
+pub mod codec;
 pub mod console;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod games;
-pub mod inbox;
-pub mod levels;
 pub mod loadtest;
-pub mod lobby;
 pub mod metrics;
-pub mod play;
-pub mod proxy;
-pub mod race;
-pub mod recorder;
-pub mod recording;
-pub mod registry;
-pub mod saves;
-pub mod scores;
-pub mod server;
-pub mod session;
-pub mod shutdown;
-pub mod social;
+pub mod net;
+pub mod players;
+pub mod races;
+pub mod records;
+pub mod seat;
 pub mod store;
-pub mod table;
-pub mod telnet;
-pub mod terminal;
 pub mod web;

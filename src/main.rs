@@ -12,11 +12,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
+use arcade::catalog::levels::Levels;
+use arcade::catalog::table::{Context, GameKind, GAMES};
 use arcade::console::Console;
-use arcade::levels::Levels;
 use arcade::loadtest;
-use arcade::server::{self, Options};
-use arcade::table::{Context, GameKind, GAMES};
+use arcade::net::server::{self, Options};
 
 /// A game server for telnet and nc: Sokoban, Star Pusher, 2048 and the wumpus cave.
 #[derive(Debug, Parser)]
@@ -193,11 +193,11 @@ async fn shutdown_signal() {
 
 fn play(args: PlayArgs) -> ExitCode {
     let Some(kind) = GameKind::from_name(&args.game) else {
-        eprintln!("{}", arcade::lobby::unknown_game(Some(&args.game)));
+        eprintln!("{}", arcade::console::lobby::unknown_game(Some(&args.game)));
         return ExitCode::FAILURE;
     };
     if let Some(dir) = &args.levels {
-        if let Err(error) = arcade::levels::check_layout(dir) {
+        if let Err(error) = arcade::catalog::levels::check_layout(dir) {
             eprintln!("arcade: --levels {error}");
             return ExitCode::FAILURE;
         }
@@ -236,7 +236,7 @@ fn play(args: PlayArgs) -> ExitCode {
     let (console, first) = Console::single(kind, game);
     let stdin = io::stdin().lock();
     let stdout = io::stdout().lock();
-    match arcade::play::run(
+    match arcade::net::play::run(
         console,
         first,
         &context,
@@ -313,7 +313,7 @@ fn export(args: &ExportArgs) -> ExitCode {
         data_dir: args.data_dir.clone(),
     };
     let title = format!("{} playing {} {}", listed.player, listed.game, listed.args);
-    match arcade::recording::asciicast(
+    match arcade::records::recording::asciicast(
         &recording,
         title.trim_end(),
         listed.started_at / 1000,

@@ -1,6 +1,6 @@
 //! What `/metrics` tells an operator (SPEC section 11), in Prometheus text.
 //!
-//! One [`Metrics`] per server, held by every seat through [`crate::social::Services`]:
+//! One [`Metrics`] per server, held by every seat through [`crate::seat::Services`]:
 //! counters and a histogram that the sessions, the chat and the recorder bump as they
 //! go (atomic adds), and the sessions by place and game, counted from the registry
 //! when someone scrapes rather than kept up to date on every move. Nothing here is
@@ -15,7 +15,7 @@ use prometheus::{
     Registry as Exposition, TextEncoder,
 };
 
-use crate::registry::{Place, Registry};
+use crate::players::registry::{Place, Registry};
 
 /// The media type of the text: Prometheus' text format, version 0.0.4.
 pub const CONTENT_TYPE: &str = prometheus::TEXT_FORMAT;

@@ -10,9 +10,9 @@ use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use arcade::catalog::levels::Levels;
+use arcade::catalog::table::{Context, GAMES};
 use arcade::games::{Game, Memory, Status, PROMPT};
-use arcade::levels::Levels;
-use arcade::table::{Context, GAMES};
 use common::{Client, TestServer};
 
 fn context() -> Context {

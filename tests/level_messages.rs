@@ -5,11 +5,11 @@
 use std::fs;
 use std::process::Command;
 
+use arcade::catalog::levels::LevelFile;
 use arcade::games::sokoban::parse_level;
 use arcade::games::starpusher::xsb::Collection;
 use arcade::games::world::Level;
 use arcade::games::wumpus::{parse_cave, Cave};
-use arcade::levels::LevelFile;
 
 /// A line of a password file, as a symlinked "level" would hold it.
 const SECRET: &str = "root:x:0:0:secret-text";

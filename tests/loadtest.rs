@@ -63,9 +63,9 @@ async fn five_second_smoke_reports_no_failures() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_turned_away_by_a_full_server_are_failures() {
-    let server = TestServer::start_with(arcade::server::Options {
+    let server = TestServer::start_with(arcade::net::server::Options {
         max_sessions: 3,
-        ..arcade::server::Options::default()
+        ..arcade::net::server::Options::default()
     })
     .await;
     let options = Options {
@@ -121,7 +121,7 @@ async fn play_every_game(
     sessions: usize,
     restart_every: Option<NonZeroUsize>,
 ) -> Vec<(&'static str, loadtest::Report)> {
-    let scripts = arcade::table::GAMES
+    let scripts = arcade::catalog::table::GAMES
         .iter()
         .filter_map(|kind| Script::from_name(kind.name));
     let mut reports = Vec::new();
@@ -442,7 +442,7 @@ async fn recording_server() -> (SocketAddr, Arc<Mutex<Vec<Instant>>>) {
         while let Ok((mut stream, _)) = listener.accept().await {
             let noted = Arc::clone(&noted);
             tokio::spawn(async move {
-                let banner = format!("Welcome\r\n{}", arcade::lobby::PROMPT);
+                let banner = format!("Welcome\r\n{}", arcade::console::lobby::PROMPT);
                 let reply = format!("#@#\r\n{}", arcade::games::PROMPT);
                 if stream.write_all(banner.as_bytes()).await.is_err() {
                     return;

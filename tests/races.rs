@@ -474,9 +474,9 @@ async fn the_edge_cases_of_races_each_with_a_clear_message() {
 
 #[tokio::test]
 async fn teachers_commands_for_admins_only() {
-    let options = arcade::server::Options {
+    let options = arcade::net::server::Options {
         admin: vec![String::from("Teacher")],
-        ..arcade::server::Options::default()
+        ..arcade::net::server::Options::default()
     };
     let server = TestServer::start_with(options).await;
     // Admin rights come with the registered name and its password.

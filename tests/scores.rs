@@ -4,7 +4,7 @@ mod common;
 
 use std::time::Duration;
 
-use arcade::server::Options;
+use arcade::net::server::Options;
 use common::{Client, TestServer, TO_THE_GOLD};
 
 #[tokio::test]
@@ -293,7 +293,7 @@ async fn a_saved_world_belongs_to_its_player() {
 #[tokio::test]
 async fn a_forged_result_stays_off_the_leaderboards() {
     use arcade::games::{Finish, Outcome};
-    use arcade::recording::Start;
+    use arcade::records::recording::Start;
     use arcade::store::{Change, DbUrl, NewRecording, NewResult, RecordingState, Store};
     let data = tempfile::tempdir().unwrap();
     // A recording that walks once, and a result that says it solved the level.
@@ -304,7 +304,7 @@ async fn a_forged_result_stays_off_the_leaderboards() {
         memory: String::new(),
         world: None,
     };
-    let now = arcade::recorder::now_ms();
+    let now = arcade::records::recorder::now_ms();
     let finish = Finish {
         moves: 3,
         ..Finish::new(Outcome::Solved)
@@ -371,10 +371,10 @@ async fn a_forged_result_stays_off_the_leaderboards() {
 
 #[tokio::test]
 async fn old_recordings_are_swept_and_kept_results_stay() {
-    use arcade::recording::Start;
+    use arcade::records::recording::Start;
     use arcade::store::{Change, DbUrl, NewRecording, RecordingState, Store};
     let store = Store::open(&DbUrl::Memory).await.unwrap();
-    let old = arcade::recorder::now_ms() - 100 * 24 * 3600 * 1000;
+    let old = arcade::records::recorder::now_ms() - 100 * 24 * 3600 * 1000;
     let mut changes = Vec::new();
     for (id, registered) in [(1, false), (2, false), (3, true)] {
         changes.push(Change::Open(Box::new(NewRecording {
@@ -389,7 +389,7 @@ async fn old_recordings_are_swept_and_kept_results_stay() {
                 world: None,
             },
             started_at: if id == 2 {
-                arcade::recorder::now_ms()
+                arcade::records::recorder::now_ms()
             } else {
                 old
             },
@@ -402,7 +402,7 @@ async fn old_recordings_are_swept_and_kept_results_stay() {
         });
     }
     store.write(&changes).await.unwrap();
-    let deleted = arcade::recorder::sweep(&store, arcade::recorder::DEFAULT_KEEP)
+    let deleted = arcade::records::recorder::sweep(&store, arcade::records::recorder::DEFAULT_KEEP)
         .await
         .unwrap();
     // The old guest's goes; the recent one stays; a registered player's without a

@@ -7,7 +7,7 @@ use std::io::Write as _;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use arcade::server::Options;
+use arcade::net::server::Options;
 use common::{classic_transcript, crlf, Client, TestServer};
 
 const CLASSIC: &str = "#######\n#.....#\n#...+.#\n##..+.#\n#--.#P#\n#######\n";
@@ -103,7 +103,7 @@ fn play_takes_every_game_of_the_table_and_a_collection_file() {
         .output()
         .expect("arcade play --help");
     let help = String::from_utf8_lossy(&help.stdout);
-    for kind in arcade::table::GAMES {
+    for kind in arcade::catalog::table::GAMES {
         assert!(
             help.contains(kind.name),
             "{} missing from {help}",
@@ -402,12 +402,12 @@ async fn many_pipelined_lines_are_answered_in_order_until_quit() {
         let word = format!("x{n}");
         expected.push_str(&crlf(&format!(
             "{}\n{}",
-            arcade::lobby::unknown_command(&word),
-            arcade::lobby::PROMPT
+            arcade::console::lobby::unknown_command(&word),
+            arcade::console::lobby::PROMPT
         )));
     }
     input.extend_from_slice(b"quit\r\nhelp\r\n");
-    expected.push_str(&crlf(arcade::lobby::GOODBYE));
+    expected.push_str(&crlf(arcade::console::lobby::GOODBYE));
     client.send_raw(&input).await;
     assert_eq!(client.read_to_end().await, expected);
 }
@@ -427,11 +427,11 @@ async fn a_client_that_reads_late_gets_every_reply_in_order() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let reply = crlf(&format!(
         "{}{}",
-        arcade::lobby::help(),
-        arcade::lobby::PROMPT
+        arcade::console::lobby::help(),
+        arcade::console::lobby::PROMPT
     ));
     let mut expected = reply.repeat(LINES);
-    expected.push_str(&crlf(arcade::lobby::GOODBYE));
+    expected.push_str(&crlf(arcade::console::lobby::GOODBYE));
     let received = client.read_to_end().await;
     assert!(
         received == expected,
@@ -443,7 +443,7 @@ async fn a_client_that_reads_late_gets_every_reply_in_order() {
 
 #[tokio::test]
 async fn a_message_arrives_on_a_line_of_its_own_then_the_prompt_again() {
-    use arcade::inbox::Message;
+    use arcade::players::inbox::Message;
     let server = TestServer::start().await;
     let mut lobby = Client::connect(server.addr).await;
     let mut playing = Client::connect(server.addr).await;
@@ -471,7 +471,7 @@ async fn a_message_arrives_on_a_line_of_its_own_then_the_prompt_again() {
 
 #[tokio::test]
 async fn a_close_message_ends_one_session_only() {
-    use arcade::inbox::Message;
+    use arcade::players::inbox::Message;
     let server = TestServer::start().await;
     let mut kicked = Client::connect(server.addr).await;
     let mut other = Client::connect(server.addr).await;
@@ -678,8 +678,8 @@ async fn a_data_directory_it_cannot_write_in_stops_the_start_with_how_to_fix_it(
         locked.clone()
     };
     let listener =
-        arcade::server::bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0))).expect("bind");
-    let started = arcade::server::run(
+        arcade::net::server::bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0))).expect("bind");
+    let started = arcade::net::server::run(
         listener,
         None,
         Options {

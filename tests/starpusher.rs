@@ -4,7 +4,7 @@
 
 mod common;
 
-use arcade::server::Options;
+use arcade::net::server::Options;
 use common::{crlf, Client, TestServer};
 
 const PROMPT: &str = "Enter command: ";
@@ -190,7 +190,7 @@ async fn twenty_million_moves_leave_the_server_memory_within_a_few_megabytes() {
     // to the database (the client types faster than a disk writes), once in the
     // writer's queue and once merged into its batch: the bound is 4 MiB for the game
     // plus twice that, far below the 40 MB an unbounded history would take.
-    let bound = 4 * 1024 * 1024 + 2 * arcade::recorder::MAX_RECORDED_BYTES;
+    let bound = 4 * 1024 * 1024 + 2 * arcade::records::recorder::MAX_RECORDED_BYTES;
     assert!(grown < bound, "the server grew by {grown} bytes");
     server.kill().expect("stop the server");
     let _ = server.wait();

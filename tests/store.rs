@@ -9,12 +9,12 @@ mod common;
 
 use std::time::Duration;
 
+use arcade::catalog::table::Board;
 use arcade::games::{Finish, Outcome};
-use arcade::recording::{self, Start};
+use arcade::records::recording::{self, Start};
 use arcade::store::{
     Account, Change, DbUrl, NewRecording, NewResult, Played, RecordingState, Registered, Store,
 };
-use arcade::table::Board;
 use common::postgres::Postgres;
 
 /// Where a test's store lives, kept alive as long as the test.
@@ -358,8 +358,8 @@ async fn results_are_checked_once_and_ranked(backend: Backend) {
 async fn old_recordings_are_swept(backend: Backend) {
     let store = backend.open().await;
     let id = store.recording_ids().await.unwrap().start;
-    let old = arcade::recorder::now_ms() - 100 * 24 * 3600 * 1000;
-    let now = arcade::recorder::now_ms();
+    let old = arcade::records::recorder::now_ms() - 100 * 24 * 3600 * 1000;
+    let now = arcade::records::recorder::now_ms();
     let mut changes = vec![
         // A guest's old game: swept.
         open(id, "guest-1", false, old),
@@ -385,7 +385,7 @@ async fn old_recordings_are_swept(backend: Backend) {
         lines,
     });
     store.write(&changes).await.unwrap();
-    let deleted = arcade::recorder::sweep(&store, arcade::recorder::DEFAULT_KEEP)
+    let deleted = arcade::records::recorder::sweep(&store, arcade::records::recorder::DEFAULT_KEEP)
         .await
         .unwrap();
     assert_eq!(deleted, 1);

@@ -212,9 +212,9 @@ async fn a_teacher_races_three_students_on_telnet() {
     let Some(program) = telnet_program() else {
         return;
     };
-    let options = arcade::server::Options {
+    let options = arcade::net::server::Options {
         admin: vec![String::from("teacher")],
-        ..arcade::server::Options::default()
+        ..arcade::net::server::Options::default()
     };
     let server = TestServer::start_with(options).await;
     let mut teacher = common::registered(server.addr, "teacher", "secret-teacher").await;

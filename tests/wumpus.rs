@@ -10,10 +10,10 @@ use std::process::{Command, Stdio};
 
 use common::{crlf, Client, TestServer};
 
+use arcade::catalog::levels::Levels;
+use arcade::catalog::table::{Context, GameKind, NewGame};
 use arcade::games::wumpus::{parse_cave, Cave};
 use arcade::games::{Game, Memory, Reply, Status, PROMPT};
-use arcade::levels::Levels;
-use arcade::table::{Context, GameKind, NewGame};
 
 fn wumpus() -> &'static GameKind {
     GameKind::from_name("wumpus").unwrap()
@@ -296,11 +296,11 @@ fn saved_worlds_load_by_name() {
     };
     assert_eq!(name.as_str(), "later");
     // What the session does with it.
-    let quota = arcade::saves::Quota {
+    let quota = arcade::catalog::saves::Quota {
         may_create: true,
         max_saves: 10,
     };
-    let said = arcade::saves::save(dir.path(), "wumpus", &name, &state, quota);
+    let said = arcade::catalog::saves::save(dir.path(), "wumpus", &name, &state, quota);
     assert_eq!(said.message, "Saved as later.\n");
     assert!((wumpus().level_names)(&context).contains(&"later".to_string()));
     let (mut game, reply) = start("LATER", &context);

@@ -10,8 +10,8 @@
 //! `\r\n` on the wire and `arcade play` prints them as they are.
 //!
 //! This module is the leaf of the crate: it imports nothing from the rest of it. The
-//! level store ([`crate::levels`]), saved games ([`crate::saves`]) and the table of
-//! games ([`crate::table`]) sit above it.
+//! level store ([`crate::catalog::levels`]), saved games ([`crate::catalog::saves`]) and the table of
+//! games ([`crate::catalog::table`]) sit above it.
 
 use std::any::Any;
 

@@ -71,7 +71,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use crate::games::twenty48;
-use crate::{race, server};
+use crate::{net::server, races::rules};
 use connection::Waiting;
 use racing::Racing;
 use script::Restart;
@@ -667,17 +667,17 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
 fn parse_race(text: &str) -> Result<NonZeroUsize, String> {
     text.parse::<NonZeroUsize>()
         .ok()
-        .filter(|size| size.get() <= race::MAX_RACERS)
+        .filter(|size| size.get() <= rules::MAX_RACERS)
         .ok_or_else(|| {
             format!(
                 "N is racers per race: a whole number from 1 to {}",
-                race::MAX_RACERS
+                rules::MAX_RACERS
             )
         })
 }
 
 /// The smallest tile whose reaching a race of `args` (`--race-args`) tells the
-/// others: [`race::milestone`] of its win tile, so that the two cannot disagree.
+/// others: [`rules::milestone`] of its win tile, so that the two cannot disagree.
 fn race_milestone(args: &str) -> Result<u64, Error> {
     // `time=` is the race's, not the game's (`race GAME [ARGS] [time=DURATION]`).
     let words: Vec<&str> = args
@@ -689,7 +689,7 @@ fn race_milestone(args: &str) -> Result<u64, Error> {
         reason: error.to_string(),
     })?;
     let win = u64::try_from(settings.win.value()).unwrap_or(u64::MAX);
-    Ok(race::milestone(win))
+    Ok(rules::milestone(win))
 }
 
 /// `--restart-every K`: game commands per game, at least one (a game with none

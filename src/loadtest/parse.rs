@@ -11,7 +11,7 @@
 //! down every shape the server's output can take.
 
 use super::connection::{GAME_PROMPT, LOBBY_PROMPT};
-use crate::race::RaceId;
+use crate::races::rules::RaceId;
 
 /// The text a session says: its send time, for every receiver to time the delivery.
 pub(crate) fn chat_text(sent_us: u64) -> String {

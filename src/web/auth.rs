@@ -18,7 +18,7 @@ use rand::RngCore;
 use serde::Deserialize;
 
 use super::{pages, Peer, Shared};
-use crate::accounts::{self, clean_text, PlayerName, MAX_CHAT};
+use crate::players::accounts::{self, clean_text, PlayerName, MAX_CHAT};
 
 /// The cookie that carries an admin's session token.
 pub const COOKIE: &str = "arcade_admin";

@@ -30,10 +30,10 @@ use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
 use super::{auth, pages, Shared};
-use crate::inbox::{self, Delivery, Inbox, Message};
 use crate::metrics::Metrics;
-use crate::race::how_far;
-use crate::registry::{Place, Registry, SessionId, SessionRow};
+use crate::players::inbox::{self, Delivery, Inbox, Message};
+use crate::players::registry::{Place, Registry, SessionId, SessionRow};
+use crate::races::rules::how_far;
 
 /// How often the table is looked at while someone follows it: a change shows within
 /// this (and the browser's own delay), inside a second. Every look at a busy server

@@ -16,9 +16,9 @@ use serde::Deserialize;
 
 use super::auth::{self, Admin};
 use super::{Shared, Web};
-use crate::scores;
+use crate::catalog::table::{Board, GameKind};
+use crate::records::scores;
 use crate::store::{Graded, Listed, Ranked};
-use crate::table::{Board, GameKind};
 
 /// `text` safe inside HTML text and attribute values.
 pub fn escape(text: &str) -> String {
@@ -462,7 +462,7 @@ fn csv_line(fields: &[&str]) -> String {
 async fn find_recording(
     web: &Web,
     id: &str,
-) -> Result<(i64, Listed, crate::recording::Recording), Response> {
+) -> Result<(i64, Listed, crate::records::recording::Recording), Response> {
     let not_found = |text: &str| message(StatusCode::NOT_FOUND, "No such recording", text);
     let Ok(id) = id.parse::<i64>() else {
         return Err(not_found("Recordings are numbered: /recordings/12."));
@@ -513,7 +513,7 @@ pub async fn cast(web: &Web, id: &str) -> Response {
     let title = format!("{} playing {} {}", listed.player, listed.game, listed.args);
     // Replaying is the games' work, not the event loop's.
     let cast = tokio::task::spawn_blocking(move || {
-        crate::recording::asciicast(
+        crate::records::recording::asciicast(
             &recording,
             title.trim_end(),
             listed.started_at / 1000,

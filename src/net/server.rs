@@ -5,7 +5,7 @@
 //! at once, never left waiting. Shutdown is a value (a future passed to [`run`]) so that
 //! tests drive it with a oneshot and the binary with Ctrl-C / SIGTERM. Behind HAProxy
 //! (`--proxy-protocol`) each connection first gives its client's address in a PROXY
-//! header ([`crate::proxy`]), read in the connection's own task.
+//! header ([`crate::codec::proxy`]), read in the connection's own task.
 
 use std::future::Future;
 use std::io::Write as _;
@@ -18,15 +18,15 @@ use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{mpsc, Semaphore};
 use tracing::{debug, error, info, warn};
 
-use crate::levels::{self, LayoutError, Levels};
-use crate::proxy::{self, Proxied};
-use crate::registry::Registry;
-use crate::saves;
-use crate::session::{Lease, Session, Timeouts};
-use crate::shutdown::{Shutdown, ShutdownSignal};
-use crate::social::Services;
+use crate::catalog::levels::{self, LayoutError, Levels};
+use crate::catalog::saves;
+use crate::catalog::table::{Context, Contexts};
+use crate::codec::proxy::{self, Proxied};
+use crate::net::session::{Lease, Session, Timeouts};
+use crate::net::shutdown::{Shutdown, ShutdownSignal};
+use crate::players::registry::Registry;
+use crate::seat::Services;
 use crate::store::{DbUrl, Store, StoreError};
-use crate::table::{Context, Contexts};
 
 /// Sent to a client that connects while the server is full.
 pub const SERVER_FULL: &str = "Server full, try again later.\r\n";
@@ -157,7 +157,7 @@ impl Default for Options {
             max_per_address: 256,
             login_timeout: Duration::from_secs(60),
             db: None,
-            keep_recordings: crate::recorder::DEFAULT_KEEP,
+            keep_recordings: crate::records::recorder::DEFAULT_KEEP,
             admin: Vec::new(),
             http_port: None,
             http_bind: None,
@@ -232,7 +232,7 @@ pub enum StartError {
     Store(#[from] StoreError),
     /// The bus cannot be used.
     #[error("{0}")]
-    Bus(#[from] crate::bus::BusError),
+    Bus(#[from] crate::cluster::bus::BusError),
     /// `--bus` without a store the instances share.
     #[error("--bus needs --db postgres://...: the instances on one bus must share their players' accounts and games")]
     BusWithoutSharedStore,
@@ -281,7 +281,7 @@ pub async fn run_with(
         store.clone(),
         contexts.clone(),
         options.keep_recordings,
-        crate::accounts::LoginThrottle::new(),
+        crate::players::accounts::LoginThrottle::new(),
     )
     .await?
     .with_admins(options.admin.iter().map(String::as_str))
@@ -293,7 +293,7 @@ pub async fn run_with(
             }
             let instance = u64::try_from(store.instance()).unwrap_or(0);
             Some(
-                crate::bus::Bus::start(
+                crate::cluster::bus::Bus::start(
                     bus_url,
                     instance,
                     registry.clone(),

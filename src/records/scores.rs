@@ -6,9 +6,9 @@
 
 use std::fmt::Write as _;
 
+use crate::catalog::table::{Board, GameKind};
 use crate::games::{Finish, Outcome};
 use crate::store::{Listed, Ranked, RecordingState, Stats, Store, StoreError};
-use crate::table::{Board, GameKind};
 
 /// Recordings listed by `recordings`.
 pub const LISTED: u32 = 20;

@@ -8,7 +8,7 @@
 //!   backspace and delete erase a character, Ctrl-U the line, Ctrl-W a word, Enter (CR
 //!   LF, CR NUL or LF) sends the line, Ctrl-C (or telnet's `IP`) abandons it. Other
 //!   control keys (Ctrl-D...) do nothing.
-//! - On an empty line, a game's own keys act at once ([`crate::table::Keys`]): every
+//! - On an empty line, a game's own keys act at once ([`crate::catalog::table::Keys`]): every
 //!   2048 key; `w a s d` in Sokoban and Star Pusher, one step. Any other first key
 //!   starts a line, so every command stays reachable: `d3` is typed `D3` (the games read
 //!   either case) or with a space first.
@@ -321,7 +321,7 @@ impl LineEditor {
         let echo = |text: String| Edit::Echo(if hide { String::new() } else { text });
         match key {
             Key::Char(c) => {
-                if self.line.len() + c.len_utf8() > crate::telnet::MAX_LINE {
+                if self.line.len() + c.len_utf8() > crate::codec::telnet::MAX_LINE {
                     return Edit::Echo(String::new());
                 }
                 self.line.push(c);
@@ -704,7 +704,7 @@ mod tests {
         for _ in 0..2000 {
             editor.key(Key::Char('x'), false);
         }
-        assert_eq!(editor.line().len(), crate::telnet::MAX_LINE);
+        assert_eq!(editor.line().len(), crate::codec::telnet::MAX_LINE);
     }
 
     #[test]

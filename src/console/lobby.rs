@@ -4,11 +4,11 @@
 //! Parsing is separate from acting so that both the network session and `arcade play`
 //! share it; nothing here touches a socket or the disk. What a line then does is the
 //! console's business ([`crate::console`]); which games exist is the table's
-//! ([`crate::table`]).
+//! ([`crate::catalog::table`]).
 
 use std::fmt::Write as _;
 
-use crate::table::{Context, GameKind, GAMES};
+use crate::catalog::table::{Context, GameKind, GAMES};
 
 /// The lobby prompt (no line ending).
 pub const PROMPT: &str = "> ";
@@ -274,7 +274,7 @@ pub fn unknown_command(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::levels::Levels;
+    use crate::catalog::levels::Levels;
 
     fn context() -> Context {
         let (levels, problems) = Levels::built_in();

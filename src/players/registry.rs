@@ -28,10 +28,10 @@ use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
 
-use crate::accounts::PlayerName;
 use crate::games::Progress;
-use crate::inbox::{self, Inbox, InboxSender, Message};
-use crate::race::{Notice, RaceId, Races, Tell};
+use crate::players::accounts::PlayerName;
+use crate::players::inbox::{self, Inbox, InboxSender, Message};
+use crate::races::rules::{Notice, RaceId, Races, Tell};
 
 /// How far before its start a registry counts its seconds from.
 const EPOCH_HEADROOM: Duration = Duration::from_secs(24 * 60 * 60);
@@ -571,7 +571,7 @@ impl Registry {
         Some(match view {
             PlaceView::Lobby => Place::Lobby,
             PlaceView::Game { game, label } => Place::Game {
-                game: crate::table::GameKind::from_name(game)?.name,
+                game: crate::catalog::table::GameKind::from_name(game)?.name,
                 label: label.clone(),
             },
             PlaceView::Watching {
@@ -1125,7 +1125,7 @@ fn group(id: SessionId, place: &Place) -> Group {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::inbox::Delivery;
+    use crate::players::inbox::Delivery;
 
     fn peer(n: u8) -> SocketAddr {
         SocketAddr::from(([127, 0, 0, n], 4000))
@@ -1303,8 +1303,8 @@ mod tests {
     #[derive(Debug, Default)]
     struct Recorded(Mutex<Vec<Message>>);
 
-    impl crate::inbox::Forward for Recorded {
-        fn forward(&self, message: Message) -> Result<(), crate::inbox::Gone> {
+    impl crate::players::inbox::Forward for Recorded {
+        fn forward(&self, message: Message) -> Result<(), crate::players::inbox::Gone> {
             self.0.lock().unwrap().push(message);
             Ok(())
         }
@@ -1325,7 +1325,7 @@ mod tests {
             &self,
             sessions: Vec<u64>,
             message: Message,
-        ) -> Result<(), crate::inbox::Gone> {
+        ) -> Result<(), crate::players::inbox::Gone> {
             for _ in sessions {
                 self.0.lock().unwrap().push(message.clone());
             }
@@ -1366,7 +1366,7 @@ mod tests {
             instance: 2,
             session: 2_000_007,
         };
-        let forward: Arc<dyn crate::inbox::Forward> = recorded.clone();
+        let forward: Arc<dyn crate::players::inbox::Forward> = recorded.clone();
         let bob = registry
             .ghost(
                 bob_there,
@@ -1435,7 +1435,7 @@ mod tests {
             instance: 3,
             session: 3_000_001,
         };
-        let forward: Arc<dyn crate::inbox::Forward> = Arc::new(Recorded::default());
+        let forward: Arc<dyn crate::players::inbox::Forward> = Arc::new(Recorded::default());
         let ghost = registry
             .ghost(there, &view("cy", PlaceView::Lobby), || {
                 InboxSender::remote(forward)

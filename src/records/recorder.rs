@@ -26,14 +26,14 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::{mpsc, oneshot, Notify};
 
+use crate::catalog::table::{Context, Contexts};
 use crate::games::{Finish, Outcome};
 use crate::metrics::Metrics;
-use crate::recording::{self, Recording};
+use crate::records::recording::{self, Recording};
 use crate::store::{
     Change, Listed, NewRecording, NewResult, Pending, Played, RecordingState, Store, StoreError,
     RECORDING_ID_BLOCK,
 };
-use crate::table::{Context, Contexts};
 
 /// The longest input lines wait in memory before they are written.
 pub const WRITE_EVERY: Duration = Duration::from_secs(1);

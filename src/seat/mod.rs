@@ -17,20 +17,20 @@ use std::time::{Duration, Instant};
 
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
-use crate::accounts::{
+use crate::catalog::saves;
+use crate::catalog::table::{Contexts, GameKind};
+use crate::cluster::bus::{Bus, RaceAnswer, RaceOp, RaceRow};
+use crate::games::Progress;
+use crate::metrics::Metrics;
+use crate::players::accounts::{
     self, clean_text, on_off, parse_on_off, LoginThrottle, PlayerName, Setting, Settings, MAX_CHAT,
     MAX_PASSWORD, MIN_PASSWORD,
 };
-use crate::bus::{Bus, RaceAnswer, RaceOp, RaceRow};
-use crate::games::Progress;
-use crate::inbox::{InboxSender, Message};
-use crate::metrics::Metrics;
-use crate::race::{self, JoinError, Member, RaceGame, RaceId};
-use crate::recorder::{Player, Recorder};
-use crate::registry::{Place, Registry, SessionId};
-use crate::saves;
+use crate::players::inbox::{InboxSender, Message};
+use crate::players::registry::{Place, Registry, SessionId};
+use crate::races::rules::{self, JoinError, Member, RaceGame, RaceId};
+use crate::records::recorder::{Player, Recorder};
 use crate::store::{Account, Registered, Store, StoreError};
-use crate::table::{Contexts, GameKind};
 
 /// What the old connection of a name taken over is told.
 pub fn taken_over(name: &PlayerName) -> String {
@@ -484,7 +484,7 @@ impl Seat {
         };
         let line: Arc<str> = Arc::from(format!("[{}] {text}", self.name));
         self.services.metrics.chat_lines.inc();
-        crate::inbox::send_all(
+        crate::players::inbox::send_all(
             &self.services.registry.hearers(self.id),
             &Message::Line(Arc::clone(&line)),
         );
@@ -1059,7 +1059,7 @@ impl Seat {
         let registry = &self.services.registry;
         let invite = all.then(|| registry.in_lobby(self.id));
         let invited = invite.as_ref().map_or(0, Vec::len);
-        let label = format!("{}{}", game.label(), race::limit_words(limit));
+        let label = format!("{}{}", game.label(), rules::limit_words(limit));
         let member = self.member();
         let opened = registry.with_races(|races| races.open(member, game, limit, invite));
         let opened = match opened {
@@ -1106,11 +1106,11 @@ impl Seat {
             let state = match race.running {
                 None => String::from("waiting"),
                 Some(running) => {
-                    format!("running for {}", race::clock(Duration::from_secs(running)))
+                    format!("running for {}", rules::clock(Duration::from_secs(running)))
                 }
             };
             let limit = race.limit.map_or_else(String::new, |limit| {
-                format!(", time {}", race::clock(Duration::from_secs(limit)))
+                format!(", time {}", rules::clock(Duration::from_secs(limit)))
             });
             let _ = writeln!(
                 text,
@@ -1314,7 +1314,7 @@ pub fn start_race(registry: &Registry, id: SessionId, name: &PlayerName) -> Stri
     let started = registry.with_races(|races| {
         let started = races.start(id, Instant::now())?;
         let limit = races.limit(started.0);
-        Ok::<_, race::StartError>((started, limit))
+        Ok::<_, rules::StartError>((started, limit))
     });
     match started {
         Ok(((race_id, notices), limit)) => {

@@ -7,9 +7,9 @@ use std::io::{self, BufRead, Write};
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::catalog::saves;
+use crate::catalog::table::Context;
 use crate::console::{Console, Outcome};
-use crate::saves;
-use crate::table::Context;
 
 /// Play the console's one game, starting from `first` (what the game said when it
 /// started), reading lines from `input` and writing replies to `output`, until the
@@ -69,8 +69,8 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::levels::Levels;
-    use crate::table::GameKind;
+    use crate::catalog::levels::Levels;
+    use crate::catalog::table::GameKind;
 
     const CLASSIC: &str =
         "dim 4 4\nplayer 0 0 1 0 1\nwumpus 3 2\ngold 3 3\npit 2 0\npit 1 2\nexit 0 0\n";

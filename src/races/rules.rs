@@ -2,7 +2,7 @@
 //! which race, everyone's progress, the standings and the places.
 //!
 //! Races are plain data and rules. The registry keeps them behind one lock
-//! ([`crate::registry::Registry`]) and never across an `.await`: each method here
+//! ([`crate::players::registry::Registry`]) and never across an `.await`: each method here
 //! changes the races and returns what to tell whom ([`Notice`]), which the registry
 //! sends once it has let go of the lock. Times come in as arguments, so the rules are
 //! tested without a clock.
@@ -25,12 +25,12 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::accounts::PlayerName;
+use crate::catalog::table::GameKind;
 use crate::games::{Outcome, Progress};
-use crate::inbox::InboxSender;
-use crate::registry::SessionId;
-use crate::scores;
-use crate::table::GameKind;
+use crate::players::accounts::PlayerName;
+use crate::players::inbox::InboxSender;
+use crate::players::registry::SessionId;
+use crate::records::scores;
 
 /// The most racers in one race: a class many times over, and few enough that a line
 /// to every racer stays cheap.
@@ -967,7 +967,7 @@ mod tests {
         assert_eq!(how_far(&wumpus), "has the gold, 8 actions");
     }
 
-    use crate::inbox::{self, Delivery, Inbox, Message};
+    use crate::players::inbox::{self, Delivery, Inbox, Message};
 
     struct Someone {
         member: Member,
@@ -978,7 +978,7 @@ mod tests {
         let (sender, inbox) = inbox::inbox();
         Someone {
             member: Member {
-                id: crate::registry::test_session_id(n),
+                id: crate::players::registry::test_session_id(n),
                 name: PlayerName::parse(name).unwrap(),
                 inbox: sender,
             },

@@ -18,27 +18,29 @@
 //! [`Job`]: the caller runs it (`job.run(context).await`) and hands what it gave to
 //! [`Console::finish`].
 
+pub mod lobby;
+
 use std::net::IpAddr;
 use std::sync::Arc;
 
 use std::borrow::Cow;
 use std::time::Duration;
 
-use crate::accounts::PlayerName;
-use crate::bus::{Bus, RaceAnswer, RaceOp};
+use crate::catalog::saves;
+use crate::catalog::table::{Context, GameKind, NewGame};
+use crate::cluster::bus::{Bus, RaceAnswer, RaceOp};
+use crate::codec::terminal;
 use crate::games::{self, Memory, Progress, Reply, SaveName, Status};
-use crate::inbox::{InboxSender, Message};
-use crate::lobby::{self, Command};
-use crate::race::{RaceGame, RaceId};
-use crate::recorder::{Player, Tape};
-use crate::recording::{self, Recording, Replay};
-use crate::registry::Place;
-use crate::saves;
-use crate::scores;
-use crate::social::{self, Seat, Services};
+use crate::players::accounts::PlayerName;
+use crate::players::inbox::{InboxSender, Message};
+use crate::players::registry::Place;
+use crate::races::rules::{RaceGame, RaceId};
+use crate::records::recorder::{Player, Tape};
+use crate::records::recording::{self, Recording, Replay};
+use crate::records::scores;
+use crate::seat::{self, Seat, Services};
 use crate::store::{Listed, RecordingState};
-use crate::table::{Context, GameKind, NewGame};
-use crate::terminal;
+use lobby::Command;
 
 /// The longest and shortest `time=` of a race.
 const RACE_TIMES: std::ops::RangeInclusive<Duration> =
@@ -125,7 +127,7 @@ enum Work {
     Files(FileWork),
     /// The store or a password hash: async (hashing goes to a blocking thread inside).
     Social {
-        work: social::Work,
+        work: seat::Work,
         services: Services,
         address: IpAddr,
     },
@@ -135,7 +137,7 @@ enum Work {
     Race {
         bus: Bus,
         home: u64,
-        from: crate::registry::SessionId,
+        from: crate::players::registry::SessionId,
         name: PlayerName,
         op: RaceOp,
     },
@@ -175,7 +177,7 @@ enum FileWork {
         all: bool,
     },
     /// Read the levels again.
-    Reload(crate::table::Contexts),
+    Reload(crate::catalog::table::Contexts),
     Levels {
         kind: Option<&'static GameKind>,
         saves: Option<String>,
@@ -214,7 +216,7 @@ enum Finished {
         text: String,
         created: bool,
     },
-    Social(social::Found),
+    Social(seat::Found),
     /// What the instance with the race answered (`--bus`).
     Raced {
         home: u64,
@@ -362,7 +364,7 @@ impl StoreWork {
         match self {
             StoreWork::Query(query) => match query.run(&services.store).await {
                 Ok(text) => Finished::Listed(text),
-                Err(error) => Finished::Listed(format!("{}.\n", social::store_failed(&error))),
+                Err(error) => Finished::Listed(format!("{}.\n", seat::store_failed(&error))),
             },
             StoreWork::Replay { id, speed, inbox } => {
                 let found = match services.store.recording(id).await {
@@ -371,7 +373,7 @@ impl StoreWork {
                     Err(error) => {
                         return Finished::Replaying(Err(format!(
                             "Cannot replay {id}: {}.",
-                            social::store_failed(&error)
+                            seat::store_failed(&error)
                         )))
                     }
                 };
@@ -441,7 +443,7 @@ async fn resume(
     context: Arc<Context>,
 ) -> Result<Box<Resumed>, String> {
     let failed = |error: &crate::store::StoreError| {
-        format!("Cannot resume now: {}.", social::store_failed(error))
+        format!("Cannot resume now: {}.", seat::store_failed(error))
     };
     // The game may have lost its connection a moment ago (a takeover): wait for its
     // last lines to be written. Or its instance may have stopped (several instances):
@@ -637,7 +639,7 @@ impl Console {
     }
 
     /// The player's settings (the defaults without a seat).
-    pub fn settings(&self) -> crate::accounts::Settings {
+    pub fn settings(&self) -> crate::players::accounts::Settings {
         self.seat.as_ref().map(Seat::settings).unwrap_or_default()
     }
 
@@ -759,33 +761,33 @@ impl Console {
             return self.say(String::new());
         };
         let reply = match command {
-            Command::Who => social::Reply::Say(seat.who()),
-            Command::Say(text) => social::Reply::Say(seat.say(text)),
-            Command::Tell { name, text } => social::Reply::Say(seat.tell(name, text)),
+            Command::Who => seat::Reply::Say(seat.who()),
+            Command::Say(text) => seat::Reply::Say(seat.say(text)),
+            Command::Tell { name, text } => seat::Reply::Say(seat.tell(name, text)),
             Command::Watch(name, race) => seat.watch(name, race),
-            Command::Races => social::Reply::Say(seat.races()),
+            Command::Races => seat::Reply::Say(seat.races()),
             Command::Join(race) => {
                 let away = race
                     .and_then(|race| race.parse::<RaceId>().ok())
                     .and_then(|race| seat.away_request(RaceOp::Join(race)));
                 match away {
                     Some(away) => return self.race_job(away),
-                    None => social::Reply::Say(seat.join(race)),
+                    None => seat::Reply::Say(seat.join(race)),
                 }
             }
             Command::Start => match seat.away_request(RaceOp::Start) {
                 Some(away) => return self.race_job(away),
-                None => social::Reply::Say(seat.start_race()),
+                None => seat::Reply::Say(seat.start_race()),
             },
             Command::Standings => match seat.away_request(RaceOp::Standings) {
                 Some(away) => return self.race_job(away),
-                None => social::Reply::Say(seat.standings()),
+                None => seat::Reply::Say(seat.standings()),
             },
-            Command::Broadcast(text) => social::Reply::Say(seat.broadcast(text)),
-            Command::Kick { name, why } => social::Reply::Say(seat.kick(name, why)),
+            Command::Broadcast(text) => seat::Reply::Say(seat.broadcast(text)),
+            Command::Kick { name, why } => seat::Reply::Say(seat.kick(name, why)),
             Command::Reload => {
                 if !seat.is_admin() {
-                    return self.say(format!("{}\n", social::ONLY_ADMINS));
+                    return self.say(format!("{}\n", seat::ONLY_ADMINS));
                 }
                 let contexts = seat.services().contexts.clone();
                 return Outcome::Wait(Job::new(Work::Files(FileWork::Reload(contexts))));
@@ -821,7 +823,7 @@ impl Console {
                 }
                 return self.store_job(StoreWork::Query(scores::Query::Recordings { key }));
             }
-            _ => social::Reply::Say(String::new()),
+            _ => seat::Reply::Say(String::new()),
         };
         self.social_reply(reply)
     }
@@ -899,11 +901,11 @@ impl Console {
     }
 
     /// What a seat's answer leads to.
-    fn social_reply(&mut self, reply: social::Reply) -> Outcome {
+    fn social_reply(&mut self, reply: seat::Reply) -> Outcome {
         match reply {
-            social::Reply::Say(text) => self.say(text),
-            social::Reply::Watching(text) => Outcome::Send(text),
-            social::Reply::Work(work) => match &self.seat {
+            seat::Reply::Say(text) => self.say(text),
+            seat::Reply::Watching(text) => Outcome::Send(text),
+            seat::Reply::Work(work) => match &self.seat {
                 Some(seat) => Outcome::Wait(Job::new(Work::Social {
                     work,
                     services: seat.services().clone(),
@@ -1336,10 +1338,10 @@ impl Console {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::accounts::LoginThrottle;
-    use crate::inbox::{Delivery, Inbox};
-    use crate::levels::Levels;
-    use crate::registry::{Registration, Registry};
+    use crate::catalog::levels::Levels;
+    use crate::players::accounts::LoginThrottle;
+    use crate::players::inbox::{Delivery, Inbox};
+    use crate::players::registry::{Registration, Registry};
     use crate::store::{DbUrl, Store};
 
     /// A server's worth of services in a temporary directory.
@@ -1367,8 +1369,8 @@ mod tests {
             let services = Services::start(
                 Registry::new(),
                 store,
-                crate::table::Contexts::new(Arc::clone(&context), None),
-                crate::recorder::DEFAULT_KEEP,
+                crate::catalog::table::Contexts::new(Arc::clone(&context), None),
+                crate::records::recorder::DEFAULT_KEEP,
                 LoginThrottle::new(),
             )
             .await

@@ -30,9 +30,9 @@ use std::task::{Context, Poll};
 
 use atomic_waker::AtomicWaker;
 
-use crate::accounts::PlayerName;
-use crate::race::{RaceGame, RaceId};
-use crate::registry::SessionId;
+use crate::players::accounts::PlayerName;
+use crate::players::registry::SessionId;
+use crate::races::rules::{RaceGame, RaceId};
 
 /// How many frames of a watched game may wait for a slow player.
 pub const FRAME_CAP: usize = 32;

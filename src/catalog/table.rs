@@ -12,6 +12,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::catalog::levels::{self, LevelFile, Levels};
+use crate::catalog::saves;
+use crate::codec::terminal::{Arrow, Colour, Palette};
 use crate::games::sokoban::{self, Sokoban};
 use crate::games::starpusher::xsb::Collection;
 use crate::games::starpusher::{self, StarPusher};
@@ -19,9 +22,6 @@ use crate::games::twenty48;
 use crate::games::world::{Glyphs, Level};
 use crate::games::wumpus::{self, Cave, Wumpus};
 use crate::games::{Finish, Game, Memory, Outcome, SaveName};
-use crate::levels::{self, LevelFile, Levels};
-use crate::saves;
-use crate::terminal::{Arrow, Colour, Palette};
 
 /// What starting a game needs: the level store and where saved games live.
 #[derive(Debug, Clone)]

@@ -35,9 +35,9 @@ use sqlx::sqlite::{
 };
 use sqlx::{AssertSqlSafe, QueryBuilder, Row as _};
 
+use crate::catalog::table::Board;
 use crate::games::{Finish, Outcome};
-use crate::recording::{self, Recording, Start};
-use crate::table::Board;
+use crate::records::recording::{self, Recording, Start};
 
 /// Where the store lives, from `--db`.
 #[derive(Clone, PartialEq, Eq)]

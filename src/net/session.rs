@@ -14,7 +14,7 @@
 //! - the idle timer is not reset by every line: a line only notes its time, and the
 //!   timer, polled only once its due time has passed, moves itself to the real
 //!   deadline when it fires;
-//! - shutdown is polled only once its flag is up ([`crate::shutdown`]).
+//! - shutdown is polled only once its flag is up ([`crate::net::shutdown`]).
 
 use std::collections::VecDeque;
 use std::future::{poll_fn, Future};
@@ -31,18 +31,20 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use tokio::time::{Instant, Sleep};
 use tracing::info;
 
-use crate::console::{Console, Outcome};
-use crate::inbox::{Delivery, Inbox};
-use crate::lobby;
-use crate::registry::{Activity, Registration};
-use crate::shutdown::{LastWaker, Shutdown};
-use crate::social::{Seat, Services};
-use crate::table::Context;
-use crate::telnet::{
+use crate::catalog::table::Context;
+use crate::codec::telnet::{
     Input, Output, Signal, TelnetCodec, ECHO_OPTION, LINE_TOO_LONG, NAWS_OPTION, SGA_OPTION,
     TTYPE_OPTION,
 };
-use crate::terminal::{self, Answer, Edit, Key, KeyReader, LineEditor, Negotiation, Verdict};
+use crate::codec::terminal::{
+    self, Answer, Edit, Key, KeyReader, LineEditor, Negotiation, Verdict,
+};
+use crate::console::lobby;
+use crate::console::{Console, Outcome};
+use crate::net::shutdown::{LastWaker, Shutdown};
+use crate::players::inbox::{Delivery, Inbox};
+use crate::players::registry::{Activity, Registration};
+use crate::seat::{Seat, Services};
 
 /// How long a client has to agree to single keys before the player is told it did not.
 const KEYS_ANSWER_WAIT: Duration = Duration::from_secs(3);
@@ -932,23 +934,23 @@ mod tests {
         let (stream, peer) = listener.accept().await.unwrap();
         let dir = tempfile::tempdir().unwrap();
         let context = Arc::new(Context {
-            levels: crate::levels::Levels::built_in().0,
+            levels: crate::catalog::levels::Levels::built_in().0,
             data_dir: dir.path().to_path_buf(),
         });
-        let registry = crate::registry::Registry::new();
+        let registry = crate::players::registry::Registry::new();
         let store = crate::store::Store::open(&crate::store::DbUrl::Memory)
             .await
             .unwrap();
         let services = Services::start(
             registry.clone(),
             store,
-            crate::table::Contexts::new(Arc::clone(&context), None),
-            crate::recorder::DEFAULT_KEEP,
-            crate::accounts::LoginThrottle::new(),
+            crate::catalog::table::Contexts::new(Arc::clone(&context), None),
+            crate::records::recorder::DEFAULT_KEEP,
+            crate::players::accounts::LoginThrottle::new(),
         )
         .await
         .unwrap();
-        let signal = crate::shutdown::ShutdownSignal::new();
+        let signal = crate::net::shutdown::ShutdownSignal::new();
         let (done, _) = mpsc::channel(1);
         let lease = Lease {
             permit: Arc::new(tokio::sync::Semaphore::new(1))

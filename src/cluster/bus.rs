@@ -34,13 +34,13 @@ use futures_util::StreamExt as _;
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-use crate::accounts::PlayerName;
+use crate::catalog::table::GameKind;
 use crate::games::{Outcome, Progress, Tiles};
-use crate::inbox::{Forward, Gone, InboxSender, Message};
 use crate::metrics::Metrics;
-use crate::race::{self, Member, RaceGame, RaceId};
-use crate::registry::{Presence, PresenceTap, Registry, Remote, SessionId, SessionView};
-use crate::table::GameKind;
+use crate::players::accounts::PlayerName;
+use crate::players::inbox::{Forward, Gone, InboxSender, Message};
+use crate::players::registry::{Presence, PresenceTap, Registry, Remote, SessionId, SessionView};
+use crate::races::rules::{self, Member, RaceGame, RaceId};
 
 /// How often an instance says it is alive (and what races it has).
 pub const HEARTBEAT: Duration = Duration::from_secs(1);
@@ -196,8 +196,8 @@ pub struct RaceRow {
     pub limit: Option<u64>,
 }
 
-impl From<race::Listed> for RaceRow {
-    fn from(race: race::Listed) -> RaceRow {
+impl From<rules::Listed> for RaceRow {
+    fn from(race: rules::Listed) -> RaceRow {
         RaceRow {
             id: race.id,
             label: race.label,
@@ -535,7 +535,7 @@ impl Bus {
             .map(|peer| *peer.key())
             .or_else(|| {
                 // Races are numbered from their instance's own range.
-                let home = u64::from(race / race::IDS_PER_INSTANCE);
+                let home = u64::from(race / rules::IDS_PER_INSTANCE);
                 (home != self.shared.instance && self.shared.peers.contains_key(&home))
                     .then_some(home)
             })
@@ -928,7 +928,7 @@ fn race_op(shared: &Arc<Shared>, from: Remote, name: &str, op: RaceOp) -> Option
             from,
             &SessionView {
                 name: name.to_string(),
-                place: crate::registry::PlaceView::Lobby,
+                place: crate::players::registry::PlaceView::Lobby,
                 idle: 0,
                 watchers: 0,
                 chat: true,
@@ -954,14 +954,14 @@ fn race_op(shared: &Arc<Shared>, from: Remote, name: &str, op: RaceOp) -> Option
                 Ok((label, count, host, notice)) => {
                     registry.deliver(vec![notice]);
                     Some(RaceAnswer {
-                        text: crate::social::joined_race(race_id, &label, count, &host),
+                        text: crate::seat::joined_race(race_id, &label, count, &host),
                         joined: true,
                     })
                 }
                 Err(error) => say(format!("{error}\n")),
             }
         }
-        RaceOp::Start => say(crate::social::start_race(registry, ghost, &member.name)),
+        RaceOp::Start => say(crate::seat::start_race(registry, ghost, &member.name)),
         RaceOp::Standings => say(registry
             .with_races(|races| races.standings(races.race_of(ghost)?, now))
             .unwrap_or_else(|| String::from("You are not in a race: races lists them.\n"))),
@@ -1042,7 +1042,7 @@ mod tests {
     fn view(name: &str) -> SessionView {
         SessionView {
             name: name.to_string(),
-            place: crate::registry::PlaceView::Lobby,
+            place: crate::players::registry::PlaceView::Lobby,
             idle: 0,
             watchers: 0,
             chat: true,

@@ -8,13 +8,13 @@
 
 use std::fmt::Write as _;
 
+use crate::catalog::table::{Context, GameKind, NewGame};
 use crate::games::{self, Finish, Memory, Status};
-use crate::table::{Context, GameKind, NewGame};
 
 /// How a recorded game began.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Start {
-    /// The game's name (a row of [`crate::table::GAMES`]).
+    /// The game's name (a row of [`crate::catalog::table::GAMES`]).
     pub game: String,
     /// The words after `play GAME`, with a drawn seed added (an unseeded 2048).
     pub args: Vec<String>,
@@ -266,7 +266,7 @@ pub fn asciicast(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::levels::Levels;
+    use crate::catalog::levels::Levels;
     use proptest::prelude::*;
 
     /// Lines a player might type in any of the games, garbage included.

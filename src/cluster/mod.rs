@@ -1,0 +1,3 @@
+//! Several instances: the bus between them.
+
+pub mod bus;

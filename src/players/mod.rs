@@ -1,0 +1,5 @@
+//! Who is online: ids, names and accounts, inboxes, the registry.
+
+pub mod accounts;
+pub mod inbox;
+pub mod registry;

@@ -1,0 +1,3 @@
+//! Races: the rules of racing several players on one game.
+
+pub mod rules;
