@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# What the players of other instances cost an instance (BENCHMARKS.md, "Players of
+# What the players of other instances cost an instance (docs/BENCHMARKS.md, "Players of
 # other instances"): two release instances on one bus (a throwaway nats-server) and one
 # throwaway PostgreSQL; N idle named sessions in the lobby of instance A only; instance
-# B's RSS and CPU from /proc before, while it knows them all, and over the next 10 s
-# (at least one roll call of A's sessions).
+# B's RSS and CPU from /proc before, while it knows them all, and over the next 10 s (at
+# least one roll call of A's sessions).
 #
 #   N=9000 bench/ghosts.sh        # about 40 s; only 127.0.0.1 is touched
 set -euo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Reliability items of the hardening issue, measured on two builds of arcade side by
 # side; prints the machine and a markdown table (item, what was done, BEFORE, AFTER).
-# RELIABILITY.md explains every row.
+# docs/RELIABILITY.md explains every row.
 #
 #   bench/reliability.sh                                   # the defaults below
 #   BEFORE=path/to/old/arcade AFTER=path/to/new/arcade bench/reliability.sh

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The benchmark of BENCHMARKS.md: arcade against arcade-minimal (a tokio server that
-# answers every line with a fixed board and does nothing else), the same loads on
+# The benchmark of docs/BENCHMARKS.md: arcade against arcade-minimal (a tokio server
+# that answers every line with a fixed board and does nothing else), the same loads on
 # both in the same run, and a table of the ratios.
 #
 #   bench/run.sh                          # about 13 minutes on 2 cores, 2 more for row 10, 3 for row 11

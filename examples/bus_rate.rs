@@ -2,9 +2,9 @@
 //! publisher and the delivery rate to 1, 3 or 10 subscriber connections (one per
 //! instance), for messages of a given size (a chat line is about 60 bytes, a board
 //! frame about 1 KiB), and with `--server-pid` the nats-server's CPU time over the
-//! run (from `/proc`). BENCHMARKS.md's "Scale on paper" is computed from these numbers;
-//! `bench/run.sh` (ROWS=rates) starts a throwaway `nats-server -a 127.0.0.1` and runs
-//! this for each size and subscriber count.
+//! run (from `/proc`). docs/BENCHMARKS.md's "Scale on paper" is computed from these
+//! numbers; `bench/run.sh` (ROWS=rates) starts a throwaway `nats-server -a 127.0.0.1`
+//! and runs this for each size and subscriber count.
 //!
 //! ```text
 //! cargo run --release --example bus_rate -- --url nats://127.0.0.1:24130 \
