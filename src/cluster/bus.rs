@@ -35,12 +35,15 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 use crate::catalog::table::GameKind;
-use crate::games::{Outcome, Progress, Tiles};
+use crate::games::Progress;
 use crate::metrics::Metrics;
 use crate::players::accounts::PlayerName;
 use crate::players::inbox::{Forward, Gone, InboxSender, Message};
+use crate::players::race_desk::{racer_name, tell_racer, LocalDesk};
+use crate::players::registry::Member;
 use crate::players::registry::{Presence, PresenceTap, Registry, Remote, SessionId, SessionView};
-use crate::races::rules::{self, Member, RaceGame, RaceId};
+use crate::races::desk::{Answer, RaceDesk, Reply};
+use crate::races::rules::{self, RaceGame, RaceId};
 
 /// How often an instance says it is alive (and what races it has).
 pub const HEARTBEAT: Duration = Duration::from_secs(1);
@@ -169,16 +172,6 @@ struct WireGame {
     world: Option<String>,
 }
 
-/// A racer's progress as it travels.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct WireProgress {
-    moves: u64,
-    placed: Option<(usize, usize)>,
-    tiles: Option<(u64, u64, u64)>,
-    gold: Option<bool>,
-    ended: Option<String>,
-}
-
 /// One open race, as `races` lists it on every instance.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RaceRow {
@@ -221,31 +214,7 @@ pub enum RaceOp {
     /// `leave`, or the race's game left.
     Leave,
     /// The racer's game got this far.
-    Progress(WireProgress),
-}
-
-impl RaceOp {
-    /// The progress of a racer's game, to send.
-    pub fn progress(progress: &Progress) -> RaceOp {
-        RaceOp::Progress(WireProgress {
-            moves: progress.moves,
-            placed: progress.placed,
-            tiles: progress
-                .tiles
-                .map(|tiles| (tiles.score, tiles.largest, tiles.win)),
-            gold: progress.gold,
-            ended: progress.ended.map(|outcome| outcome.as_str().to_string()),
-        })
-    }
-}
-
-/// What the race's instance answers a racer's command.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RaceAnswer {
-    /// What to show the racer.
-    pub text: String,
-    /// The racer is in this race now (a `join` that worked).
-    pub joined: bool,
+    Progress(Progress),
 }
 
 /// The bus: cheap to clone.
@@ -547,9 +516,9 @@ impl Bus {
         &self,
         home: u64,
         from: SessionId,
-        name: &PlayerName,
+        name: &str,
         op: RaceOp,
-    ) -> Result<RaceAnswer, String> {
+    ) -> Result<Answer, String> {
         let request = Direct::Race {
             from: self.shared.here(from),
             name: name.to_string(),
@@ -567,7 +536,7 @@ impl Bus {
     }
 
     /// Tell instance `home` of racer `from`'s command, not waiting for an answer.
-    pub fn race_notice(&self, home: u64, from: SessionId, name: &PlayerName, op: RaceOp) {
+    pub fn race_notice(&self, home: u64, from: SessionId, name: &str, op: RaceOp) {
         self.shared.post(
             subject_of(home),
             &Direct::Race {
@@ -916,9 +885,9 @@ fn deliver(shared: &Arc<Shared>, to: &[u64], wire: Wire) {
     }
 }
 
-/// Do a remote racer's command on a race of this instance; the answer, for those
-/// that wait for one.
-fn race_op(shared: &Arc<Shared>, from: Remote, name: &str, op: RaceOp) -> Option<RaceAnswer> {
+/// Do a remote racer's command on a race of this instance, through the same local
+/// desk as this instance's own racers; the answer, for those that wait for one.
+fn race_op(shared: &Arc<Shared>, from: Remote, name: &str, op: RaceOp) -> Option<Answer> {
     let registry = &shared.registry;
     // The racer's session is known here from its instance's presence; if its news
     // has not come yet, it is known from now on.
@@ -937,61 +906,29 @@ fn race_op(shared: &Arc<Shared>, from: Remote, name: &str, op: RaceOp) -> Option
     };
     let member = Member {
         id: ghost,
-        name: registry.name_of(ghost)?,
+        name: racer_name(&registry.name_of(ghost)?),
         inbox: registry.sender(ghost)?,
     };
-    let now = Instant::now();
-    let say = |text: String| {
-        Some(RaceAnswer {
-            text,
-            joined: false,
-        })
-    };
-    match op {
-        RaceOp::Join(race_id) => {
-            let joined = registry.with_races(|races| races.join(race_id, member));
-            match joined {
-                Ok((label, count, host, notice)) => {
-                    registry.deliver(vec![notice]);
-                    Some(RaceAnswer {
-                        text: crate::seat::joined_race(race_id, &label, count, &host),
-                        joined: true,
-                    })
-                }
-                Err(error) => say(format!("{error}\n")),
-            }
-        }
-        RaceOp::Start => say(crate::seat::start_race(registry, ghost, &member.name)),
-        RaceOp::Standings => say(registry
-            .with_races(|races| races.standings(races.race_of(ghost)?, now))
-            .unwrap_or_else(|| String::from("You are not in a race: races lists them.\n"))),
+    let desk = LocalDesk::new(registry.clone());
+    let reply = match op {
+        RaceOp::Join(race) => desk.join(&member, race),
+        RaceOp::Start => desk.start(&member),
+        RaceOp::Standings => desk.standings(&member),
         RaceOp::Leave => {
-            if let Some((_, notices)) = registry.with_races(|races| races.leave(ghost, now)) {
-                registry.deliver(notices);
-            }
-            None
+            desk.leave(&member);
+            return None;
         }
         RaceOp::Progress(progress) => {
-            let progress = Progress {
-                moves: progress.moves,
-                placed: progress.placed,
-                tiles: progress.tiles.map(|(score, largest, win)| Tiles {
-                    score,
-                    largest,
-                    win,
-                }),
-                gold: progress.gold,
-                ended: progress.ended.as_deref().and_then(Outcome::from_word),
-            };
-            let (notices, own) = registry.with_races(|races| races.progress(ghost, progress, now));
-            registry.deliver(notices);
-            if let Some(own) = own {
-                let _ = member
-                    .inbox
-                    .send(Message::Line(Arc::from(own.trim_end_matches('\n'))));
+            if let Some(own) = desk.progress(&member, progress) {
+                tell_racer(&member, &own);
             }
-            None
+            return None;
         }
+    };
+    match reply {
+        Reply::Now(answer) => Some(answer),
+        // A local desk answers at once.
+        Reply::Later(_) => None,
     }
 }
 
@@ -1025,13 +962,11 @@ mod tests {
             placed: Some((2, 4)),
             tiles: None,
             gold: None,
-            ended: Some(Outcome::Solved),
+            ended: Some(crate::games::Outcome::Solved),
         };
-        let RaceOp::Progress(wire) = RaceOp::progress(&progress) else {
-            panic!("not progress");
-        };
-        assert_eq!(wire.ended.as_deref(), Some("solved"));
-        assert_eq!(wire.placed, Some((2, 4)));
+        let text = serde_json::to_string(&RaceOp::Progress(progress)).unwrap();
+        let back: RaceOp = serde_json::from_str(&text).unwrap();
+        assert!(matches!(back, RaceOp::Progress(read) if read == progress));
     }
 
     #[test]

@@ -1,3 +1,4 @@
-//! Several instances: the bus between them.
+//! Several instances: the bus between them and the desk of races kept elsewhere.
 
 pub mod bus;
+pub mod race_desk;

@@ -2,4 +2,5 @@
 
 pub mod accounts;
 pub mod inbox;
+pub mod race_desk;
 pub mod registry;

@@ -31,7 +31,14 @@ use dashmap::DashMap;
 use crate::games::Progress;
 use crate::players::accounts::PlayerName;
 use crate::players::inbox::{self, Inbox, InboxSender, Message};
-use crate::races::rules::{Notice, RaceId, Races, Tell};
+use crate::races::rules::{self, RaceId, Tell};
+
+/// Every race of this instance, its racers named by session.
+pub type Races = rules::Races<SessionId, InboxSender>;
+/// A session in a race.
+pub type Member = rules::Member<SessionId, InboxSender>;
+/// A line for some sessions from the races.
+pub type Notice = rules::Notice<InboxSender>;
 
 /// How far before its start a registry counts its seconds from.
 const EPOCH_HEADROOM: Duration = Duration::from_secs(24 * 60 * 60);
@@ -55,12 +62,6 @@ impl SessionId {
     pub fn number(self) -> u64 {
         self.0
     }
-}
-
-/// A session number for tests of modules that keep sessions by number.
-#[cfg(test)]
-pub(crate) fn test_session_id(n: u64) -> SessionId {
-    SessionId(n)
 }
 
 /// Where a player is, for `who` and for whom `say` reaches.
