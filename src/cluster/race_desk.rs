@@ -1,7 +1,8 @@
 //! The remote race desk: a racer's commands on a race another instance keeps
 //! (`--bus`), sent over the bus to that instance, whose local desk answers them.
 
-use crate::cluster::bus::{Bus, RaceOp};
+use crate::cluster::bus::Bus;
+use crate::cluster::wire::RaceOp;
 use crate::games::Progress;
 use crate::players::registry::Member;
 use crate::races::desk::{Answer, RaceDesk, Reply};

@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
-use crate::cluster::bus::RaceRow;
 use crate::cluster::race_desk::RemoteDesk;
+use crate::cluster::wire::RaceRow;
 use crate::games::Progress;
 use crate::players::race_desk::{racer_name, LocalDesk};
 use crate::players::registry::{Member, Place};
