@@ -3,11 +3,11 @@
 
 use std::fmt::Write as _;
 use std::sync::Arc;
-use std::time::Duration;
 
-use crate::players::accounts::{self, clean_text, MAX_CHAT};
+use crate::players::accounts::{clean_text, MAX_CHAT};
 use crate::players::inbox::Message;
 
+use super::shown::{idle, shown_name};
 use super::state::{Seat, ONLY_ADMINS};
 
 /// Sent when chat comes faster than the limit.
@@ -123,46 +123,5 @@ impl Seat {
             return String::from("You cannot kick yourself: quit leaves.\n");
         }
         format!("{}\n", self.services.kick(&self.name, name, why))
-    }
-}
-
-/// A text from another instance (a race's game), without control characters.
-pub(super) fn safe_text(text: &str) -> String {
-    text.chars().filter(|c| !c.is_control()).collect()
-}
-
-pub(super) fn shown_name(name: &str) -> String {
-    name.chars()
-        .filter(|c| !c.is_control())
-        .take(accounts::MAX_NAME + 4)
-        .collect()
-}
-
-/// An idle time for `who`: `42s`, `17m`, `3h05m`.
-pub(super) fn idle(idle: Duration) -> String {
-    let seconds = idle.as_secs();
-    match seconds {
-        0..60 => format!("{seconds}s"),
-        60..3600 => format!("{}m", seconds / 60),
-        _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn idle_times() {
-        assert_eq!(idle(Duration::from_secs(0)), "0s");
-        assert_eq!(idle(Duration::from_secs(59)), "59s");
-        assert_eq!(idle(Duration::from_secs(61)), "1m");
-        assert_eq!(idle(Duration::from_secs(3 * 3600 + 5 * 60 + 9)), "3h05m");
-    }
-
-    #[test]
-    fn names_as_typed_are_shown_safely() {
-        assert_eq!(shown_name("bob\u{1b}[2J"), "bob[2J");
-        assert_eq!(shown_name(&"x".repeat(100)).len(), 20);
     }
 }

@@ -12,6 +12,7 @@ mod chat;
 mod login;
 mod racing;
 mod services;
+mod shown;
 mod state;
 mod watching;
 mod work;

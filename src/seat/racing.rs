@@ -13,7 +13,7 @@ use crate::players::registry::{Member, Place};
 use crate::races::desk::{Answer, Pending, RaceDesk, Reply as DeskReply};
 use crate::races::rules::{self, JoinError, RaceGame, RaceId};
 
-use super::chat::{safe_text, shown_name};
+use super::shown::{safe_text, shown_name};
 use super::state::{Seat, ONLY_ADMINS};
 
 /// A racer's command: answered now, or by the race's instance later (`--bus`).

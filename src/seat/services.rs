@@ -14,7 +14,7 @@ use crate::players::registry::Registry;
 use crate::records::recorder::Recorder;
 use crate::store::{Store, StoreError};
 
-use super::chat::shown_name;
+use super::shown::shown_name;
 
 /// What the old connection of a name taken over is told.
 pub fn taken_over(name: &PlayerName) -> String {

@@ -17,8 +17,8 @@ use crate::races::rules::RaceId;
 use crate::records::recorder::Player;
 use crate::store::Account;
 
-use super::chat::shown_name;
 use super::services::Services;
+use super::shown::shown_name;
 use super::work::{Reply, Work};
 
 /// Lines of chat allowed at once before the limit starts.

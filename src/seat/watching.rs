@@ -10,7 +10,7 @@ use crate::players::inbox::{InboxSender, Message};
 use crate::players::registry::{Place, SessionId};
 use crate::races::rules::RaceId;
 
-use super::chat::shown_name;
+use super::shown::shown_name;
 use super::state::Seat;
 use super::work::Reply;
 
