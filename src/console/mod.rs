@@ -28,16 +28,17 @@ use std::time::Duration;
 
 use crate::catalog::saves;
 use crate::catalog::table::{Context, GameKind, NewGame};
-use crate::cluster::bus::{Bus, RaceAnswer, RaceOp};
 use crate::codec::terminal;
 use crate::games::{self, Memory, Progress, Reply, SaveName, Status};
 use crate::players::accounts::PlayerName;
 use crate::players::inbox::{InboxSender, Message};
 use crate::players::registry::Place;
+use crate::races::desk::{Answer, Pending};
 use crate::races::rules::{RaceGame, RaceId};
 use crate::records::recorder::{Player, Tape};
 use crate::records::recording::{self, Recording, Replay};
 use crate::records::scores;
+use crate::seat::RaceReply;
 use crate::seat::{self, Seat, Services};
 use crate::store::{Listed, RecordingState};
 use lobby::Command;
@@ -135,11 +136,9 @@ enum Work {
     Store { work: StoreWork, services: Services },
     /// A racer's command for a race on another instance (`--bus`).
     Race {
-        bus: Bus,
-        home: u64,
-        from: crate::players::registry::SessionId,
-        name: PlayerName,
-        op: RaceOp,
+        pending: Pending,
+        /// The race a `join` asked for, and its instance.
+        join: Option<(RaceId, Option<u64>)>,
     },
 }
 
@@ -219,10 +218,9 @@ enum Finished {
     Social(seat::Found),
     /// What the instance with the race answered (`--bus`).
     Raced {
-        home: u64,
-        /// The race a `join` asked for.
-        race: Option<RaceId>,
-        answer: Result<RaceAnswer, String>,
+        /// The race a `join` asked for, and its instance.
+        join: Option<(RaceId, Option<u64>)>,
+        answer: Answer,
     },
     /// The job's thread failed (a bug): say so.
     Failed,
@@ -254,20 +252,10 @@ impl Job {
                 address,
             } => Done(Finished::Social(work.run(services, address).await)),
             Work::Store { work, services } => Done(work.run(services, context).await),
-            Work::Race {
-                bus,
-                home,
-                from,
-                name,
-                op,
-            } => {
-                let race = match op {
-                    RaceOp::Join(race) => Some(race),
-                    _ => None,
-                };
-                let answer = bus.race_request(home, from, &name, op).await;
-                Done(Finished::Raced { home, race, answer })
-            }
+            Work::Race { pending, join } => Done(Finished::Raced {
+                join,
+                answer: pending.await,
+            }),
             Work::Files(work) => {
                 match tokio::task::spawn_blocking(move || Job::run_blocking(work, &context)).await {
                     Ok(done) => done,
@@ -766,23 +754,9 @@ impl Console {
             Command::Tell { name, text } => seat::Reply::Say(seat.tell(name, text)),
             Command::Watch(name, race) => seat.watch(name, race),
             Command::Races => seat::Reply::Say(seat.races()),
-            Command::Join(race) => {
-                let away = race
-                    .and_then(|race| race.parse::<RaceId>().ok())
-                    .and_then(|race| seat.away_request(RaceOp::Join(race)));
-                match away {
-                    Some(away) => return self.race_job(away),
-                    None => seat::Reply::Say(seat.join(race)),
-                }
-            }
-            Command::Start => match seat.away_request(RaceOp::Start) {
-                Some(away) => return self.race_job(away),
-                None => seat::Reply::Say(seat.start_race()),
-            },
-            Command::Standings => match seat.away_request(RaceOp::Standings) {
-                Some(away) => return self.race_job(away),
-                None => seat::Reply::Say(seat.standings()),
-            },
+            Command::Join(race) => return self.race_reply(|seat| seat.join(race)),
+            Command::Start => return self.race_reply(Seat::start_race),
+            Command::Standings => return self.race_reply(Seat::standings),
             Command::Broadcast(text) => seat::Reply::Say(seat.broadcast(text)),
             Command::Kick { name, why } => seat::Reply::Say(seat.kick(name, why)),
             Command::Reload => {
@@ -829,18 +803,18 @@ impl Console {
     }
 
     /// A job on the store, for a player with a seat.
-    /// A racer's command for the instance that has the race (`--bus`).
-    fn race_job(&self, (bus, home, op): (Bus, u64, RaceOp)) -> Outcome {
-        let Some(seat) = &self.seat else {
+    /// A racer's command, answered by the race's desk: now, or as a job when the race
+    /// is on another instance (`--bus`).
+    fn race_reply(&mut self, ask: impl FnOnce(&mut Seat) -> RaceReply) -> Outcome {
+        let Some(seat) = self.seat.as_mut() else {
             return Outcome::Send(String::new());
         };
-        Outcome::Wait(Job::new(Work::Race {
-            bus,
-            home,
-            from: seat.id(),
-            name: seat.name().clone(),
-            op,
-        }))
+        match ask(seat) {
+            RaceReply::Now(text) => self.say(text),
+            RaceReply::Later { pending, join } => {
+                Outcome::Wait(Job::new(Work::Race { pending, join }))
+            }
+        }
     }
 
     fn store_job(&mut self, work: StoreWork) -> Outcome {
@@ -1100,13 +1074,12 @@ impl Console {
                 }
                 None => self.say(String::new()),
             },
-            Finished::Raced { home, race, answer } => match (&mut self.seat, answer) {
-                (Some(seat), Ok(answer)) => {
-                    let text = seat.away_answer(home, race, answer);
+            Finished::Raced { join, answer } => match &mut self.seat {
+                Some(seat) => {
+                    let text = seat.answered(join, answer);
                     self.say(text)
                 }
-                (_, Err(text)) => self.say(format!("{text}\n")),
-                (None, Ok(_)) => self.say(String::new()),
+                None => self.say(answer.text),
             },
             Finished::Failed => self.say(String::from(JOB_FAILED)),
         }

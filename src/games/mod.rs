@@ -113,7 +113,7 @@ impl Finish {
 }
 
 /// How a game ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Outcome {
     /// A Sokoban or Star Pusher level solved.
     Solved,
@@ -152,7 +152,7 @@ impl Outcome {
 
 /// How far a game has got, as a race shows and ranks it (SPEC section 9): each game
 /// fills what it has and leaves the rest `None`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct Progress {
     /// Moves (Sokoban, Star Pusher: steps; 2048: slides; wumpus: actions).
     pub moves: u64,
@@ -169,7 +169,7 @@ pub struct Progress {
 }
 
 /// 2048's part of [`Progress`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Tiles {
     /// The score.
     pub score: u64,

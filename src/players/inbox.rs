@@ -31,7 +31,7 @@ use std::task::{Context, Poll};
 use atomic_waker::AtomicWaker;
 
 use crate::players::accounts::PlayerName;
-use crate::players::registry::SessionId;
+use crate::players::ids::SessionId;
 use crate::races::rules::{RaceGame, RaceId};
 
 /// How many frames of a watched game may wait for a slow player.

@@ -1,5 +1,12 @@
-//! Who is online: ids, names and accounts, inboxes, the registry.
+//! Who is online: ids and places, names and accounts, inboxes, the registry (with the
+//! players of other instances), and the local desk of this instance's races.
 
 pub mod accounts;
+pub mod ghosts;
+pub mod ids;
 pub mod inbox;
+pub mod listing;
+pub mod place;
+pub mod presence;
+pub mod race_desk;
 pub mod registry;

@@ -20,7 +20,6 @@
 //! player. The bus keeps them up to date ([`Registry::ghost`]) and learns of every
 //! change to a local session through a [`PresenceTap`].
 
-use std::collections::BinaryHeap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -30,180 +29,46 @@ use dashmap::DashMap;
 
 use crate::games::Progress;
 use crate::players::accounts::PlayerName;
+pub use crate::players::ids::{Remote, SessionId};
 use crate::players::inbox::{self, Inbox, InboxSender, Message};
-use crate::races::rules::{Notice, RaceId, Races, Tell};
+pub use crate::players::place::{Place, PlaceView, SessionView};
+pub use crate::players::presence::{Presence, PresenceTap};
+use crate::races::rules::{self, RaceId, Tell};
+
+/// Every race of this instance, its racers named by session.
+pub type Races = rules::Races<SessionId, InboxSender>;
+/// A session in a race.
+pub type Member = rules::Member<SessionId, InboxSender>;
+/// A line for some sessions from the races.
+pub type Notice = rules::Notice<InboxSender>;
 
 /// How far before its start a registry counts its seconds from.
 const EPOCH_HEADROOM: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// How many session numbers each instance on a bus has to itself: instance `k`
 /// numbers its sessions from `k` million up.
-const INSTANCE_SESSIONS: u64 = 1_000_000;
-
-/// A session's number, unique for the life of the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct SessionId(u64);
-
-impl std::fmt::Display for SessionId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", self.0)
-    }
-}
-
-impl SessionId {
-    /// The number, as other instances know the session by (`--bus`).
-    pub fn number(self) -> u64 {
-        self.0
-    }
-}
-
-/// A session number for tests of modules that keep sessions by number.
-#[cfg(test)]
-pub(crate) fn test_session_id(n: u64) -> SessionId {
-    SessionId(n)
-}
-
-/// Where a player is, for `who` and for whom `say` reaches.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Place {
-    /// In the lobby.
-    Lobby,
-    /// Playing a game.
-    Game {
-        /// The game's name.
-        game: &'static str,
-        /// What it was started with (level, collection, size...), as typed.
-        label: String,
-    },
-    /// Watching another player's game.
-    Watching {
-        /// Whom.
-        id: SessionId,
-        /// Their name when watching began.
-        name: PlayerName,
-    },
-    /// In a race: waiting for its start (in the lobby), or playing its game.
-    Race {
-        /// Which race.
-        race: RaceId,
-        /// Playing its game (watchable), not waiting.
-        playing: bool,
-    },
-    /// Watching a race's standings.
-    WatchingRace(RaceId),
-}
-
-impl std::fmt::Display for Place {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Place::Lobby => f.write_str("lobby"),
-            Place::Game { game, label } if label.is_empty() => f.write_str(game),
-            Place::Game { game, label } => write!(f, "{game} {label}"),
-            Place::Watching { name, .. } => write!(f, "watching {name}"),
-            Place::Race { race, .. } => write!(f, "race {race}"),
-            Place::WatchingRace(race) => write!(f, "watching race {race}"),
-        }
-    }
-}
-
-/// A session of another instance: that instance's number and the session's number
-/// there.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
-pub struct Remote {
-    /// The instance.
-    pub instance: u64,
-    /// The session's number on it.
-    pub session: u64,
-}
+pub(super) const INSTANCE_SESSIONS: u64 = 1_000_000;
 
 /// Where a session runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Home {
+pub(super) enum Home {
     /// On this instance, connected from this address.
     Here(SocketAddr),
     /// On another instance (`--bus`).
     Away(Remote),
 }
 
-/// A place as another instance understands it: sessions named by instance and number.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum PlaceView {
-    /// In the lobby.
-    Lobby,
-    /// Playing `game` with `label`.
-    Game {
-        /// The game's name.
-        game: String,
-        /// Its arguments as typed.
-        label: String,
-    },
-    /// Watching a player.
-    Watching {
-        /// The player's instance.
-        instance: u64,
-        /// The player's session there.
-        session: u64,
-        /// The player's name.
-        name: String,
-    },
-    /// In race `race`.
-    Race {
-        /// The race.
-        race: RaceId,
-        /// Playing its game.
-        playing: bool,
-    },
-    /// Watching race `race`.
-    WatchingRace(RaceId),
-}
-
-/// What other instances are told of a local session (and keep of a remote one).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct SessionView {
-    /// The name.
-    pub name: String,
-    /// Where.
-    pub place: PlaceView,
-    /// Seconds since the last input.
-    pub idle: u32,
-    /// How many watch.
-    pub watchers: usize,
-    /// Hears `say`.
-    pub chat: bool,
-}
-
-/// A change to a local session that other instances must hear of (`--bus`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Presence {
-    /// The session is new or changed (name, place, watchers, chat).
-    Changed(SessionId),
-    /// The session has ended.
-    Left(SessionId),
-}
-
-/// Where the registry reports changes to local sessions: the bus. Bounded: when it is
-/// full the change is dropped and `dirty` set, and the bus sends every session again.
-#[derive(Debug)]
-pub struct PresenceTap {
-    /// The changes, to the bus.
-    pub changes: tokio::sync::mpsc::Sender<Presence>,
-    /// A change was dropped.
-    pub dirty: std::sync::atomic::AtomicBool,
-}
-
 /// What the registry knows of one session.
 #[derive(Debug, Clone)]
-struct Entry {
-    home: Home,
-    inbox: InboxSender,
-    name: PlayerName,
-    place: Place,
-    watchers: usize,
+pub(super) struct Entry {
+    pub(super) home: Home,
+    pub(super) inbox: InboxSender,
+    pub(super) name: PlayerName,
+    pub(super) place: Place,
+    pub(super) watchers: usize,
     /// Hears `say` (the `chat` setting).
-    chat: bool,
-    activity: Arc<Activity>,
+    pub(super) chat: bool,
+    pub(super) activity: Arc<Activity>,
 }
 
 /// A session's last activity, in whole seconds since the registry started: the
@@ -212,9 +77,9 @@ struct Entry {
 /// page a few times a second at most, so the lock is never contended for long.
 #[derive(Debug)]
 pub struct Activity {
-    epoch: Instant,
-    last: AtomicU32,
-    progress: Mutex<Option<Progress>>,
+    pub(super) epoch: Instant,
+    pub(super) last: AtomicU32,
+    pub(super) progress: Mutex<Option<Progress>>,
 }
 
 impl Activity {
@@ -233,12 +98,12 @@ impl Activity {
         *self.progress.lock().unwrap_or_else(PoisonError::into_inner) = progress;
     }
 
-    fn progress(&self) -> Option<Progress> {
+    pub(super) fn progress(&self) -> Option<Progress> {
         *self.progress.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// How long since the last input.
-    fn idle(&self) -> Duration {
+    pub(super) fn idle(&self) -> Duration {
         let now = seconds_since(self.epoch);
         Duration::from_secs(u64::from(
             now.saturating_sub(self.last.load(Ordering::Relaxed)),
@@ -246,46 +111,14 @@ impl Activity {
     }
 }
 
-fn seconds_since(epoch: Instant) -> u32 {
+pub(super) fn seconds_since(epoch: Instant) -> u32 {
     u32::try_from(epoch.elapsed().as_secs()).unwrap_or(u32::MAX)
-}
-
-/// One line of `who`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WhoLine {
-    /// The player.
-    pub name: PlayerName,
-    /// Where.
-    pub place: Place,
-    /// Time since the last input.
-    pub idle: Duration,
-    /// How many watch this player.
-    pub watchers: usize,
-}
-
-/// One row of the web page's live table (SPEC section 11): `who`'s line, with the
-/// game being played and how far it has got.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionRow {
-    /// The player.
-    pub name: PlayerName,
-    /// Where.
-    pub place: Place,
-    /// The game played there (a race's too), if any, and its level or arguments.
-    pub game: Option<(&'static str, String)>,
-    /// How far the game has got.
-    pub progress: Option<Progress>,
-    /// The last input, in whole seconds since the registry started: unlike the idle
-    /// time, it changes only when the player types.
-    pub last_active: u32,
-    /// How many watch this player.
-    pub watchers: usize,
 }
 
 /// The server's sessions: clone it freely, every clone is the same registry.
 #[derive(Debug, Clone)]
 pub struct Registry {
-    shared: Arc<Shared>,
+    pub(super) shared: Arc<Shared>,
 }
 
 impl Default for Registry {
@@ -295,25 +128,25 @@ impl Default for Registry {
 }
 
 #[derive(Debug)]
-struct Shared {
-    sessions: DashMap<SessionId, Entry>,
+pub(super) struct Shared {
+    pub(super) sessions: DashMap<SessionId, Entry>,
     /// Lower-case name to session: names are unique ignoring case.
-    names: DashMap<String, SessionId>,
+    pub(super) names: DashMap<String, SessionId>,
     /// Sessions per client address, for `--max-per-address`.
-    per_address: DashMap<IpAddr, usize>,
-    next_id: AtomicU64,
-    epoch: Instant,
+    pub(super) per_address: DashMap<IpAddr, usize>,
+    pub(super) next_id: AtomicU64,
+    pub(super) epoch: Instant,
     /// Every race. One lock: races change a few times a second at most (a join, a box
     /// placed), and it is never held across an `.await` nor while sending.
-    races: Mutex<Races>,
+    pub(super) races: Mutex<Races>,
     /// Remote sessions' numbers here.
-    ghosts: DashMap<Remote, SessionId>,
+    pub(super) ghosts: DashMap<Remote, SessionId>,
     /// Names a remote session has that a session here held when it was told (a
     /// takeover from another instance, while the old session closes): the remote one
     /// gets the name when it is freed.
-    waiting_names: DashMap<String, SessionId>,
+    pub(super) waiting_names: DashMap<String, SessionId>,
     /// This instance's number on the bus, and where changes go (`--bus` only).
-    tap: std::sync::OnceLock<(u64, PresenceTap)>,
+    pub(super) tap: std::sync::OnceLock<(u64, PresenceTap)>,
 }
 
 /// One address already has as many sessions as it may.
@@ -382,7 +215,7 @@ impl Registry {
 
     /// A session is gone (its connection, or its instance): free its name, its share
     /// of its address, its place in a race.
-    fn remove(&self, id: SessionId) {
+    pub(super) fn remove(&self, id: SessionId) {
         let shared = &self.shared;
         let Some((_, entry)) = shared.sessions.remove(&id) else {
             return;
@@ -415,7 +248,7 @@ impl Registry {
     }
 
     /// A freed name goes to the remote session that has it, if one waits for it.
-    fn hand_on_name(&self, key: String) {
+    pub(super) fn hand_on_name(&self, key: String) {
         if let Some((key, waiting)) = self.shared.waiting_names.remove(&key) {
             let still = self
                 .shared
@@ -428,282 +261,9 @@ impl Registry {
         }
     }
 
-    /// Report local sessions' changes to `tap` from now on, as instance `instance`
-    /// (`--bus`). Once only: false if a tap is set already.
-    pub fn set_tap(&self, instance: u64, tap: PresenceTap) -> bool {
-        if self.shared.tap.set((instance, tap)).is_err() {
-            return false;
-        }
-        // Guests are `guest-N` after their session's number: numbers of their own per
-        // instance keep a guest's name unique on every instance.
-        let first = instance.saturating_mul(INSTANCE_SESSIONS);
-        self.shared.next_id.fetch_max(first, Ordering::Relaxed);
-        true
-    }
-
-    /// This instance's number on the bus, if it is on one.
-    pub fn instance(&self) -> Option<u64> {
-        self.shared.tap.get().map(|(instance, _)| *instance)
-    }
-
-    /// Whether a change was dropped since last asked (the bus then sends every
-    /// session again).
-    pub fn take_dirty(&self) -> bool {
-        self.shared
-            .tap
-            .get()
-            .is_some_and(|(_, tap)| tap.dirty.swap(false, Ordering::Relaxed))
-    }
-
-    /// Tell the bus of a local session's change, if there is a bus.
-    fn tell_bus(&self, change: Presence) {
-        if let Some((_, tap)) = self.shared.tap.get() {
-            if tap.changes.try_send(change).is_err() {
-                tap.dirty.store(true, Ordering::Relaxed);
-            }
-        }
-    }
-
-    /// Tell the bus that local session `id` changed, if it is a local session.
-    fn changed(&self, id: SessionId) {
-        if self.shared.tap.get().is_some() && self.remote_of(id).is_none() {
-            self.tell_bus(Presence::Changed(id));
-        }
-    }
-
-    /// The remote session that `id` stands for, if it is one.
-    pub fn remote_of(&self, id: SessionId) -> Option<Remote> {
-        match self.shared.sessions.get(&id)?.home {
-            Home::Away(remote) => Some(remote),
-            Home::Here(_) => None,
-        }
-    }
-
-    /// The number here of remote session `remote`, if it is known.
-    pub fn ghost_id(&self, remote: Remote) -> Option<SessionId> {
-        self.shared.ghosts.get(&remote).map(|id| *id)
-    }
-
-    /// How another instance names session `id` (local or remote).
-    pub fn remote_name_of(&self, id: SessionId) -> Option<Remote> {
-        match self.shared.sessions.get(&id)?.home {
-            Home::Away(remote) => Some(remote),
-            Home::Here(_) => Some(Remote {
-                instance: self.instance()?,
-                session: id.0,
-            }),
-        }
-    }
-
-    /// The session here that another instance's `remote` names: this instance's own,
-    /// or a remote one's number here.
-    pub fn local_id(&self, remote: Remote) -> Option<SessionId> {
-        if Some(remote.instance) == self.instance() {
-            let id = SessionId(remote.session);
-            return self.shared.sessions.contains_key(&id).then_some(id);
-        }
-        self.ghost_id(remote)
-    }
-
-    /// What other instances are told of local session `id`.
-    pub fn view(&self, id: SessionId) -> Option<SessionView> {
-        let entry = self.shared.sessions.get(&id)?;
-        if !matches!(entry.home, Home::Here(_)) {
-            return None;
-        }
-        let (name, place, idle, watchers, chat) = (
-            entry.name.to_string(),
-            entry.place.clone(),
-            entry.activity.idle(),
-            entry.watchers,
-            entry.chat,
-        );
-        drop(entry);
-        Some(SessionView {
-            name,
-            place: self.place_view(&place),
-            idle: u32::try_from(idle.as_secs()).unwrap_or(u32::MAX),
-            watchers,
-            chat,
-        })
-    }
-
-    /// Every local session's number and view, for a full report to the bus.
-    pub fn views(&self) -> Vec<(u64, SessionView)> {
-        let ids: Vec<SessionId> = self
-            .shared
-            .sessions
-            .iter()
-            .filter(|entry| matches!(entry.home, Home::Here(_)))
-            .map(|entry| *entry.key())
-            .collect();
-        ids.into_iter()
-            .filter_map(|id| Some((id.0, self.view(id)?)))
-            .collect()
-    }
-
-    fn place_view(&self, place: &Place) -> PlaceView {
-        match place {
-            Place::Lobby => PlaceView::Lobby,
-            Place::Game { game, label } => PlaceView::Game {
-                game: (*game).to_string(),
-                label: label.clone(),
-            },
-            Place::Watching { id, name } => match self.remote_name_of(*id) {
-                Some(remote) => PlaceView::Watching {
-                    instance: remote.instance,
-                    session: remote.session,
-                    name: name.to_string(),
-                },
-                None => PlaceView::Lobby,
-            },
-            Place::Race { race, playing } => PlaceView::Race {
-                race: *race,
-                playing: *playing,
-            },
-            Place::WatchingRace(race) => PlaceView::WatchingRace(*race),
-        }
-    }
-
-    /// The place here of what another instance reports; `None` when it names what is
-    /// not known here (a game this server has not; a player not seen yet).
-    fn place_from_view(&self, view: &PlaceView) -> Option<Place> {
-        Some(match view {
-            PlaceView::Lobby => Place::Lobby,
-            PlaceView::Game { game, label } => Place::Game {
-                game: crate::catalog::table::GameKind::from_name(game)?.name,
-                label: label.clone(),
-            },
-            PlaceView::Watching {
-                instance,
-                session,
-                name,
-            } => Place::Watching {
-                id: self.local_id(Remote {
-                    instance: *instance,
-                    session: *session,
-                })?,
-                name: PlayerName::from_peer(name)?,
-            },
-            PlaceView::Race { race, playing } => Place::Race {
-                race: *race,
-                playing: *playing,
-            },
-            PlaceView::WatchingRace(race) => Place::WatchingRace(*race),
-        })
-    }
-
-    /// Add or update remote session `remote` as `view` says, reached through `inbox`
-    /// (made only for a session new here). Its number here. A name another session
-    /// holds here stays that session's (the two instances will settle it: the newer
-    /// login takes the name over).
-    pub fn ghost(
-        &self,
-        remote: Remote,
-        view: &SessionView,
-        inbox: impl FnOnce() -> InboxSender,
-    ) -> Option<SessionId> {
-        let name = PlayerName::from_peer(&view.name)?;
-        let place = self.place_from_view(&view.place).unwrap_or(Place::Lobby);
-        let idle = u64::from(view.idle);
-        let (id, new) = match self.ghost_id(remote) {
-            Some(id) => (id, false),
-            None => {
-                let id = SessionId(self.shared.next_id.fetch_add(1, Ordering::Relaxed) + 1);
-                let activity = Arc::new(Activity {
-                    epoch: self.shared.epoch,
-                    last: AtomicU32::new(0),
-                    progress: Mutex::new(None),
-                });
-                self.shared.sessions.insert(
-                    id,
-                    Entry {
-                        home: Home::Away(remote),
-                        inbox: inbox(),
-                        name: name.clone(),
-                        place: Place::Lobby,
-                        watchers: 0,
-                        chat: true,
-                        activity,
-                    },
-                );
-                self.shared.ghosts.insert(remote, id);
-                (id, true)
-            }
-        };
-        // Told again every roll call: the names' map is touched only for a new
-        // session or a new name.
-        let renamed = self.shared.sessions.get_mut(&id).map(|mut entry| {
-            let renamed = (entry.name != name).then(|| entry.name.clone());
-            if renamed.is_some() {
-                entry.name = name.clone();
-            }
-            if entry.place != place {
-                entry.place = place;
-            }
-            entry.watchers = view.watchers;
-            entry.chat = view.chat;
-            let now = u64::from(seconds_since(self.shared.epoch));
-            let last = u32::try_from(now.saturating_sub(idle)).unwrap_or(0);
-            entry.activity.last.store(last, Ordering::Relaxed);
-            renamed
-        })?;
-        if let Some(old) = &renamed {
-            if old.key() != name.key()
-                && self
-                    .shared
-                    .names
-                    .remove_if(&old.key(), |_, holder| *holder == id)
-                    .is_some()
-            {
-                self.hand_on_name(old.key());
-            }
-        }
-        if new || renamed.is_some() {
-            let holder = *self.shared.names.entry(name.key()).or_insert(id);
-            if holder != id {
-                self.shared.waiting_names.insert(name.key(), id);
-            }
-        }
-        Some(id)
-    }
-
-    /// Remote session `remote` has ended.
-    pub fn forget_ghost(&self, remote: Remote) {
-        if let Some((_, id)) = self.shared.ghosts.remove(&remote) {
-            self.end_watching_of(id);
-            self.remove(id);
-        }
-    }
-
-    /// Every remote session of `instance` is gone (it stopped, or is out of reach);
-    /// or, with `keep`, those numbered up to its number that it does not name (the
-    /// others came after it was written).
-    pub fn forget_instance(
-        &self,
-        instance: u64,
-        keep: Option<(&std::collections::HashSet<u64>, u64)>,
-    ) {
-        let gone: Vec<Remote> = self
-            .shared
-            .ghosts
-            .iter()
-            .map(|entry| *entry.key())
-            .filter(|remote| {
-                remote.instance == instance
-                    && !keep.is_some_and(|(keep, upto)| {
-                        remote.session > upto || keep.contains(&remote.session)
-                    })
-            })
-            .collect();
-        for remote in gone {
-            self.forget_ghost(remote);
-        }
-    }
-
     /// Local sessions watching `id` (a remote player now gone) stop: its own instance
     /// can no longer tell them.
-    fn end_watching_of(&self, id: SessionId) {
+    pub(super) fn end_watching_of(&self, id: SessionId) {
         let Some(name) = self.name_of(id) else {
             return;
         };
@@ -906,7 +466,7 @@ impl Registry {
     }
 
     /// Set `id`'s name in its entry and free its old one.
-    fn set_name(&self, id: SessionId, name: &PlayerName) {
+    pub(super) fn set_name(&self, id: SessionId, name: &PlayerName) {
         let old = self.shared.sessions.get_mut(&id).map(|mut entry| {
             let old = entry.name.clone();
             entry.name = name.clone();
@@ -952,80 +512,6 @@ impl Registry {
         self.changed(id);
     }
 
-    /// Everyone online, sorted by name (ignoring case).
-    pub fn who(&self) -> Vec<WhoLine> {
-        let mut lines: Vec<WhoLine> = self
-            .shared
-            .sessions
-            .iter()
-            .map(|entry| WhoLine {
-                name: entry.name.clone(),
-                place: entry.place.clone(),
-                idle: entry.activity.idle(),
-                watchers: entry.watchers,
-            })
-            .collect();
-        // The key allocates: once per line, not once per comparison.
-        lines.sort_by_cached_key(|line| line.name.key());
-        lines
-    }
-
-    /// The first `limit` sessions by name (ignoring case) as the web page's table shows
-    /// them, and how many sessions there are. The rows are built for the `limit` shown
-    /// only, so a table of a hundred out of ten thousand sessions costs one walk over
-    /// the names (held in lower case already).
-    pub fn table(&self, limit: usize) -> (Vec<SessionRow>, usize) {
-        // The `limit` first names in a heap whose top is the last of them: a name is
-        // copied only when it belongs there, a few hundred times for ten thousand
-        // sessions rather than ten thousand.
-        let mut first: BinaryHeap<(String, SessionId)> = BinaryHeap::with_capacity(limit + 1);
-        let mut total = 0;
-        for entry in self.shared.names.iter() {
-            total += 1;
-            if first.len() < limit {
-                first.push((entry.key().clone(), *entry.value()));
-            } else if first.peek().is_some_and(|(last, _)| entry.key() < last) {
-                first.pop();
-                first.push((entry.key().clone(), *entry.value()));
-            }
-        }
-        let names = first.into_sorted_vec();
-        let mut rows: Vec<SessionRow> = names
-            .iter()
-            .filter_map(|(_, id)| {
-                let entry = self.shared.sessions.get(id)?;
-                Some(SessionRow {
-                    name: entry.name.clone(),
-                    place: entry.place.clone(),
-                    game: match &entry.place {
-                        Place::Game { game, label } => Some((*game, label.clone())),
-                        _ => None,
-                    },
-                    progress: entry.activity.progress(),
-                    last_active: entry.activity.last.load(Ordering::Relaxed),
-                    watchers: entry.watchers,
-                })
-            })
-            .collect();
-        // Races' games are looked up after the shards are released, under the races'
-        // lock once.
-        if rows
-            .iter()
-            .any(|row| matches!(row.place, Place::Race { .. } | Place::WatchingRace(_)))
-        {
-            self.with_races(|races| {
-                for row in &mut rows {
-                    if let Place::Race { race, .. } | Place::WatchingRace(race) = row.place {
-                        row.game = races
-                            .game(race)
-                            .map(|game| (game.kind.name, game.args.join(" ")));
-                    }
-                }
-            });
-        }
-        (rows, total)
-    }
-
     /// The highest session number given so far: every session that comes later has a
     /// higher one.
     pub fn last_number(&self) -> u64 {
@@ -1035,23 +521,6 @@ impl Registry {
     /// Seconds since the registry started: what [`SessionRow::last_active`] counts in.
     pub fn now(&self) -> u32 {
         seconds_since(self.shared.epoch)
-    }
-
-    /// Every session's place, and the game played there when it is a plain game (for
-    /// the metrics: no races' lock, no names copied).
-    pub fn places(&self) -> Vec<(Place, Option<&'static str>)> {
-        self.shared
-            .sessions
-            .iter()
-            .filter(|entry| matches!(entry.home, Home::Here(_)))
-            .map(|entry| {
-                let game = match &entry.place {
-                    Place::Game { game, .. } => Some(*game),
-                    _ => None,
-                };
-                (entry.place.clone(), game)
-            })
-            .collect()
     }
 
     /// A number for something that watches like a session but is not one (the web
@@ -1107,13 +576,13 @@ impl Registry {
 
 /// Who hears one another: the lobby, or one game (its player and its watchers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Group {
+pub(super) enum Group {
     Lobby,
     Game(SessionId),
     Race(RaceId),
 }
 
-fn group(id: SessionId, place: &Place) -> Group {
+pub(super) fn group(id: SessionId, place: &Place) -> Group {
     match place {
         Place::Lobby => Group::Lobby,
         Place::Game { .. } => Group::Game(id),

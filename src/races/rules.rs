@@ -21,15 +21,14 @@
 //!   them; those who left last.
 
 use std::collections::{BTreeMap, HashMap};
+use std::fmt::Debug;
 use std::fmt::Write as _;
+use std::hash::Hash;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::catalog::table::GameKind;
 use crate::games::{Outcome, Progress};
-use crate::players::accounts::PlayerName;
-use crate::players::inbox::InboxSender;
-use crate::players::registry::SessionId;
 use crate::records::scores;
 
 /// The most racers in one race: a class many times over, and few enough that a line
@@ -77,20 +76,20 @@ impl RaceGame {
 
 /// A session in a race.
 #[derive(Debug, Clone)]
-pub struct Member {
+pub struct Member<K, I> {
     /// Its session.
-    pub id: SessionId,
+    pub id: K,
     /// Its name when it joined.
-    pub name: PlayerName,
+    pub name: Arc<str>,
     /// Where its messages go.
-    pub inbox: InboxSender,
+    pub inbox: I,
 }
 
 /// A line for some sessions, sent once the lock is let go.
 #[derive(Debug)]
-pub struct Notice {
+pub struct Notice<I> {
     /// Who gets it.
-    pub to: Vec<InboxSender>,
+    pub to: Vec<I>,
     /// What they get.
     pub what: Tell,
 }
@@ -137,7 +136,7 @@ pub enum StartError {
         /// The race.
         race: RaceId,
         /// Its host.
-        host: PlayerName,
+        host: Arc<str>,
     },
     /// It has started already.
     #[error("Race {0} has started already.")]
@@ -162,8 +161,8 @@ enum State {
 }
 
 #[derive(Debug)]
-struct Racer {
-    member: Member,
+struct Racer<K, I> {
+    member: Member<K, I>,
     progress: Progress,
     /// The game has reported its progress once (its opening position).
     reported: bool,
@@ -178,17 +177,17 @@ enum Phase {
 
 /// One race.
 #[derive(Debug)]
-struct Race {
+struct Race<K, I> {
     id: RaceId,
     game: Arc<RaceGame>,
     /// Who may start it.
-    host: Member,
+    host: Member<K, I>,
     /// The host is one of the racers (not for an admin's race for everyone).
     host_races: bool,
     limit: Option<Duration>,
-    racers: Vec<Racer>,
+    racers: Vec<Racer<K, I>>,
     /// Those who watch the standings (`watch race N`).
-    audience: Vec<(SessionId, InboxSender)>,
+    audience: Vec<(K, I)>,
     phase: Phase,
     /// The host typed `start` alone once: the next one starts.
     alone_confirmed: bool,
@@ -202,7 +201,7 @@ pub struct Listed {
     /// Its game.
     pub label: String,
     /// Its host.
-    pub host: PlayerName,
+    pub host: Arc<str>,
     /// How many race.
     pub racers: usize,
     /// Since when it runs, if it has started.
@@ -212,13 +211,13 @@ pub struct Listed {
 }
 
 /// Every race of the server, and who is in which.
-#[derive(Debug, Default)]
-pub struct Races {
-    races: BTreeMap<RaceId, Race>,
+#[derive(Debug)]
+pub struct Races<K, I> {
+    races: BTreeMap<RaceId, Race<K, I>>,
     /// Each racer's (and each non-racing host's) race.
-    members: HashMap<SessionId, RaceId>,
+    members: HashMap<K, RaceId>,
     /// Who watches which race.
-    watching: HashMap<SessionId, RaceId>,
+    watching: HashMap<K, RaceId>,
     last_id: RaceId,
     /// With `--bus`, this instance's races are numbered from `first` up (instance `k`
     /// from `k` × [`IDS_PER_INSTANCE`]), so that a race's number names it on every
@@ -226,19 +225,31 @@ pub struct Races {
     first: RaceId,
 }
 
+impl<K, I> Default for Races<K, I> {
+    fn default() -> Self {
+        Races {
+            races: BTreeMap::new(),
+            members: HashMap::new(),
+            watching: HashMap::new(),
+            last_id: 0,
+            first: 0,
+        }
+    }
+}
+
 /// How many race numbers each instance on a bus has to itself.
 pub const IDS_PER_INSTANCE: RaceId = 10_000;
 
 /// What opening a race did.
 #[derive(Debug)]
-pub struct Opened {
+pub struct Opened<I> {
     /// Its number.
     pub id: RaceId,
     /// The invitations, for `all`.
-    pub notices: Vec<Notice>,
+    pub notices: Vec<Notice<I>>,
 }
 
-impl Races {
+impl<K: Copy + Eq + Hash + Debug, I: Clone + Debug> Races<K, I> {
     /// Open a race of `game` hosted by `host`, who races unless `invite` lists the
     /// players to invite instead (an admin's `race ... all`).
     ///
@@ -246,11 +257,11 @@ impl Races {
     /// [`JoinError::InRace`] when the host is in a race already.
     pub fn open(
         &mut self,
-        host: Member,
+        host: Member<K, I>,
         game: RaceGame,
         limit: Option<Duration>,
-        invite: Option<Vec<InboxSender>>,
-    ) -> Result<Opened, JoinError> {
+        invite: Option<Vec<I>>,
+    ) -> Result<Opened<I>, JoinError> {
         if let Some(race) = self.members.get(&host.id) {
             return Err(JoinError::InRace(*race));
         }
@@ -321,12 +332,12 @@ impl Races {
     }
 
     /// The race session `id` is in (racing, or hosting).
-    pub fn race_of(&self, id: SessionId) -> Option<RaceId> {
+    pub fn race_of(&self, id: K) -> Option<RaceId> {
         self.members.get(&id).copied()
     }
 
     /// The race session `id` races in and waits for the start of, if any.
-    pub fn waiting(&self, id: SessionId) -> Option<RaceId> {
+    pub fn waiting(&self, id: K) -> Option<RaceId> {
         let race = self.races.get(self.members.get(&id)?)?;
         (race.phase == Phase::Open && race.racers.iter().any(|racer| racer.member.id == id))
             .then_some(race.id)
@@ -362,8 +373,8 @@ impl Races {
     pub fn join(
         &mut self,
         race_id: RaceId,
-        member: Member,
-    ) -> Result<(String, usize, PlayerName, Notice), JoinError> {
+        member: Member<K, I>,
+    ) -> Result<(String, usize, Arc<str>, Notice<I>), JoinError> {
         if let Some(race) = self.members.get(&member.id) {
             return Err(JoinError::InRace(*race));
         }
@@ -399,7 +410,7 @@ impl Races {
     /// Session `id` leaves its race (`leave`, the game left, the connection gone):
     /// which race, and what to tell. Before the start the racer is gone from it; after
     /// it, a racer not yet done is kept as "left".
-    pub fn leave(&mut self, id: SessionId, now: Instant) -> Option<(RaceId, Vec<Notice>)> {
+    pub fn leave(&mut self, id: K, now: Instant) -> Option<(RaceId, Vec<Notice<I>>)> {
         let race_id = self.members.remove(&id)?;
         let race = self.races.get_mut(&race_id)?;
         let mut notices = Vec::new();
@@ -438,7 +449,7 @@ impl Races {
                             let closed = format!(
                                 "[race {race_id}] Race {race_id} is closed: nobody is in it."
                             );
-                            let audience: Vec<InboxSender> = race
+                            let audience: Vec<I> = race
                                 .audience
                                 .iter()
                                 .map(|(_, inbox)| inbox.clone())
@@ -481,11 +492,7 @@ impl Races {
     ///
     /// # Errors
     /// [`StartError`]: not in a race, not its host, started, or nobody to race.
-    pub fn start(
-        &mut self,
-        id: SessionId,
-        now: Instant,
-    ) -> Result<(RaceId, Vec<Notice>), StartError> {
+    pub fn start(&mut self, id: K, now: Instant) -> Result<(RaceId, Vec<Notice<I>>), StartError> {
         let race_id = *self.members.get(&id).ok_or(StartError::NotInRace)?;
         let race = self.races.get_mut(&race_id).ok_or(StartError::NotInRace)?;
         if race.phase != Phase::Open {
@@ -510,7 +517,7 @@ impl Races {
             race.racers.len(),
             limit_words(race.limit)
         );
-        let racers: Vec<InboxSender> = race
+        let racers: Vec<I> = race
             .racers
             .iter()
             .map(|racer| racer.member.inbox.clone())
@@ -545,10 +552,10 @@ impl Races {
     /// for the racer when this made the racer done.
     pub fn progress(
         &mut self,
-        id: SessionId,
+        id: K,
         progress: Progress,
         now: Instant,
-    ) -> (Vec<Notice>, Option<String>) {
+    ) -> (Vec<Notice<I>>, Option<String>) {
         let Some(&race_id) = self.members.get(&id) else {
             return (Vec::new(), None);
         };
@@ -601,7 +608,7 @@ impl Races {
     }
 
     /// The time limit of race `race` ran out: it is over.
-    pub fn time_up(&mut self, race_id: RaceId) -> Vec<Notice> {
+    pub fn time_up(&mut self, race_id: RaceId) -> Vec<Notice<I>> {
         let Some(race) = self.races.get(&race_id) else {
             return Vec::new();
         };
@@ -631,8 +638,8 @@ impl Races {
     pub fn watch(
         &mut self,
         race_id: RaceId,
-        watcher: SessionId,
-        inbox: InboxSender,
+        watcher: K,
+        inbox: I,
         now: Instant,
     ) -> Result<String, JoinError> {
         let race = self
@@ -646,7 +653,7 @@ impl Races {
     }
 
     /// Session `watcher` stops watching a race.
-    pub fn unwatch(&mut self, watcher: SessionId) {
+    pub fn unwatch(&mut self, watcher: K) {
         if let Some(race_id) = self.watching.remove(&watcher) {
             if let Some(race) = self.races.get_mut(&race_id) {
                 race.audience.retain(|(id, _)| *id != watcher);
@@ -656,20 +663,20 @@ impl Races {
 
     /// The race is over: the places to everyone still in it, and those still playing
     /// stop.
-    fn finish(&mut self, race_id: RaceId) -> Vec<Notice> {
+    fn finish(&mut self, race_id: RaceId) -> Vec<Notice<I>> {
         let Some(race) = self.close(race_id) else {
             return Vec::new();
         };
         let mut text = format!("[race {race_id}] Race over. Places:\n");
         text.push_str(race.rows(usize::MAX).trim_end());
         tracing::info!(race = race_id, game = %race.game.label(), places = %text, "race over");
-        let playing: Vec<InboxSender> = race
+        let playing: Vec<I> = race
             .racers
             .iter()
             .filter(|racer| racer.state == State::Racing)
             .map(|racer| racer.member.inbox.clone())
             .collect();
-        let audience: Vec<InboxSender> = race
+        let audience: Vec<I> = race
             .audience
             .iter()
             .map(|(_, inbox)| inbox.clone())
@@ -695,7 +702,7 @@ impl Races {
     }
 
     /// Remove race `race_id` and everyone's membership of it.
-    fn close(&mut self, race_id: RaceId) -> Option<Race> {
+    fn close(&mut self, race_id: RaceId) -> Option<Race<K, I>> {
         let race = self.races.remove(&race_id)?;
         self.members.retain(|_, race| *race != race_id);
         self.watching.retain(|_, race| *race != race_id);
@@ -703,8 +710,8 @@ impl Races {
     }
 }
 
-impl Racer {
-    fn new(member: Member) -> Racer {
+impl<K, I> Racer<K, I> {
+    fn new(member: Member<K, I>) -> Racer<K, I> {
         Racer {
             member,
             progress: Progress::default(),
@@ -714,11 +721,11 @@ impl Racer {
     }
 }
 
-impl Race {
+impl<K: Copy + Eq + Hash + Debug, I: Clone + Debug> Race<K, I> {
     /// The racers still in it and a host who does not race, less `except`: who hears
     /// the race's lines.
-    fn hearers(&self, except: Option<SessionId>) -> Vec<InboxSender> {
-        let mut hearers: Vec<InboxSender> = self
+    fn hearers(&self, except: Option<K>) -> Vec<I> {
+        let mut hearers: Vec<I> = self
             .racers
             .iter()
             .filter(|racer| racer.state != State::Left && Some(racer.member.id) != except)
@@ -736,7 +743,7 @@ impl Race {
     }
 
     /// The standings as a frame for the audience, if it has anyone.
-    fn watched(&self, now: Instant) -> Option<Notice> {
+    fn watched(&self, now: Instant) -> Option<Notice<I>> {
         if self.audience.is_empty() {
             return None;
         }
@@ -782,7 +789,7 @@ impl Race {
 
     /// One line per racer in the order of their places, at most `rows` of them.
     fn rows(&self, rows: usize) -> String {
-        let mut order: Vec<&Racer> = self.racers.iter().collect();
+        let mut order: Vec<&Racer<K, I>> = self.racers.iter().collect();
         order.sort_by_key(|racer| rank(racer));
         let mut text = String::new();
         for (place, racer) in order.iter().enumerate().take(rows) {
@@ -790,7 +797,7 @@ impl Race {
                 text,
                 "  {:>3}. {:<16}  {}",
                 place + 1,
-                racer.member.name.as_str(),
+                &*racer.member.name,
                 describe(&racer.progress, racer.state)
             );
         }
@@ -803,7 +810,7 @@ impl Race {
 
 /// Where a racer stands: the smaller, the better. Of those who reached the goal in
 /// the same second with as many moves, the first to reach it.
-fn rank(racer: &Racer) -> (u8, u64, u64, Duration) {
+fn rank<K, I>(racer: &Racer<K, I>) -> (u8, u64, u64, Duration) {
     let progress = &racer.progress;
     let moves = progress.moves;
     match (racer.state, progress.ended) {
@@ -967,20 +974,26 @@ mod tests {
         assert_eq!(how_far(&wumpus), "has the gold, 8 actions");
     }
 
-    use crate::players::inbox::{self, Delivery, Inbox, Message};
+    /// A racer's inbox in these tests: the lines it got.
+    #[derive(Debug, Clone, Default)]
+    struct Lines(Arc<std::sync::Mutex<Vec<String>>>);
+
+    type Member = super::Member<u64, Lines>;
+    type Notice = super::Notice<Lines>;
+    type Races = super::Races<u64, Lines>;
 
     struct Someone {
         member: Member,
-        inbox: Inbox,
+        inbox: Lines,
     }
 
     fn someone(n: u64, name: &str) -> Someone {
-        let (sender, inbox) = inbox::inbox();
+        let inbox = Lines::default();
         Someone {
             member: Member {
-                id: crate::players::registry::test_session_id(n),
-                name: PlayerName::parse(name).unwrap(),
-                inbox: sender,
+                id: n,
+                name: Arc::from(name),
+                inbox: inbox.clone(),
             },
             inbox,
         }
@@ -1003,34 +1016,22 @@ mod tests {
         }
     }
 
-    /// Deliver the notices as the registry does; the lines each inbox got.
+    /// Deliver the notices as the registry does; each inbox keeps its lines.
     fn deliver(notices: Vec<Notice>) {
         for notice in notices {
             for to in notice.to {
-                let message = match &notice.what {
-                    Tell::Line(line) => Message::Line(Arc::clone(line)),
-                    Tell::Frame(frame) => Message::Frame(Arc::clone(frame)),
-                    Tell::Start(race, _) => Message::Line(Arc::from(format!("start {race}"))),
-                    Tell::Stop(race) => Message::Line(Arc::from(format!("stop {race}"))),
+                let line = match &notice.what {
+                    Tell::Line(line) | Tell::Frame(line) => line.to_string(),
+                    Tell::Start(race, _) => format!("start {race}"),
+                    Tell::Stop(race) => format!("stop {race}"),
                 };
-                let _ = to.send(message);
+                to.0.lock().unwrap().push(line);
             }
         }
     }
 
     fn lines(someone: &mut Someone) -> Vec<String> {
-        let waker = futures::task::noop_waker();
-        let mut context = std::task::Context::from_waker(&waker);
-        let mut lines = Vec::new();
-        while let std::task::Poll::Ready(Delivery::Message { message, .. }) =
-            someone.inbox.poll_recv(&mut context)
-        {
-            match message {
-                Message::Line(line) | Message::Frame(line) => lines.push(line.to_string()),
-                other => lines.push(format!("{other:?}")),
-            }
-        }
-        lines
+        std::mem::take(&mut *someone.inbox.0.lock().unwrap())
     }
 
     #[test]
@@ -1046,7 +1047,7 @@ mod tests {
         assert!(opened.notices.is_empty());
         let id = opened.id;
         let (_, count, host, notice) = races.join(id, bob.member.clone()).unwrap();
-        assert_eq!((count, host.as_str()), (2, "ann"));
+        assert_eq!((count, &*host), (2, "ann"));
         deliver(vec![notice]);
         assert_eq!(
             lines(&mut ann),
@@ -1058,7 +1059,7 @@ mod tests {
             races.start(bob.member.id, t0).err(),
             Some(StartError::NotHost {
                 race: id,
-                host: PlayerName::parse("ann").unwrap()
+                host: Arc::from("ann")
             })
         );
         let (_, notices) = races.start(ann.member.id, t0).unwrap();

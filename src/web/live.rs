@@ -32,7 +32,8 @@ use tokio_util::sync::CancellationToken;
 use super::{auth, pages, Shared};
 use crate::metrics::Metrics;
 use crate::players::inbox::{self, Delivery, Inbox, Message};
-use crate::players::registry::{Place, Registry, SessionId, SessionRow};
+use crate::players::listing::SessionRow;
+use crate::players::registry::{Place, Registry, SessionId};
 use crate::races::rules::how_far;
 
 /// How often the table is looked at while someone follows it: a change shows within

@@ -1,0 +1,226 @@
+//! Presence between instances: heartbeats, roll calls of every session, changes
+//! as they happen, and forgetting an instance that went silent.
+
+use std::collections::HashSet;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+
+use crate::cluster::shared::{Peer, Shared};
+use crate::cluster::wire::{subject_of, Announce, Direct, RaceRow, Roll, CHANGES_PART, PRESENCE};
+use crate::players::registry::{Presence, Remote};
+
+/// How often an instance says it is alive (and what races it has).
+pub const HEARTBEAT: Duration = Duration::from_secs(1);
+/// An instance not heard for this long is gone, and its players with it.
+pub const SILENCE: Duration = Duration::from_secs(4);
+/// How often an instance tells every session again: how fresh other instances' idle
+/// times are, and what heals a change lost on the way.
+pub const REFRESH: Duration = Duration::from_secs(10);
+/// Local sessions' changes waiting to be told, at most: past that every session is
+/// told again at the next heartbeat.
+pub(super) const CHANGES: usize = 16_384;
+
+/// Tell the other instances of local sessions' changes as they come (a batch of what
+/// waits at once), say that this instance is alive every [`HEARTBEAT`], and forget
+/// instances gone silent.
+pub(super) async fn presence_loop(shared: Arc<Shared>, mut changed: mpsc::Receiver<Presence>) {
+    let mut tick = tokio::time::interval(HEARTBEAT);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut refreshed = Instant::now();
+    let mut batch = Vec::new();
+    loop {
+        tokio::select! {
+            got = changed.recv_many(&mut batch, CHANGES_PART) => {
+                if got == 0 {
+                    return;
+                }
+                let mut seen = HashSet::new();
+                let mut changes = Vec::new();
+                let mut gone = Vec::new();
+                // Newest first, each session once.
+                for change in batch.drain(..).rev() {
+                    match change {
+                        Presence::Changed(id) if seen.insert(id) => {
+                            if let Some(view) = shared.registry.view(id) {
+                                changes.push((id.number(), view));
+                            }
+                        }
+                        Presence::Left(id) if seen.insert(id) => gone.push(id.number()),
+                        _ => {}
+                    }
+                }
+                shared.post(
+                    PRESENCE.to_string(),
+                    &Announce::Sessions { from: shared.instance, changed: changes, gone },
+                );
+            }
+            _ = tick.tick() => {
+                if shared.stopping.load(Ordering::Relaxed) {
+                    continue;
+                }
+                heartbeat(&shared);
+                // Built here, in the task that sends the changes, so that it comes
+                // after every change already sent and before those to come.
+                if shared.registry.take_dirty() || refreshed.elapsed() >= REFRESH {
+                    refreshed = Instant::now();
+                    shared.roll_call(PRESENCE.to_string(), Announce::All);
+                }
+            }
+        }
+    }
+}
+
+/// Say this instance is alive (with its races); forget instances not heard for
+/// [`SILENCE`].
+pub(super) fn heartbeat(shared: &Arc<Shared>) {
+    let now = Instant::now();
+    let races = shared.registry.with_races(|races| races.list(now));
+    let races = races.into_iter().map(RaceRow::from).collect();
+    shared.post(
+        PRESENCE.to_string(),
+        &Announce::Heartbeat {
+            from: shared.instance,
+            races,
+        },
+    );
+    let silent: Vec<u64> = shared
+        .peers
+        .iter()
+        .filter(|peer| now.saturating_duration_since(peer.heard) > SILENCE)
+        .map(|peer| *peer.key())
+        .collect();
+    for instance in silent {
+        tracing::warn!(
+            instance,
+            "bus: an instance went silent; its players are gone"
+        );
+        forget(shared, instance);
+    }
+}
+
+/// Instance `instance` is gone: its players, and their watching of ours.
+pub(super) fn forget(shared: &Shared, instance: u64) {
+    shared.peers.remove(&instance);
+    shared.count_peers();
+    shared.registry.forget_instance(instance, None);
+    shared
+        .watchers
+        .retain(|remote, _| remote.instance != instance);
+}
+
+/// Instance `from` was heard now. Heard for the first time, it has heard nothing of
+/// this one yet: every session goes to it alone.
+pub(super) fn heard(shared: &Arc<Shared>, from: u64) {
+    let new = match shared.peers.get_mut(&from) {
+        Some(mut peer) => {
+            peer.heard = Instant::now();
+            false
+        }
+        None => {
+            shared.peers.insert(
+                from,
+                Peer {
+                    heard: Instant::now(),
+                    races: Vec::new(),
+                },
+            );
+            true
+        }
+    };
+    if new {
+        shared.count_peers();
+        tracing::info!(instance = from, "bus: an instance joined");
+        shared.roll_call(subject_of(from), Direct::Snapshot);
+    }
+}
+
+/// An announcement of another instance: its heartbeat, its sessions, its goodbye.
+pub(super) fn on_announce(
+    shared: &Arc<Shared>,
+    announce: Announce,
+    _: Option<async_nats::Subject>,
+) {
+    let from = match &announce {
+        Announce::Heartbeat { from, .. }
+        | Announce::Sessions { from, .. }
+        | Announce::All(Roll { from, .. })
+        | Announce::Bye { from } => *from,
+    };
+    if from == shared.instance {
+        return;
+    }
+    if !matches!(announce, Announce::Bye { .. }) {
+        heard(shared, from);
+    }
+    match announce {
+        Announce::Heartbeat { from, races } => {
+            if let Some(mut peer) = shared.peers.get_mut(&from) {
+                peer.races = races;
+            }
+        }
+        Announce::Sessions {
+            from,
+            changed,
+            gone,
+        } => {
+            for (session, view) in &changed {
+                shared.ghost(
+                    Remote {
+                        instance: from,
+                        session: *session,
+                    },
+                    view,
+                );
+            }
+            for session in gone {
+                let remote = Remote {
+                    instance: from,
+                    session,
+                };
+                shared.watchers.remove(&remote);
+                shared.registry.forget_ghost(remote);
+            }
+        }
+        Announce::All(roll) => heard_roll(shared, roll),
+        Announce::Bye { from } => {
+            tracing::info!(instance = from, "bus: an instance stopped");
+            forget(shared, from);
+        }
+    }
+}
+
+/// A part of another instance's roll call: keep its sessions; at the last part,
+/// forget that instance's sessions the roll call did not name.
+pub(super) fn heard_roll(shared: &Arc<Shared>, roll: Roll) {
+    let Roll {
+        from,
+        roll,
+        upto,
+        sessions,
+        last,
+    } = roll;
+    for (session, view) in &sessions {
+        shared.ghost(
+            Remote {
+                instance: from,
+                session: *session,
+            },
+            view,
+        );
+    }
+    // Older roll calls of `from` that never ended (a part lost) are dropped.
+    shared
+        .rolls
+        .retain(|&(instance, other), _| instance != from || other + 1 >= roll);
+    let named = sessions.iter().map(|(session, _)| *session);
+    if last {
+        let (_, mut keep) = shared.rolls.remove(&(from, roll)).unwrap_or_default();
+        keep.extend(named);
+        shared.registry.forget_instance(from, Some((&keep, upto)));
+    } else {
+        shared.rolls.entry((from, roll)).or_default().extend(named);
+    }
+}

@@ -1,0 +1,127 @@
+//! Chat and presence (SPEC section 7): `who`, `say`, `tell`, and the admins'
+//! `broadcast` and `kick`, with the chat limit and what other players' text may show.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use crate::players::accounts::{clean_text, MAX_CHAT};
+use crate::players::inbox::Message;
+
+use super::shown::{idle, shown_name};
+use super::state::{Seat, ONLY_ADMINS};
+
+/// Sent when chat comes faster than the limit.
+pub const TOO_FAST: &str = "You are sending too fast.";
+
+impl Seat {
+    /// `who`.
+    pub fn who(&self) -> String {
+        let lines = self.services.registry.who();
+        let mut text = format!("{} players online:\n", lines.len());
+        for line in lines {
+            let _ = write!(
+                text,
+                "  {:<16}  {:<28}  idle {}",
+                line.name.as_str(),
+                line.place.to_string(),
+                idle(line.idle)
+            );
+            if line.watchers > 0 {
+                let _ = write!(text, "  {} watching", line.watchers);
+            }
+            text.push('\n');
+        }
+        text
+    }
+
+    /// `say TEXT`.
+    pub fn say(&self, text: &str) -> String {
+        const USAGE: &str = "Usage: say TEXT\n";
+        if text.is_empty() {
+            return String::from(USAGE);
+        }
+        let text = match self.chat_line(text, USAGE) {
+            Ok(text) => text,
+            Err(refusal) => return refusal,
+        };
+        let line: Arc<str> = Arc::from(format!("[{}] {text}", self.name));
+        self.services.metrics.chat_lines.inc();
+        crate::players::inbox::send_all(
+            &self.services.registry.hearers(self.id),
+            &Message::Line(Arc::clone(&line)),
+        );
+        format!("{line}\n")
+    }
+
+    /// `tell NAME TEXT`.
+    pub fn tell(&self, name: Option<&str>, text: &str) -> String {
+        const USAGE: &str = "Usage: tell NAME TEXT\n";
+        let (Some(name), false) = (name, text.is_empty()) else {
+            return String::from(USAGE);
+        };
+        let Some((id, name, inbox)) = self.services.registry.find(name) else {
+            return format!("No player called {}.\n", shown_name(name));
+        };
+        if id == self.id {
+            return String::from("You cannot tell yourself.\n");
+        }
+        let text = match self.chat_line(text, USAGE) {
+            Ok(text) => text,
+            Err(refusal) => return refusal,
+        };
+        let line = format!("[{} tells you] {text}", self.name);
+        self.services.metrics.chat_lines.inc();
+        let _ = inbox.send(Message::Line(Arc::from(line)));
+        format!("[you tell {name}] {text}\n")
+    }
+
+    /// A line of chat, cleaned, if the rate and the length allow it; else the refusal.
+    pub(super) fn chat_line(&self, text: &str, usage: &str) -> Result<String, String> {
+        if self.chat_limit.check().is_err() {
+            return Err(format!("{TOO_FAST}\n"));
+        }
+        match clean_text(text) {
+            // Nothing left once the control characters are gone.
+            Ok(text) if text.is_empty() => Err(usage.to_string()),
+            Ok(text) => Ok(text),
+            Err(length) => Err(format!(
+                "That line has {length} characters: chat lines are at most {MAX_CHAT}.\n"
+            )),
+        }
+    }
+
+    /// `broadcast TEXT` (admins).
+    pub fn broadcast(&self, text: &str) -> String {
+        if !self.is_admin() {
+            return format!("{ONLY_ADMINS}\n");
+        }
+        const USAGE: &str = "Usage: broadcast TEXT\n";
+        if text.is_empty() {
+            return String::from(USAGE);
+        }
+        let text = match self.chat_line(text, USAGE) {
+            Ok(text) => text,
+            Err(refusal) => return refusal,
+        };
+        format!("{}\n", self.services.broadcast(&self.name, &text))
+    }
+
+    /// `kick NAME [WHY]` (admins).
+    pub fn kick(&self, name: Option<&str>, why: &str) -> String {
+        if !self.is_admin() {
+            return format!("{ONLY_ADMINS}\n");
+        }
+        let Some(name) = name else {
+            return String::from("Usage: kick NAME [WHY]\n");
+        };
+        if self
+            .services
+            .registry
+            .find(name)
+            .is_some_and(|(id, ..)| id == self.id)
+        {
+            return String::from("You cannot kick yourself: quit leaves.\n");
+        }
+        format!("{}\n", self.services.kick(&self.name, name, why))
+    }
+}

@@ -1,0 +1,127 @@
+//! What every seat of a server shares: one cheap handle on the registry, the store,
+//! the recorder, the bus and the settings of the server, cloned into each session.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::catalog::table::Contexts;
+use crate::cluster::bus::Bus;
+use crate::metrics::Metrics;
+use crate::players::accounts::{clean_text, LoginThrottle, PlayerName};
+use crate::players::inbox::Message;
+use crate::players::registry::Registry;
+use crate::records::recorder::Recorder;
+use crate::store::{Store, StoreError};
+
+use super::shown::shown_name;
+
+/// What the old connection of a name taken over is told.
+pub fn taken_over(name: &PlayerName) -> String {
+    format!("Someone logged in as {name} from elsewhere.")
+}
+
+/// What every seat of a server shares.
+#[derive(Debug, Clone)]
+pub struct Services {
+    /// Who is online.
+    pub registry: Registry,
+    /// Accounts.
+    pub store: Store,
+    /// Slows down password guessing.
+    pub throttle: Arc<LoginThrottle>,
+    /// Records every game.
+    pub recorder: Recorder,
+    /// The levels and data directory new games start with (`reload` replaces them).
+    pub contexts: Contexts,
+    /// The registered names with admin rights (`--admin`), as keys.
+    pub admins: Arc<HashSet<String>>,
+    /// What `/metrics` reports.
+    pub metrics: Arc<Metrics>,
+    /// The web page is on: sessions note what only it shows (each game's progress for
+    /// the live table, each command's latency for /metrics). Off, no command pays for
+    /// them.
+    pub web: bool,
+    /// The bus to the other instances (`--bus`), if any.
+    pub bus: Option<Bus>,
+}
+
+impl Services {
+    /// What the seats of a server on `store` share, its recorder started (which
+    /// checks results against `context`'s levels and keeps recordings for `keep`).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the database cannot be read.
+    pub async fn start(
+        registry: Registry,
+        store: Store,
+        contexts: Contexts,
+        keep: Duration,
+        throttle: LoginThrottle,
+    ) -> Result<Services, StoreError> {
+        let metrics = Arc::new(Metrics::new());
+        let recorder =
+            Recorder::start(store.clone(), contexts.clone(), keep, Arc::clone(&metrics)).await?;
+        Ok(Services {
+            registry,
+            store,
+            throttle: Arc::new(throttle),
+            recorder,
+            contexts,
+            admins: Arc::new(HashSet::new()),
+            metrics,
+            web: false,
+            bus: None,
+        })
+    }
+
+    /// `broadcast`, by `admin` (checked by the caller), of `text` (cleaned and no
+    /// longer than a line of chat): what to tell the admin.
+    pub fn broadcast(&self, admin: &PlayerName, text: &str) -> String {
+        let line = Message::Line(Arc::from(format!("[{admin} to everyone] {text}")));
+        let reached = self.registry.broadcast(&line);
+        tracing::info!(%admin, reached, "broadcast");
+        format!("Sent to {reached} players.")
+    }
+
+    /// `kick`, by `admin` (checked by the caller), of the player called `name`, told
+    /// `why`: what to tell the admin.
+    pub fn kick(&self, admin: &PlayerName, name: &str, why: &str) -> String {
+        let Some((_, name, inbox)) = self.registry.find(name) else {
+            return format!("No player called {}.", shown_name(name));
+        };
+        let why = match clean_text(why) {
+            Ok(why) if !why.is_empty() => format!(": {why}"),
+            _ => String::new(),
+        };
+        let _ = inbox.send(Message::Close(format!(
+            "You were disconnected by {admin}{why}."
+        )));
+        tracing::info!(%admin, kicked = %name, "kick");
+        format!("{name} is disconnected.")
+    }
+
+    /// Whether `name` (any case) was given with `--admin`. Being an admin also takes
+    /// the name's password: a guest can take any unregistered name.
+    pub fn names_admin(&self, name: &str) -> bool {
+        self.admins.contains(&name.to_ascii_lowercase())
+    }
+
+    /// The same services, for a server whose web page is on or off.
+    pub fn with_bus(mut self, bus: Option<Bus>) -> Services {
+        self.bus = bus;
+        self
+    }
+
+    /// These services with the web page on or off.
+    pub fn with_web(mut self, on: bool) -> Services {
+        self.web = on;
+        self
+    }
+
+    /// The same services, with these names (as typed, any case) as admins.
+    pub fn with_admins<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> Services {
+        self.admins = Arc::new(names.into_iter().map(str::to_ascii_lowercase).collect());
+        self
+    }
+}

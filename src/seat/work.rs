@@ -1,0 +1,186 @@
+//! What a player command hands back: words to show, or work for the console to run
+//! as a job (the store, a slow password hash), and what that work found.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use crate::players::accounts::{self, PlayerName, Settings};
+use crate::store::{Account, Registered, StoreError};
+
+use super::services::Services;
+
+/// What a player command does.
+#[derive(Debug)]
+pub enum Reply {
+    /// Say this; the prompt follows.
+    Say(String),
+    /// Do this work first.
+    Work(Work),
+    /// Say this and wait: frames of the watched game follow, with their prompts.
+    Watching(String),
+}
+
+/// Work a player command needs from the store or a slow hash.
+#[derive(Debug)]
+pub enum Work {
+    /// Is `name` registered?
+    LookUp {
+        /// The name asked for.
+        name: PlayerName,
+    },
+    /// Check `password` against `account`.
+    LogIn {
+        /// The name, as typed.
+        name: PlayerName,
+        /// Its account.
+        account: Account,
+        /// What the player typed.
+        password: String,
+    },
+    /// Register the seat's name with `password`.
+    Register {
+        /// The name.
+        name: PlayerName,
+        /// The password.
+        password: String,
+        /// The settings to keep.
+        settings: Settings,
+    },
+    /// Keep a registered player's settings, then say `text`.
+    SaveSettings {
+        /// The name.
+        name: PlayerName,
+        /// The settings.
+        settings: Settings,
+        /// What to say once kept.
+        text: String,
+    },
+}
+
+/// What [`Work`] found.
+#[derive(Debug)]
+pub enum Found {
+    /// Whether the name is registered.
+    LookedUp {
+        /// The name asked for.
+        name: PlayerName,
+        /// Its account, if registered.
+        account: Result<Option<Account>, String>,
+    },
+    /// Whether the password was right.
+    LoggedIn {
+        /// The name, as typed.
+        name: PlayerName,
+        /// The account, if the password matched.
+        account: Option<Account>,
+        /// The game of the player's unfinished game, if one waits (or is being played
+        /// on the connection about to be taken over).
+        unfinished: Option<String>,
+    },
+    /// How registering went.
+    Registered(Result<Registered, String>),
+    /// The settings are kept (or could not be).
+    SettingsSaved {
+        /// What to say.
+        text: String,
+    },
+}
+
+impl Work {
+    /// Do the work: the store's queries are async, hashing runs on a blocking thread.
+    pub async fn run(self, services: Services, address: IpAddr) -> Found {
+        match self {
+            Work::LookUp { name } => Found::LookedUp {
+                account: services
+                    .store
+                    .account(&name.key())
+                    .await
+                    .map_err(|error| store_failed(&error)),
+                name,
+            },
+            Work::LogIn {
+                name,
+                account,
+                password,
+            } => {
+                let wait = services.throttle.delay(&name.key(), address);
+                if !wait.is_zero() {
+                    tracing::warn!(name = %name, %address, ?wait, "login slowed down after repeated attempts");
+                    tokio::time::sleep(wait).await;
+                }
+                let hash = account.password_hash.clone();
+                let matches = tokio::task::spawn_blocking(move || {
+                    accounts::verify_password(&password, &hash)
+                })
+                .await
+                .unwrap_or(false);
+                if !matches {
+                    tracing::warn!(name = %name, %address, "wrong password");
+                }
+                let unfinished = if matches {
+                    // The game may have started a moment ago: its recording first.
+                    services.recorder.flush(Duration::from_secs(2)).await;
+                    services
+                        .store
+                        .waiting_game(&name.key())
+                        .await
+                        .unwrap_or_else(|error| {
+                            store_failed(&error);
+                            None
+                        })
+                        .map(|(_, game, _)| game)
+                } else {
+                    None
+                };
+                Found::LoggedIn {
+                    name,
+                    account: matches.then_some(account),
+                    unfinished,
+                }
+            }
+            Work::Register {
+                name,
+                password,
+                settings,
+            } => {
+                let hashed =
+                    tokio::task::spawn_blocking(move || accounts::hash_password(&password)).await;
+                let hash = match hashed {
+                    Ok(Ok(hash)) => hash,
+                    Ok(Err(error)) => return Found::Registered(Err(error.to_string())),
+                    Err(error) => return Found::Registered(Err(error.to_string())),
+                };
+                let result = services
+                    .store
+                    .register(&name.key(), name.as_str(), &hash, &settings.to_stored())
+                    .await
+                    .map_err(|error| store_failed(&error));
+                Found::Registered(result)
+            }
+            Work::SaveSettings {
+                name,
+                settings,
+                text,
+            } => {
+                let text = match services
+                    .store
+                    .save_settings(&name.key(), &settings.to_stored())
+                    .await
+                {
+                    Ok(()) => text,
+                    Err(error) => format!(
+                        "{text}(It could not be kept for next time: {}.)\n",
+                        store_failed(&error)
+                    ),
+                };
+                Found::SettingsSaved { text }
+            }
+        }
+    }
+}
+
+/// A store error as players see it; the details go to the log.
+pub fn store_failed(error: &StoreError) -> String {
+    tracing::error!(%error, "the store failed");
+    String::from("the server's database is not available right now, try again later")
+}
