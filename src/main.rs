@@ -292,7 +292,7 @@ fn export(args: &ExportArgs) -> ExitCode {
         .unwrap_or_else(|| arcade::store::DbUrl::in_data_dir(&args.data_dir));
     let found = runtime.block_on(async {
         let store = arcade::store::Store::open(&url).await?;
-        let found = store.recording(args.id).await;
+        let found = arcade::records::recording::load(&store, args.id).await;
         store.close().await;
         found
     });

@@ -85,7 +85,10 @@ async fn the_server_plays_on_while_postgresql_restarts_and_catches_up() {
     let store = arcade::store::Store::open(&url.parse().unwrap())
         .await
         .unwrap();
-    let (_, recording) = store.recording(id).await.unwrap().expect("ann's recording");
+    let (_, recording) = arcade::records::recording::load(&store, id)
+        .await
+        .unwrap()
+        .expect("ann's recording");
     assert_eq!(recording.inputs.len(), 21);
     store.close().await;
     server.shutdown().await;

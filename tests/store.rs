@@ -198,7 +198,7 @@ async fn recordings_are_written_read_listed_and_discarded(backend: Backend) {
     // The same batch again (a commit whose answer was lost) adds nothing.
     store.write(&batch).await.unwrap();
 
-    let (listed, recording) = store.recording(ann).await.unwrap().expect("ann's");
+    let (listed, recording) = recording::load(&store, ann).await.unwrap().expect("ann's");
     assert_eq!(listed.id, ann);
     assert_eq!(listed.player, "Ann");
     assert_eq!(listed.state, RecordingState::Open);

@@ -355,7 +355,7 @@ impl StoreWork {
                 Err(error) => Finished::Listed(format!("{}.\n", seat::store_failed(&error))),
             },
             StoreWork::Replay { id, speed, inbox } => {
-                let found = match services.store.recording(id).await {
+                let found = match recording::load(&services.store, id).await {
                     Ok(Some(found)) => found,
                     Ok(None) => return Finished::Replaying(Err(format!("No recording {id}."))),
                     Err(error) => {
@@ -464,7 +464,9 @@ async fn resume(
     let Some(id) = found else {
         return Err(String::from("You have no unfinished game."));
     };
-    let Some((listed, recording)) = services.store.recording(id).await.map_err(|e| failed(&e))?
+    let Some((listed, recording)) = recording::load(&services.store, id)
+        .await
+        .map_err(|e| failed(&e))?
     else {
         return Err(String::from("You have no unfinished game."));
     };

@@ -674,7 +674,7 @@ async fn verify_pending(
         }
         let mut work = Vec::with_capacity(pending.len());
         for result in pending {
-            let recording = match store.recording(result.recording_id).await {
+            let recording = match recording::load(store, result.recording_id).await {
                 Ok(Some((_, recording))) => Ok(recording),
                 Ok(None) => Err(String::from("its recording is gone")),
                 Err(StoreError::Damaged(why)) => Err(why),

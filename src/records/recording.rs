@@ -4,27 +4,19 @@
 //! arguments with any drawn seed, what the session remembered, a starting world for
 //! games that load one) plus the inputs reproduce every reply byte for byte. This
 //! module holds the recording, its encoding for the store, the replay that rebuilds
-//! the game from it, and the asciicast v2 export. No I/O.
+//! the game from it, and the asciicast v2 export. No I/O but [`load`], which reads
+//! one back from the store and decodes its inputs (the store keeps them as they
+//! were written, and knows nothing of their encoding's meaning).
 
 use std::fmt::Write as _;
 
 use crate::catalog::table::{Context, GameKind, NewGame};
 use crate::games::{self, Finish, Memory, Status};
+use crate::store::{Listed, Store, StoreError, StoredRecording};
 
-/// How a recorded game began.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Start {
-    /// The game's name (a row of [`crate::catalog::table::GAMES`]).
-    pub game: String,
-    /// The words after `play GAME`, with a drawn seed added (an unseeded 2048).
-    pub args: Vec<String>,
-    /// What the session remembered that the game shows (2048's best score), as the
-    /// game's row writes it ([`GameKind::memory`]).
-    pub memory: String,
-    /// The starting world of a game that keeps one ([`games::Game::state`]): a saved
-    /// wumpus world may be overwritten later, the recording must not change with it.
-    pub world: Option<String>,
-}
+/// How a recorded game began: the store's row type, named here too since a
+/// recording begins with it.
+pub use crate::store::Start;
 
 /// One input line and when it came, in milliseconds from the start.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,6 +34,36 @@ pub struct Recording {
     pub start: Start,
     /// Every line the game got, in order.
     pub inputs: Vec<Input>,
+}
+
+impl Recording {
+    /// A recording as the store gave it back, its inputs decoded.
+    ///
+    /// # Errors
+    /// [`ReplayError::Damaged`] with the number of the first bad input line.
+    pub fn decode(stored: StoredRecording) -> Result<Recording, ReplayError> {
+        let mut inputs = Vec::new();
+        for batch in &stored.batches {
+            decode_inputs(batch, &mut inputs)?;
+        }
+        Ok(Recording {
+            start: stored.start,
+            inputs,
+        })
+    }
+}
+
+/// The recording `id` from the store, whole, with what the lists show of it.
+///
+/// # Errors
+/// [`StoreError::Query`]; [`StoreError::Damaged`] when its inputs cannot be read.
+pub async fn load(store: &Store, id: i64) -> Result<Option<(Listed, Recording)>, StoreError> {
+    let Some((listed, stored)) = store.recording(id).await? else {
+        return Ok(None);
+    };
+    let recording = Recording::decode(stored)
+        .map_err(|error| StoreError::Damaged(format!("recording {id}: {error}")))?;
+    Ok(Some((listed, recording)))
 }
 
 /// Why a recording cannot be played again.

@@ -467,7 +467,7 @@ async fn find_recording(
     let Ok(id) = id.parse::<i64>() else {
         return Err(not_found("Recordings are numbered: /recordings/12."));
     };
-    match web.services.store.recording(id).await {
+    match crate::records::recording::load(&web.services.store, id).await {
         Ok(Some((listed, recording))) => Ok((id, listed, recording)),
         Ok(None) => Err(not_found(&format!("There is no recording {id}."))),
         Err(error) => Err(store_down(&error)),

@@ -1,0 +1,95 @@
+//! Registered players: a name, its password's hash and the player's settings (SPEC
+//! section 7), one row of `accounts` each, keyed by the name in lower case.
+
+use super::engine::on_engine;
+use super::{Store, StoreError};
+
+/// A registered player, as the store keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct Account {
+    /// The name as the player chose it.
+    pub name: String,
+    /// The password's Argon2id hash in PHC format.
+    pub password_hash: String,
+    /// The player's settings, as `chat=on keys=off`.
+    pub settings: String,
+}
+
+/// The outcome of registering a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Registered {
+    /// The account was made.
+    Created,
+    /// Someone registered the name first.
+    Taken,
+}
+
+impl Store {
+    /// The account of the name whose lower-case form is `key`, if it is registered.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn account(&self, key: &str) -> Result<Option<Account>, StoreError> {
+        on_engine!(self, |pool, sql| {
+            Ok(sqlx::query_as(sql(
+                "SELECT name, password_hash, settings FROM accounts WHERE name_key = ?",
+            ))
+            .bind(key)
+            .fetch_optional(pool)
+            .await?)
+        })
+    }
+
+    /// Register `name` (whose lower-case form is `key`) with a password hash and
+    /// settings, unless it is registered already.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn register(
+        &self,
+        key: &str,
+        name: &str,
+        password_hash: &str,
+        settings: &str,
+    ) -> Result<Registered, StoreError> {
+        let created_at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| {
+                i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
+            });
+        let result = on_engine!(self, |pool, sql| {
+            sqlx::query(sql(
+                "INSERT INTO accounts (name_key, name, password_hash, settings, created_at) \
+                 VALUES (?, ?, ?, ?, ?) ON CONFLICT (name_key) DO NOTHING",
+            ))
+            .bind(key)
+            .bind(name)
+            .bind(password_hash)
+            .bind(settings)
+            .bind(created_at)
+            .execute(pool)
+            .await?
+            .rows_affected()
+        });
+        Ok(if result == 1 {
+            Registered::Created
+        } else {
+            Registered::Taken
+        })
+    }
+
+    /// Keep a registered player's settings.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn save_settings(&self, key: &str, settings: &str) -> Result<(), StoreError> {
+        on_engine!(self, |pool, sql| {
+            sqlx::query(sql("UPDATE accounts SET settings = ? WHERE name_key = ?"))
+                .bind(settings)
+                .bind(key)
+                .execute(pool)
+                .await?;
+        });
+        Ok(())
+    }
+}
