@@ -177,7 +177,7 @@ impl KeyReader {
                 self.utf8_len = 0;
                 text.chars()
                     .next()
-                    .filter(|c| !c.is_control())
+                    .filter(|&c| crate::text::is_kept(c, crate::text::Keep::Nothing))
                     .map(Key::Char)
             }
             Err(error) if error.error_len().is_none() && bytes.len() < 4 => None,
