@@ -133,6 +133,9 @@ mod tests {
         assert_eq!(lines("a\tb\r\n\u{9b}c"), "a\tb\r\nc");
         assert!(is_kept('é', Keep::Nothing));
         assert!(!is_kept('\u{85}', Keep::Layout));
-        assert_eq!(kept("x\u{0}yz", Keep::Nothing).take(2).collect::<String>(), "xy");
+        assert_eq!(
+            kept("x\u{0}yz", Keep::Nothing).take(2).collect::<String>(),
+            "xy"
+        );
     }
 }
