@@ -43,4 +43,5 @@ pub mod races;
 pub mod records;
 pub mod seat;
 pub mod store;
+pub mod text;
 pub mod web;

@@ -39,9 +39,7 @@ pub(super) fn on_direct(shared: &Arc<Shared>, direct: Direct, reply: Option<asyn
 /// A text from the bus, made safe for a terminal: only line breaks and tabs of the
 /// control characters are kept.
 pub(super) fn safe(text: &str) -> String {
-    text.chars()
-        .filter(|c| !c.is_control() || matches!(c, '\n' | '\r' | '\t'))
-        .collect()
+    crate::text::lines(text)
 }
 
 /// Hand a message from another instance to local sessions (or a page watcher) `to`.

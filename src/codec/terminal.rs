@@ -8,14 +8,16 @@
 //!   backspace and delete erase a character, Ctrl-U the line, Ctrl-W a word, Enter (CR
 //!   LF, CR NUL or LF) sends the line, Ctrl-C (or telnet's `IP`) abandons it. Other
 //!   control keys (Ctrl-D...) do nothing.
-//! - On an empty line, a game's own keys act at once ([`crate::catalog::table::Keys`]): every
-//!   2048 key; `w a s d` in Sokoban and Star Pusher, one step. Any other first key
-//!   starts a line, so every command stays reachable: `d3` is typed `D3` (the games read
-//!   either case) or with a space first.
+//! - On an empty line, a game's own keys act at once (its row in the table of games
+//!   says which): every 2048 key; `w a s d` in Sokoban and Star Pusher, one step. Any
+//!   other first key starts a line, so every command stays reachable: `d3` is typed
+//!   `D3` (the games read either case) or with a space first.
 //! - Arrow keys (`ESC [ A`..`D`, `ESC O A`..`D`) move wherever a direction is meant, in
 //!   either mode; a lone ESC or an unknown sequence is ignored.
 
 use std::fmt::Write as _;
+
+use crate::games::world::Glyphs;
 
 /// An arrow key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,7 +179,7 @@ impl KeyReader {
                 self.utf8_len = 0;
                 text.chars()
                     .next()
-                    .filter(|c| !c.is_control())
+                    .filter(|&c| crate::text::is_kept(c, crate::text::Keep::Nothing))
                     .map(Key::Char)
             }
             Err(error) if error.error_len().is_none() && bytes.len() < 4 => None,
@@ -404,16 +406,53 @@ pub fn arrows_only(line: &str) -> Vec<Arrow> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Colour(pub &'static str);
 
-/// How a game's boards are coloured: which lines are board rows, and the colour of
-/// each glyph (Sokoban, Star Pusher) or of each tile by value (2048).
-#[derive(Debug, Clone, Copy)]
-pub struct Palette {
-    /// Whether a line of the game's text is a row of its board.
-    pub board_row: fn(&str) -> bool,
-    /// The colour of a glyph, if it has one.
-    pub glyph: fn(char) -> Option<Colour>,
-    /// Numbers on the board are tiles, coloured by value.
-    pub tiles: bool,
+/// How a game's boards are coloured: by the kind of square each glyph draws (Sokoban,
+/// Star Pusher), or each tile by its value (2048). A game's row in the table of games
+/// names its palette; the colours themselves are all here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Palette {
+    /// A board of squares drawn with these glyphs: a row holds a wall and nothing but
+    /// the glyphs.
+    Squares(&'static Glyphs),
+    /// A board of numbered tiles, whose rows start with one of these characters.
+    Tiles(&'static [char]),
+}
+
+impl Palette {
+    /// Whether `line` of the game's text is a row of its board.
+    fn board_row(&self, line: &str) -> bool {
+        match self {
+            Palette::Squares(glyphs) => {
+                line.contains(char::from(glyphs.wall)) && line.bytes().all(|b| glyphs.contains(b))
+            }
+            Palette::Tiles(starts) => line.starts_with(*starts),
+        }
+    }
+}
+
+/// Walls blue, boxes yellow, goals red, boxes on goals green, the player cyan.
+const WALL: Colour = Colour("34");
+const BOX: Colour = Colour("1;33");
+const GOAL: Colour = Colour("31");
+const BOX_ON_GOAL: Colour = Colour("1;32");
+const PLAYER: Colour = Colour("1;36");
+
+/// The colour of a board glyph of `glyphs`, if it has one (floor has none).
+fn glyph_colour(glyphs: &Glyphs, c: char) -> Option<Colour> {
+    let glyph = u8::try_from(c).ok()?;
+    if glyph == glyphs.wall {
+        Some(WALL)
+    } else if glyph == glyphs.box_on_floor {
+        Some(BOX)
+    } else if glyph == glyphs.goal {
+        Some(GOAL)
+    } else if glyph == glyphs.box_on_goal {
+        Some(BOX_ON_GOAL)
+    } else if glyph == glyphs.player || glyph == glyphs.player_on_goal {
+        Some(PLAYER)
+    } else {
+        None
+    }
 }
 
 /// 2048 tiles by value, after the original game's colours (light for small tiles,
@@ -448,18 +487,18 @@ pub fn paint(text: &str, palette: &Palette) -> (String, Option<usize>) {
         None => ("", text),
     };
     let lines: Vec<&str> = body.lines().collect();
-    if !lines.iter().any(|line| (palette.board_row)(line)) {
+    if !lines.iter().any(|line| palette.board_row(line)) {
         return (text.to_string(), None);
     }
     let mut out = String::with_capacity(text.len() * 2);
     out.push_str(REDRAW);
     let mut width = 0;
-    for line in lines.iter().filter(|line| (palette.board_row)(line)) {
+    for line in lines.iter().filter(|line| palette.board_row(line)) {
         width = width.max(line.chars().count());
         paint_row(line, palette, &mut out);
         out.push('\n');
     }
-    for line in lines.iter().filter(|line| !(palette.board_row)(line)) {
+    for line in lines.iter().filter(|line| !palette.board_row(line)) {
         out.push_str(line);
         out.push('\n');
     }
@@ -468,25 +507,13 @@ pub fn paint(text: &str, palette: &Palette) -> (String, Option<usize>) {
 }
 
 fn paint_row(line: &str, palette: &Palette, out: &mut String) {
-    if palette.tiles {
-        let mut rest = line;
-        while let Some(start) = rest.find(|c: char| c.is_ascii_digit()) {
-            let (before, from) = rest.split_at(start);
-            let end = from
-                .find(|c: char| !c.is_ascii_digit())
-                .unwrap_or(from.len());
-            let (number, after) = from.split_at(end);
-            out.push_str(before);
-            let colour = tile_colour(number.parse().unwrap_or(u64::MAX));
-            let _ = write!(out, "\u{1b}[{}m{number}\u{1b}[0m", colour.0);
-            rest = after;
-        }
-        out.push_str(rest);
-        return;
-    }
+    let glyphs = match palette {
+        Palette::Squares(glyphs) => glyphs,
+        Palette::Tiles(_) => return paint_tiles(line, out),
+    };
     let mut current: Option<Colour> = None;
     for c in line.chars() {
-        let colour = (palette.glyph)(c);
+        let colour = glyph_colour(glyphs, c);
         if colour != current {
             match colour {
                 Some(colour) => {
@@ -501,6 +528,23 @@ fn paint_row(line: &str, palette: &Palette, out: &mut String) {
     if current.is_some() {
         out.push_str("\u{1b}[0m");
     }
+}
+
+/// A row of 2048 tiles, each number in its value's colour.
+fn paint_tiles(line: &str, out: &mut String) {
+    let mut rest = line;
+    while let Some(start) = rest.find(|c: char| c.is_ascii_digit()) {
+        let (before, from) = rest.split_at(start);
+        let end = from
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(from.len());
+        let (number, after) = from.split_at(end);
+        out.push_str(before);
+        let colour = tile_colour(number.parse().unwrap_or(u64::MAX));
+        let _ = write!(out, "\u{1b}[{}m{number}\u{1b}[0m", colour.0);
+        rest = after;
+    }
+    out.push_str(rest);
 }
 
 /// What a board wider than the player's window adds below it.
@@ -720,18 +764,19 @@ mod tests {
         assert!(arrows_only("d3").is_empty());
     }
 
+    /// Sokoban's glyphs: only `#` and `P` are on the boards below.
+    const SOKOBAN: Glyphs = Glyphs {
+        wall: b'#',
+        floor: b'.',
+        goal: b'-',
+        box_on_floor: b'+',
+        box_on_goal: b'O',
+        player: b'P',
+        player_on_goal: b'P',
+    };
+
     fn sokoban_palette() -> Palette {
-        Palette {
-            board_row: |line| {
-                !line.is_empty() && line.contains('#') && line.chars().all(|c| "#.+-OP".contains(c))
-            },
-            glyph: |c| match c {
-                '#' => Some(Colour("34")),
-                'P' => Some(Colour("1;36")),
-                _ => None,
-            },
-            tiles: false,
-        }
+        Palette::Squares(&SOKOBAN)
     }
 
     #[test]
@@ -753,11 +798,7 @@ mod tests {
 
     #[test]
     fn tiles_are_coloured_by_value() {
-        let palette = Palette {
-            board_row: |line| line.starts_with('|'),
-            glyph: |_| None,
-            tiles: true,
-        };
+        let palette = Palette::Tiles(&['|']);
         let (painted, _) = paint("|  2|2048|\n> ", &palette);
         assert_eq!(
             painted,

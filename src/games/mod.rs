@@ -15,6 +15,7 @@
 
 use std::any::Any;
 
+mod progress;
 mod save_name;
 pub mod sokoban;
 pub mod starpusher;

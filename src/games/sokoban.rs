@@ -280,6 +280,33 @@ impl Game for Sokoban {
     }
 }
 
+/// How far a game of boxes has got (Sokoban's and Star Pusher's alike), in its own
+/// words: `2/4 boxes, 12 moves`, `solved, 12 moves`.
+pub(super) fn how_far(progress: &Progress, (placed, needed): (usize, usize)) -> String {
+    let moves = progress.moves;
+    match progress.ended {
+        Some(Outcome::Solved) => format!("solved, {moves} moves"),
+        _ => format!("{placed}/{needed} boxes, {moves} moves"),
+    }
+}
+
+/// What the other racers hear of a game of boxes going from `before` to `after`: the
+/// level solved (in `time`), or a box placed.
+pub(super) fn news(
+    before: &Progress,
+    after: &Progress,
+    (placed, needed): (usize, usize),
+    time: impl FnOnce() -> String,
+) -> Option<String> {
+    if before.ended.is_none() && after.ended.is_some() {
+        return Some(format!("solved it in {}: {} moves.", time(), after.moves));
+    }
+    match before.placed {
+        Some((was, _)) if placed > was => Some(format!("placed a box ({placed}/{needed}).")),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -119,7 +119,7 @@ impl std::fmt::Display for PlayerName {
 /// formed) and white space at its ends trimmed, cut at [`MAX_CHAT`] characters.
 /// `Err` with the cleaned text's length when it is longer than that.
 pub fn clean_text(text: &str) -> Result<String, usize> {
-    let cleaned: String = text.chars().filter(|c| !c.is_control()).collect();
+    let cleaned = crate::text::one_line(text);
     let cleaned = cleaned.trim();
     let length = cleaned.chars().count();
     if length > MAX_CHAT {

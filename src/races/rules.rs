@@ -29,7 +29,6 @@ use std::time::{Duration, Instant};
 
 use crate::catalog::table::GameKind;
 use crate::games::{Outcome, Progress};
-use crate::records::scores;
 
 /// The most racers in one race: a class many times over, and few enough that a line
 /// to every racer stays cheap.
@@ -823,15 +822,10 @@ fn rank<K, I>(racer: &Racer<K, I>) -> (u8, u64, u64, Duration) {
     }
 }
 
-/// How far a racer got towards the goal, for those who did not reach it.
+/// How far a racer got towards the goal, for those who did not reach it: the game's
+/// own count ([`Progress::points`]).
 fn points(progress: &Progress) -> u64 {
-    if let Some((placed, _)) = progress.placed {
-        return placed as u64;
-    }
-    if let Some(tiles) = progress.tiles {
-        return tiles.score;
-    }
-    u64::from(progress.gold == Some(true))
+    progress.points()
 }
 
 /// A racer's progress and state in words, for the standings and the places.
@@ -844,98 +838,33 @@ fn describe(progress: &Progress, state: State) -> String {
     }
 }
 
-/// How far a game has got, in each game's own words (`2/4 boxes, 12 moves`, `score
-/// 1024, tile 128, 40 moves`, `has the gold, 8 actions`): the standings' and the web
-/// page's table.
+/// How far a game has got, in each game's own words ([`Progress::how_far`]): the
+/// standings' and the web page's table.
 pub fn how_far(progress: &Progress) -> String {
-    let moves = progress.moves;
-    if let Some((placed, needed)) = progress.placed {
-        match progress.ended {
-            Some(Outcome::Solved) => format!("solved, {moves} moves"),
-            _ => format!("{placed}/{needed} boxes, {moves} moves"),
-        }
-    } else if let Some(tiles) = progress.tiles {
-        let reached = match progress.ended {
-            Some(Outcome::Won) => format!("reached {}, ", tiles.win),
-            Some(_) => String::from("no move left, "),
-            None => String::new(),
-        };
-        format!(
-            "{reached}score {}, tile {}, {moves} moves",
-            tiles.score, tiles.largest
-        )
-    } else {
-        let gold = progress.gold == Some(true);
-        match (progress.ended, gold) {
-            (Some(Outcome::Won), _) => format!("out with the gold, {moves} actions"),
-            (Some(Outcome::Died), _) => format!("died, {moves} actions"),
-            (Some(_), _) => format!("out without the gold, {moves} actions"),
-            (None, true) => format!("has the gold, {moves} actions"),
-            (None, false) => format!("{moves} actions"),
-        }
-    }
+    progress.how_far()
 }
 
-/// What others hear when a racer's progress changes: a box placed, a tile reached, the
-/// gold grabbed, or the end of the racer's game.
+/// What others hear when a racer's progress changes, in the game's own words
+/// ([`Progress::news`]), with the racer's time on the race's clock.
 fn news(before: &Progress, after: &Progress, elapsed: Duration) -> Option<String> {
-    if before.ended.is_none() {
-        if let Some(outcome) = after.ended {
-            let moves = after.moves;
-            let time = clock(elapsed);
-            return Some(if let Some(tiles) = after.tiles {
-                match outcome {
-                    Outcome::Won => format!(
-                        "reached {} in {time}: score {}, {moves} moves.",
-                        tiles.win, tiles.score
-                    ),
-                    _ => format!(
-                        "has no move left: score {}, tile {}.",
-                        tiles.score, tiles.largest
-                    ),
-                }
-            } else if after.placed.is_some() {
-                format!("solved it in {time}: {moves} moves.")
-            } else {
-                match outcome {
-                    Outcome::Won => format!("came out with the gold in {time}: {moves} actions."),
-                    Outcome::Died => format!("died after {moves} actions."),
-                    _ => String::from("came out without the gold."),
-                }
-            });
-        }
-    }
-    if let (Some((was, _)), Some((placed, needed))) = (before.placed, after.placed) {
-        if placed > was {
-            return Some(format!("placed a box ({placed}/{needed})."));
-        }
-    }
-    if let (Some(was), Some(tiles)) = (before.tiles, after.tiles) {
-        if tiles.largest > was.largest && tiles.largest >= milestone(tiles.win) {
-            return Some(format!("reached {}.", tiles.largest));
-        }
-    }
-    if before.gold == Some(false) && after.gold == Some(true) {
-        return Some(String::from("grabbed the gold."));
-    }
-    None
+    after.news(before, || clock(elapsed))
 }
 
-/// The smallest 2048 tile worth telling the others about: the last doublings before
-/// the win (64 to 1024 when 2048 wins), and never the opening tiles. Public for the
-/// load test's racers, which count the lines their moves make others hear.
+/// The smallest 2048 tile worth telling the others about
+/// ([`crate::games::twenty48::milestone`]). Public for the load test's racers, which
+/// count the lines their moves make others hear.
 pub fn milestone(win: u64) -> u64 {
-    (win / 32).max(8)
+    crate::games::twenty48::milestone(win)
 }
 
-/// ` (time 5m)` for a race with a limit.
+/// ` (time 5m00s)` for a race with a limit.
 pub fn limit_words(limit: Option<Duration>) -> String {
     limit.map_or_else(String::new, |limit| format!(" (time {})", clock(limit)))
 }
 
-/// A duration as the standings show it: `42s`, `1m05s`, `1h02m`.
+/// A duration as the standings show it: `42s`, `1m05s`, `1h02m` ([`crate::text::clock`]).
 pub fn clock(duration: Duration) -> String {
-    scores::duration(u64::try_from(duration.as_millis()).unwrap_or(u64::MAX))
+    crate::text::clock(duration)
 }
 
 #[cfg(test)]

@@ -244,39 +244,12 @@ fn recordings(key: Option<&str>, rows: &[Listed]) -> String {
 
 /// `1h02m`, `3m05s`, `12s`.
 pub fn duration(ms: u64) -> String {
-    let seconds = ms / 1000;
-    match seconds {
-        0..=59 => format!("{seconds}s"),
-        60..=3599 => format!("{}m{:02}s", seconds / 60, seconds % 60),
-        _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
-    }
+    crate::text::clock(std::time::Duration::from_millis(ms))
 }
 
 /// Unix milliseconds as `YYYY-MM-DD HH:MM` UTC.
 pub fn date(unix_ms: i64) -> String {
-    let seconds = unix_ms.div_euclid(1000);
-    let days = seconds.div_euclid(86_400);
-    let in_day = seconds.rem_euclid(86_400);
-    let (year, month, day) = civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
-        in_day / 3600,
-        in_day % 3600 / 60
-    )
-}
-
-/// Days since 1970-01-01 to a calendar date (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
+    crate::text::date(unix_ms)
 }
 
 #[cfg(test)]

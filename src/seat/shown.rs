@@ -7,24 +7,18 @@ use crate::players::accounts;
 
 /// A text from another instance (a race's game), without control characters.
 pub(super) fn safe_text(text: &str) -> String {
-    text.chars().filter(|c| !c.is_control()).collect()
+    crate::text::one_line(text)
 }
 
 pub(super) fn shown_name(name: &str) -> String {
-    name.chars()
-        .filter(|c| !c.is_control())
+    crate::text::kept(name, crate::text::Keep::Nothing)
         .take(accounts::MAX_NAME + 4)
         .collect()
 }
 
 /// An idle time for `who`: `42s`, `17m`, `3h05m`.
 pub(super) fn idle(idle: Duration) -> String {
-    let seconds = idle.as_secs();
-    match seconds {
-        0..60 => format!("{seconds}s"),
-        60..3600 => format!("{}m", seconds / 60),
-        _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
-    }
+    crate::text::idle(idle)
 }
 
 #[cfg(test)]

@@ -482,5 +482,62 @@ impl Game for Twenty48 {
     }
 }
 
+/// How far a 2048 game has got, in its own words: `score 1024, tile 128, 40 moves`,
+/// after `reached 2048, ` or `no move left, ` once it has ended.
+pub(super) fn how_far(progress: &Progress, tiles: Tiles) -> String {
+    let reached = match progress.ended {
+        Some(Outcome::Won) => format!("reached {}, ", tiles.win),
+        Some(_) => String::from("no move left, "),
+        None => String::new(),
+    };
+    format!(
+        "{reached}score {}, tile {}, {} moves",
+        tiles.score, tiles.largest, progress.moves
+    )
+}
+
+/// What the other racers hear of a 2048 game going from `before` to `after`: the win
+/// tile reached (in `time`) or no move left, or a new largest tile from the
+/// [`milestone`] on.
+pub(super) fn news(
+    before: &Progress,
+    after: &Progress,
+    tiles: Tiles,
+    time: impl FnOnce() -> String,
+) -> Option<String> {
+    if before.ended.is_none() {
+        match after.ended {
+            Some(Outcome::Won) => {
+                return Some(format!(
+                    "reached {} in {}: score {}, {} moves.",
+                    tiles.win,
+                    time(),
+                    tiles.score,
+                    after.moves
+                ))
+            }
+            Some(_) => {
+                return Some(format!(
+                    "has no move left: score {}, tile {}.",
+                    tiles.score, tiles.largest
+                ))
+            }
+            None => {}
+        }
+    }
+    match before.tiles {
+        Some(was) if tiles.largest > was.largest && tiles.largest >= milestone(tiles.win) => {
+            Some(format!("reached {}.", tiles.largest))
+        }
+        _ => None,
+    }
+}
+
+/// The smallest tile worth telling the other racers about: the last doublings before
+/// the win (64 to 1024 when 2048 wins), and never the opening tiles.
+pub fn milestone(win: u64) -> u64 {
+    (win / 32).max(8)
+}
+
 #[cfg(test)]
 mod tests;

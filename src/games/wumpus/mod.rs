@@ -298,6 +298,45 @@ impl Game for Wumpus {
     }
 }
 
+/// How far a wumpus game has got, in its own words: `has the gold, 8 actions`, `out
+/// with the gold, 12 actions`, `died, 5 actions`.
+pub(super) fn how_far(progress: &Progress) -> String {
+    let moves = progress.moves;
+    let gold = progress.gold == Some(true);
+    match (progress.ended, gold) {
+        (Some(Outcome::Won), _) => format!("out with the gold, {moves} actions"),
+        (Some(Outcome::Died), _) => format!("died, {moves} actions"),
+        (Some(_), _) => format!("out without the gold, {moves} actions"),
+        (None, true) => format!("has the gold, {moves} actions"),
+        (None, false) => format!("{moves} actions"),
+    }
+}
+
+/// What the other racers hear of a wumpus game going from `before` to `after`: out of
+/// the cave (with the gold, in `time`) or dead, or the gold grabbed.
+pub(super) fn news(
+    before: &Progress,
+    after: &Progress,
+    time: impl FnOnce() -> String,
+) -> Option<String> {
+    let moves = after.moves;
+    if before.ended.is_none() {
+        match after.ended {
+            Some(Outcome::Won) => {
+                return Some(format!(
+                    "came out with the gold in {}: {moves} actions.",
+                    time()
+                ))
+            }
+            Some(Outcome::Died) => return Some(format!("died after {moves} actions.")),
+            Some(_) => return Some(String::from("came out without the gold.")),
+            None => {}
+        }
+    }
+    (before.gold == Some(false) && after.gold == Some(true))
+        .then(|| String::from("grabbed the gold."))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,141 @@
+//! Small text helpers every layer shares: durations, dates, and text cleaned of
+//! control characters before another player's terminal shows it.
+//!
+//! One helper for each small thing, not one per module: the standings, the records,
+//! `who`, the chat, the bus and the key reader all word a duration or clean a text,
+//! and each used to do it its own way. The rules that really differ (a race's clock
+//! and `who`'s idle time; a chat line and a bus line) are named variants here, so the
+//! differences are on one screen.
+//!
+//! This module imports nothing of the crate: it sits just above `games/`.
+
+use std::time::{Duration, UNIX_EPOCH};
+
+/// How finely a duration between a minute and an hour is worded: under a minute it is
+/// always seconds (`42s`), from an hour on hours and minutes (`1h02m`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grain {
+    /// Minutes and seconds (`1m05s`): a race's clock, a game's length.
+    Seconds,
+    /// Whole minutes (`17m`): how long a player has been idle, for `who`.
+    Minutes,
+}
+
+/// `duration` in words, whole seconds rounded down: `42s`, then `1m05s` or `17m` as
+/// `grain` says, then `1h02m`.
+pub fn duration(duration: Duration, grain: Grain) -> String {
+    let seconds = duration.as_secs();
+    match (seconds, grain) {
+        (0..60, _) => format!("{seconds}s"),
+        (60..3600, Grain::Seconds) => format!("{}m{:02}s", seconds / 60, seconds % 60),
+        (60..3600, Grain::Minutes) => format!("{}m", seconds / 60),
+        _ => format!("{}h{:02}m", seconds / 3600, seconds % 3600 / 60),
+    }
+}
+
+/// A race's clock or a game's length: `42s`, `1m05s`, `1h02m`.
+pub fn clock(time: Duration) -> String {
+    duration(time, Grain::Seconds)
+}
+
+/// An idle time, for `who`: `42s`, `17m`, `3h05m`.
+pub fn idle(time: Duration) -> String {
+    duration(time, Grain::Minutes)
+}
+
+/// The last millisecond `humantime` writes (the end of the year 9999): it panics past
+/// it, and before 1970.
+const LAST_MS: i64 = 253_402_300_799_999;
+
+/// Unix milliseconds as RFC 3339 in whole seconds, UTC: `2026-11-23T14:05:09Z`. A time
+/// before 1970 or after 9999 (a damaged row) is written as the nearest of the two.
+pub fn rfc3339(unix_ms: i64) -> String {
+    let ms = u64::try_from(unix_ms.clamp(0, LAST_MS)).unwrap_or(0);
+    humantime::format_rfc3339_seconds(UNIX_EPOCH + Duration::from_millis(ms)).to_string()
+}
+
+/// Unix milliseconds as `YYYY-MM-DD HH:MM` UTC, as the lists of results show them
+/// ([`rfc3339`] to the minute, with a space for the `T`).
+pub fn date(unix_ms: i64) -> String {
+    let full = rfc3339(unix_ms);
+    // `YYYY-MM-DDTHH:MM:SSZ`: the date, then the hours and minutes.
+    match (full.get(..10), full.get(11..16)) {
+        (Some(day), Some(time)) => format!("{day} {time}"),
+        _ => full,
+    }
+}
+
+/// Which control characters a text keeps; every other one is removed, so that no
+/// escape sequence can be formed on the terminal that shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Keep {
+    /// None: one line of words (a chat line, a name, a typed key).
+    Nothing,
+    /// Line breaks and tabs (`\n`, `\r`, `\t`): a text of several lines (a line or a
+    /// closing text from another instance).
+    Layout,
+}
+
+/// Whether `c` stays in a text cleaned with `keep`.
+pub fn is_kept(c: char, keep: Keep) -> bool {
+    !c.is_control() || (keep == Keep::Layout && matches!(c, '\n' | '\r' | '\t'))
+}
+
+/// The characters of `text` that stay when it is cleaned with `keep`, in order.
+pub fn kept(text: &str, keep: Keep) -> impl Iterator<Item = char> + '_ {
+    text.chars().filter(move |&c| is_kept(c, keep))
+}
+
+/// `text` as one line without any control character.
+pub fn one_line(text: &str) -> String {
+    kept(text, Keep::Nothing).collect()
+}
+
+/// `text` without control characters other than line breaks and tabs.
+pub fn lines(text: &str) -> String {
+    kept(text, Keep::Layout).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_in_both_grains() {
+        let secs = Duration::from_secs;
+        assert_eq!(clock(Duration::from_millis(59_999)), "59s");
+        assert_eq!(clock(Duration::from_millis(185_000)), "3m05s");
+        assert_eq!(clock(Duration::from_millis(3_720_000)), "1h02m");
+        assert_eq!(clock(secs(300)), "5m00s");
+        assert_eq!(idle(secs(0)), "0s");
+        assert_eq!(idle(secs(59)), "59s");
+        assert_eq!(idle(secs(61)), "1m");
+        assert_eq!(idle(secs(3 * 3600 + 5 * 60 + 9)), "3h05m");
+        assert_eq!(clock(Duration::MAX), idle(Duration::MAX));
+    }
+
+    #[test]
+    fn dates_are_utc_to_the_minute() {
+        assert_eq!(date(0), "1970-01-01 00:00");
+        assert_eq!(date(1_795_000_000_000), "2026-11-18 11:06");
+        assert_eq!(rfc3339(1_795_000_000_000), "2026-11-18T11:06:40Z");
+        // Out of humantime's range: the nearest end, never a panic.
+        assert_eq!(date(-1), "1970-01-01 00:00");
+        assert_eq!(date(i64::MAX), "9999-12-31 23:59");
+        assert_eq!(rfc3339(i64::MIN), "1970-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn control_characters_go_but_layout_may_stay() {
+        assert_eq!(one_line("bob\u{1b}[2J"), "bob[2J");
+        assert_eq!(one_line("a\tb\r\n\u{9b}c\u{7f}"), "abc");
+        assert_eq!(lines("hi\u{1b}[2J there\n\u{7}"), "hi[2J there\n");
+        assert_eq!(lines("a\tb\r\n\u{9b}c"), "a\tb\r\nc");
+        assert!(is_kept('é', Keep::Nothing));
+        assert!(!is_kept('\u{85}', Keep::Layout));
+        assert_eq!(
+            kept("x\u{0}yz", Keep::Nothing).take(2).collect::<String>(),
+            "xy"
+        );
+    }
+}
