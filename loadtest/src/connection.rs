@@ -16,7 +16,7 @@ use tokio::net::{TcpSocket, TcpStream};
 use tokio::time::Instant;
 
 use super::Failure;
-use crate::{console::lobby, games, net::server};
+use arcade::{console::lobby, games, net::server};
 
 /// The lobby prompt that ends the banner and every lobby reply.
 pub(crate) const LOBBY_PROMPT: &[u8] = lobby::PROMPT.as_bytes();

@@ -35,7 +35,7 @@ use super::racing::{Group, Moves, Racing};
 use super::social::{self, Sent};
 use super::stats::Recorder;
 use super::{Failure, Mode, Plan};
-use crate::races::rules::RaceId;
+use arcade::races::rules::RaceId;
 
 /// The keys a racer plays, one chosen at random for each move.
 const KEYS: [&str; 4] = ["w", "a", "s", "d"];

@@ -250,8 +250,8 @@ impl Chatter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loadtest::connection::sources;
-    use crate::loadtest::Script;
+    use crate::connection::sources;
+    use crate::Script;
     use std::net::{Ipv4Addr, SocketAddr};
 
     fn plan(sessions: usize, start: Instant) -> Plan {

@@ -70,8 +70,8 @@ use std::time::Duration;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use crate::games::twenty48;
-use crate::{net::server, races::rules};
+use arcade::games::twenty48;
+use arcade::{net::server, races::rules};
 use connection::Waiting;
 use racing::Racing;
 use script::Restart;

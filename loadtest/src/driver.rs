@@ -89,7 +89,7 @@ pub(crate) fn name_line(name: &str) -> String {
 
 /// The server's whole reply to `name NAME` when it takes the name.
 fn named(name: &str) -> String {
-    format!("{}\r\n{}", name_line(name), crate::console::lobby::PROMPT)
+    format!("{}\r\n{}", name_line(name), arcade::console::lobby::PROMPT)
 }
 
 async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Failure> {
