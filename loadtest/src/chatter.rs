@@ -14,11 +14,12 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::connection::{Connection, Waiting};
+use super::connection::Connection;
 use super::driver::{self, Ready};
+use super::failure::{Failure, Waiting};
 use super::parse::{self, LobbyLine};
+use super::plan::{Mode, Plan};
 use super::stats::Recorder;
-use super::{Failure, Mode, Plan};
 
 /// Run lobby session `index` of `plan`, recording into `recorder`; a failure is
 /// recorded with its reason and ends only this session.
@@ -251,7 +252,7 @@ impl Chatter<'_> {
 mod tests {
     use super::*;
     use crate::connection::sources;
-    use crate::Script;
+    use crate::script::Script;
     use std::net::{Ipv4Addr, SocketAddr};
 
     fn plan(sessions: usize, start: Instant) -> Plan {

@@ -7,11 +7,12 @@ use std::sync::Arc;
 
 use tokio::time::Instant;
 
-use super::connection::{Connection, Waiting, GAME_PROMPT, LOBBY_PROMPT};
+use super::connection::{Connection, GAME_PROMPT, LOBBY_PROMPT};
+use super::failure::{Failure, Waiting};
+use super::plan::{Mode, Plan};
 use super::script::{Step, StepKind};
 use super::social::{GoneOnDrop, Sent, Stage, Watched};
 use super::stats::Recorder;
-use super::{Failure, Mode, Plan};
 
 /// Counts a session as ready (in its game, settled in the lobby, or watching) for as
 /// long as it lives.
