@@ -10,7 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-9000}
 ARCADE=${ARCADE:-target/release/arcade}
-[ -x "$ARCADE" ] || cargo build --release --bin arcade
+# The load tester is a binary of its own (the loadtest/ crate; `arcade loadtest` runs it).
+LOADTEST=${LOADTEST:-target/release/arcade-loadtest}
+[ -x "$ARCADE" ] && [ -x "$LOADTEST" ] || cargo build --release --bin arcade --bin arcade-loadtest
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [ -n "$PGBIN" ] || { echo "ghosts: PostgreSQL is not installed (apt-get install postgresql)" >&2; exit 1; }
 command -v nats-server >/dev/null || { echo "ghosts: nats-server is not installed" >&2; exit 1; }
@@ -61,7 +63,7 @@ print(next((line for line in data.decode(errors="replace").splitlines() if "play
 PY
 }
 echo "before: A $(rss "$A") KiB, B $(rss "$B") KiB, B $(ticks "$B") CPU ticks"
-"$ARCADE" loadtest --addr 127.0.0.1:25401 --sources 16 --sessions "$N" --idle --lobby --names \
+"$LOADTEST" --addr 127.0.0.1:25401 --sources 16 --sessions "$N" --idle --lobby --names \
     --ramp 5s --warmup 3s --duration 25s --quiet --json >"$W/load.json" 2>&1 &
 PIDS+=($!)
 sleep 10

@@ -141,12 +141,13 @@ INSTANCES=3
 OUT=${OUT:-$(mktemp -d -t arcade-bench.XXXXXX)}
 mkdir -p "$OUT"
 # ARCADE=path/to/another/build compares another version of the server against the same
-# minimal, with the same load generator (LOADTEST).
+# minimal, with the same load generator (LOADTEST, the arcade-loadtest binary: what
+# `arcade loadtest` runs).
 # The builds below go where cargo puts them (CARGO_TARGET_DIR, else target/).
 TARGET=${CARGO_TARGET_DIR:-target}
 ARCADE=${ARCADE:-$TARGET/release/arcade}
 MINIMAL=${MINIMAL:-$TARGET/release/arcade-minimal}
-LOADTEST=${LOADTEST:-$TARGET/release/arcade}
+LOADTEST=${LOADTEST:-$TARGET/release/arcade-loadtest}
 
 SERVER_ON=()
 LOAD_ON=()
@@ -164,7 +165,8 @@ if [ -n "${PROXY_CPUS:-}" ] && command -v taskset >/dev/null; then
     PROXY_ON=(taskset -c "$PROXY_CPUS")
 fi
 
-cargo build --release --bins --example bus_rate --quiet
+# The server (arcade), and the load tester and arcade-minimal (the loadtest/ crate).
+cargo build --release --workspace --bins --example bus_rate --quiet
 BUS_RATE=${BUS_RATE:-$TARGET/release/examples/bus_rate}
 
 arcade_pid=""
@@ -473,7 +475,7 @@ run() {
     before=$(steal)
     # A failed session makes loadtest exit 1; its JSON still says why. RUN_LIMIT: for a
     # load longer than the usual few seconds.
-    timeout "${RUN_LIMIT:-180}" "${LOAD_ON[@]}" "$LOADTEST" loadtest --addr "127.0.0.1:$port" --sources 16 \
+    timeout "${RUN_LIMIT:-180}" "${LOAD_ON[@]}" "$LOADTEST" --addr "127.0.0.1:$port" --sources 16 \
         --json --quiet --server-pid "$pid" "$@" >"$OUT/row$row-$server-$rep.json" || true
     after=$(steal)
     echo $((after - before)) >"$OUT/row$row-$server-$rep.steal"

@@ -24,7 +24,6 @@
 //! - [`levels`] loads the built-in and user-supplied level files;
 //! - [`saves`] writes saved games atomically;
 //! - [`play`] runs one game on stdin/stdout;
-//! - [`loadtest`] drives thousands of sessions against a server and measures them;
 //! - `fuzzing` (hidden, not an API) holds the properties the fuzz targets under `fuzz/`
 //!   check, so that `cargo test` replays the inputs kept under `fuzz/regressions/`.
 
@@ -35,7 +34,6 @@ pub mod console;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod games;
-pub mod loadtest;
 pub mod metrics;
 pub mod net;
 pub mod players;

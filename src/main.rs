@@ -2,8 +2,9 @@
 //!
 //! `arcade` alone (or `arcade serve`) runs the server; `arcade play` runs one game on
 //! stdin/stdout; `arcade check-levels DIR` validates level files; `arcade loadtest`
-//! plays many sessions against a server and measures them.
+//! runs the load tester, a binary of its own (`arcade-loadtest`, the loadtest/ crate).
 
+use std::ffi::OsString;
 use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -15,7 +16,6 @@ use tracing_subscriber::EnvFilter;
 use arcade::catalog::levels::Levels;
 use arcade::catalog::table::{Context, GameKind, GAMES};
 use arcade::console::Console;
-use arcade::loadtest;
 use arcade::net::server::{self, Options};
 
 /// A game server for telnet and nc: Sokoban, Star Pusher, 2048 and the wumpus cave.
@@ -40,7 +40,15 @@ enum Command {
         dir: PathBuf,
     },
     /// Open many sessions against a server, play, and report throughput and latency.
-    Loadtest(loadtest::Options),
+    ///
+    /// Runs the arcade-loadtest binary beside this one with the same arguments
+    /// (`arcade loadtest --help` lists them).
+    #[command(disable_help_flag = true)]
+    Loadtest {
+        /// The load tester's arguments, passed through.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<OsString>,
+    },
     /// Write recording ID as an asciicast v2 file (asciinema's format) to stdout.
     Export(ExportArgs),
     /// Ask the server's web page for /healthz on this machine; exit 0 if it answers
@@ -101,7 +109,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(options)) => serve(options),
         Some(Command::Play(args)) => play(args),
         Some(Command::CheckLevels { dir }) => check_levels(&dir),
-        Some(Command::Loadtest(options)) => load_test(&options),
+        Some(Command::Loadtest { args }) => load_test(&args),
         Some(Command::Export(args)) => export(&args),
         Some(Command::Healthcheck(args)) => {
             let address = SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, args.port));
@@ -330,42 +338,43 @@ fn export(args: &ExportArgs) -> ExitCode {
     }
 }
 
-/// Run a load test on a multi-thread runtime and print its report; exit 1 when any
-/// session failed, so that a script can tell.
-fn load_test(options: &loadtest::Options) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
+/// `arcade loadtest ARGS`: the load tester is a binary of its own (`arcade-loadtest`,
+/// the loadtest/ crate), so that the server links none of its dependencies. Run the
+/// one beside this executable with the same arguments, in this process's place (its
+/// exit status is the command's), or say how to build it.
+fn load_test(args: &[OsString]) -> ExitCode {
+    const NEEDED: &str =
+        "arcade loadtest needs the arcade-loadtest binary: cargo build --release -p arcade-loadtest";
+    let beside = std::env::current_exe().map(|exe| exe.with_file_name("arcade-loadtest"));
+    let path = match beside {
+        Ok(path) if path.is_file() => path,
+        Ok(path) => {
+            eprintln!("{NEEDED} (not found at {})", path.display());
+            return ExitCode::FAILURE;
+        }
+        Err(error) => {
+            eprintln!("{NEEDED} (cannot tell where this executable is: {error})");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut command = std::process::Command::new(&path);
+    command.args(args);
+    #[cfg(unix)]
     {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("arcade: cannot start the runtime: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let report = match runtime.block_on(loadtest::run(options)) {
-        Ok(report) => report,
-        Err(error) => {
-            eprintln!("arcade loadtest: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    if options.json {
-        match serde_json::to_string_pretty(&report) {
-            Ok(json) => println!("{json}"),
-            Err(error) => {
-                eprintln!("arcade loadtest: cannot write the report as JSON: {error}");
-                return ExitCode::FAILURE;
-            }
-        }
-    } else {
-        print!("{report}");
-    }
-    // Closing thousands of sockets is the kernel's job; do not wait for the runtime.
-    runtime.shutdown_background();
-    if report.failures == 0 {
-        ExitCode::SUCCESS
-    } else {
+        use std::os::unix::process::CommandExt as _;
+        // Its help and usage lines say `arcade loadtest`, as the command typed did.
+        // `exec` returns only if it failed.
+        let error = command.arg0("arcade loadtest").exec();
+        eprintln!("arcade loadtest: cannot run {}: {error}", path.display());
         ExitCode::FAILURE
+    }
+    #[cfg(not(unix))]
+    match command.status() {
+        Ok(status) if status.success() => ExitCode::SUCCESS,
+        Ok(_) => ExitCode::FAILURE,
+        Err(error) => {
+            eprintln!("arcade loadtest: cannot run {}: {error}", path.display());
+            ExitCode::FAILURE
+        }
     }
 }

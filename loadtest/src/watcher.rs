@@ -12,12 +12,13 @@ use std::sync::Arc;
 
 use tokio::time::Instant;
 
-use super::connection::{Connection, Waiting, GAME_PROMPT};
+use super::connection::{Connection, GAME_PROMPT};
 use super::driver::{self, Ready};
+use super::failure::{Failure, Waiting};
 use super::parse;
+use super::plan::Plan;
 use super::social::Watched;
 use super::stats::Recorder;
-use super::{Failure, Plan};
 
 /// Run watcher session `index` of `plan` (numbered after the players), recording into
 /// `recorder`; a failure is recorded with its reason and ends only this session.

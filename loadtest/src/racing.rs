@@ -21,7 +21,7 @@ use tokio::time::Instant;
 
 use super::parse::News;
 use super::social::Sent;
-use crate::races::rules::RaceId;
+use arcade::races::rules::RaceId;
 
 /// Where a race of the load stands before it starts, for those waiting to join it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -197,7 +197,7 @@ pub(crate) struct Racing {
     pub(crate) size: usize,
     /// The line a host opens its race with: `race 2048 ARGS`.
     pub(crate) line: String,
-    /// The smallest tile the server tells the others about ([`crate::races::rules::milestone`]
+    /// The smallest tile the server tells the others about ([`arcade::races::rules::milestone`]
     /// of the race's win tile): a racer counts the lines its moves make.
     pub(crate) milestone: u64,
     groups: Box<[Group]>,

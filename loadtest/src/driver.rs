@@ -7,11 +7,12 @@ use std::sync::Arc;
 
 use tokio::time::Instant;
 
-use super::connection::{Connection, Waiting, GAME_PROMPT, LOBBY_PROMPT};
+use super::connection::{Connection, GAME_PROMPT, LOBBY_PROMPT};
+use super::failure::{Failure, Waiting};
+use super::plan::{Mode, Plan};
 use super::script::{Step, StepKind};
 use super::social::{GoneOnDrop, Sent, Stage, Watched};
 use super::stats::Recorder;
-use super::{Failure, Mode, Plan};
 
 /// Counts a session as ready (in its game, settled in the lobby, or watching) for as
 /// long as it lives.
@@ -89,7 +90,7 @@ pub(crate) fn name_line(name: &str) -> String {
 
 /// The server's whole reply to `name NAME` when it takes the name.
 fn named(name: &str) -> String {
-    format!("{}\r\n{}", name_line(name), crate::console::lobby::PROMPT)
+    format!("{}\r\n{}", name_line(name), arcade::console::lobby::PROMPT)
 }
 
 async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Failure> {

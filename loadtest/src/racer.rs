@@ -28,14 +28,15 @@ use std::sync::Arc;
 use tokio::time::Instant;
 
 use super::chatter::sleep_until_some;
-use super::connection::{Connection, Waiting, GAME_PROMPT, LOBBY_PROMPT};
+use super::connection::{Connection, GAME_PROMPT, LOBBY_PROMPT};
 use super::driver::{self, Ready};
+use super::failure::{Failure, Waiting};
 use super::parse::{self, News, RaceLine, Unit};
+use super::plan::{Mode, Plan};
 use super::racing::{Group, Moves, Racing};
 use super::social::{self, Sent};
 use super::stats::Recorder;
-use super::{Failure, Mode, Plan};
-use crate::races::rules::RaceId;
+use arcade::races::rules::RaceId;
 
 /// The keys a racer plays, one chosen at random for each move.
 const KEYS: [&str; 4] = ["w", "a", "s", "d"];

@@ -2,7 +2,7 @@
 //! real game commands that never ends it; with `--restart-every K`, also the game's
 //! own exit line after every K commands and the lobby line again ([`Steps`]).
 //!
-//! The scripts are rows of the table of games ([`crate::catalog::table::LoadScript`]), where
+//! The scripts are rows of the table of games ([`arcade::catalog::table::LoadScript`]), where
 //! the tests that prove each one never ends its game live too. The exit line is not in
 //! the table: it is asked of the game itself ([`Script::exit_line`]), the same answer
 //! the server's `/leave` uses, so the two cannot disagree.
@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use clap::builder::TypedValueParser as _;
 use serde::{Serialize, Serializer};
 
-use crate::catalog::levels::Levels;
-use crate::catalog::table::{Context, GameKind, LoadScript, GAMES};
+use arcade::catalog::levels::Levels;
+use arcade::catalog::table::{Context, GameKind, LoadScript, GAMES};
 
 /// The game a load test plays: a game of the table that has a load script.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -227,7 +227,7 @@ mod tests {
 
     #[test]
     fn the_exit_line_ends_the_game_after_any_number_of_commands() {
-        use crate::games::{Memory, Status, PROMPT};
+        use arcade::games::{Memory, Status, PROMPT};
         for kind in GAMES {
             let Some(script) = Script::from_name(kind.name) else {
                 continue;

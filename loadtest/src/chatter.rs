@@ -14,11 +14,12 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::connection::{Connection, Waiting};
+use super::connection::Connection;
 use super::driver::{self, Ready};
+use super::failure::{Failure, Waiting};
 use super::parse::{self, LobbyLine};
+use super::plan::{Mode, Plan};
 use super::stats::Recorder;
-use super::{Failure, Mode, Plan};
 
 /// Run lobby session `index` of `plan`, recording into `recorder`; a failure is
 /// recorded with its reason and ends only this session.
@@ -250,8 +251,8 @@ impl Chatter<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loadtest::connection::sources;
-    use crate::loadtest::Script;
+    use crate::connection::sources;
+    use crate::script::Script;
     use std::net::{Ipv4Addr, SocketAddr};
 
     fn plan(sessions: usize, start: Instant) -> Plan {

@@ -13,7 +13,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use tokio::sync::{watch, Notify};
 use tokio::time::Instant;
 
-use super::Failure;
+use super::failure::Failure;
 
 /// The name of session `index` in the run tagged `tag`: unique in the run, valid for
 /// the server (2-16 letters, digits, `-`), and unlike `guest-N`. The tag keeps two runs

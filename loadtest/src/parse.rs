@@ -11,7 +11,7 @@
 //! down every shape the server's output can take.
 
 use super::connection::{GAME_PROMPT, LOBBY_PROMPT};
-use crate::races::rules::RaceId;
+use arcade::races::rules::RaceId;
 
 /// The text a session says: its send time, for every receiver to time the delivery.
 pub(crate) fn chat_text(sent_us: u64) -> String {
@@ -483,7 +483,7 @@ mod tests {
 
     #[test]
     fn largest_tiles_are_read_from_the_real_boards() {
-        use crate::games::{twenty48, Game, Memory};
+        use arcade::games::{twenty48, Game, Memory};
         for style in ["box", "ascii"] {
             let style = format!("style={style}");
             let mut game = twenty48::from_args(&["seed=7", "size=3", &style]).unwrap();

@@ -15,8 +15,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::time::Instant;
 
-use super::Failure;
-use crate::{console::lobby, games, net::server};
+use super::failure::{Failure, Waiting};
+use arcade::{console::lobby, games, net::server};
 
 /// The lobby prompt that ends the banner and every lobby reply.
 pub(crate) const LOBBY_PROMPT: &[u8] = lobby::PROMPT.as_bytes();
@@ -26,51 +26,6 @@ pub(crate) const GAME_PROMPT: &[u8] = games::PROMPT.as_bytes();
 const MAX_REPLY: usize = 64 * 1024;
 /// The initial size of the reply buffer; a Sokoban board and prompt fit.
 const READ_CAPACITY: usize = 512;
-
-/// What a session is waiting for, to name it in failure reasons.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Waiting {
-    /// The banner, up to the lobby prompt.
-    Banner,
-    /// The game's first board, after the lobby line.
-    Game,
-    /// The reply to a game command.
-    Reply,
-    /// The lobby, after the game's exit line (`--restart-every`).
-    Exit,
-    /// The reply to `name NAME`.
-    Name,
-    /// The first board of a watched game, after `watch NAME`.
-    Watch,
-    /// A line of chat coming back to the session that said it.
-    Chat,
-    /// The next frame of a watched game.
-    Frame,
-    /// The host's race to open, after `race 2048 ...`.
-    Open,
-    /// The reply to `join N`.
-    Join,
-    /// The race to start: the host's `start` answered, every racer's first board.
-    Start,
-}
-
-impl std::fmt::Display for Waiting {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Waiting::Banner => "the banner",
-            Waiting::Game => "the game to start",
-            Waiting::Reply => "a reply",
-            Waiting::Exit => "the lobby after the exit line",
-            Waiting::Name => "the name",
-            Waiting::Watch => "watching to begin",
-            Waiting::Chat => "a line of chat to come back",
-            Waiting::Frame => "frames of the watched game",
-            Waiting::Open => "the race to open",
-            Waiting::Join => "the reply to join",
-            Waiting::Start => "the race to start",
-        })
-    }
-}
 
 /// The source addresses to spread connections over: 127.0.0.1 to 127.0.0.N when the
 /// target is an IPv4 loopback address, else none (the kernel chooses).

@@ -1,0 +1,507 @@
+//! The CI smoke of `arcade loadtest`: a few seconds of a handful of sessions against a
+//! server inside the test, which must report no failures. No timing is asserted: the
+//! numbers belong to the benchmark (bench/run.sh), not to `cargo test`.
+
+mod support;
+
+use std::net::SocketAddr;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use arcade_loadtest::{self as loadtest, Options, Script};
+use support::TestServer;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::time::Instant;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_second_smoke_reports_no_failures() {
+    let server = TestServer::start().await;
+    let options = Options {
+        addr: server.addr,
+        sessions: 20,
+        rate: 5.0,
+        duration: Duration::from_secs(4),
+        warmup: Duration::from_millis(500),
+        ramp: Some(Duration::from_millis(500)),
+        game: Script::default(),
+        sources: 4,
+        server_pid: Some(std::process::id()),
+        quiet: true,
+        ..Options::default()
+    };
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    assert_eq!(report.failures, 0, "{report}");
+    assert!(report.failure_reasons.is_empty(), "{report}");
+    assert_eq!(report.sessions, 20);
+    assert_eq!(report.connected, 20, "{report}");
+    // 20 sessions at 5 a second for 4 seconds are scheduled to send 400 commands; an
+    // open loop that sends at all keeps well above a quarter of that (a count, not a
+    // timing: it fails only if sessions stall or the schedule is wrong).
+    assert!(report.commands >= 100, "{report}");
+    assert!(report.commands <= 400 + 20, "{report}");
+    assert_eq!(report.connect.count, 20);
+    // The buckets scripts merge runs with hold every measured command once.
+    let bucketed: u64 = report
+        .latency_histogram
+        .iter()
+        .map(|[_, count]| count)
+        .sum();
+    assert_eq!(bucketed, report.commands, "{report}");
+    assert_eq!(report.source_addresses, 4);
+    let memory = report.server_memory.expect("memory was sampled");
+    assert_eq!(memory.sessions_in_game, 20, "{report}");
+    // The "server" is this process, which did work in the window (both sides of every
+    // command): the reading exists and is charged to the commands.
+    let cpu = report.server_cpu.expect("CPU time was sampled");
+    assert!(cpu.seconds > 0.0, "{report}");
+    let per_command = cpu.seconds * 1e6 / report.commands as f64;
+    let charged = cpu.us_per_command.expect("commands were measured");
+    assert!((charged - per_command).abs() < 1e-6, "{report}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_turned_away_by_a_full_server_are_failures() {
+    let server = TestServer::start_with(arcade::net::server::Options {
+        max_sessions: 3,
+        ..arcade::net::server::Options::default()
+    })
+    .await;
+    let options = Options {
+        addr: server.addr,
+        sessions: 5,
+        idle: true,
+        duration: Duration::from_millis(500),
+        warmup: Duration::ZERO,
+        burst: true,
+        server_pid: Some(std::process::id()),
+        quiet: true,
+        ..Options::default()
+    };
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    assert_eq!(report.mode, "idle");
+    assert_eq!(report.connected, 3, "{report}");
+    assert_eq!(report.failures, 2, "{report}");
+    assert_eq!(
+        report.failure_reasons.get("server full"),
+        Some(&2),
+        "{report}"
+    );
+    assert_eq!(report.commands, 0);
+    // No command, so no cost per command (rather than all the CPU charged to one).
+    let cpu = report.server_cpu.expect("CPU time was sampled");
+    assert_eq!(cpu.us_per_command, None, "{report}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closed_loop_answers_every_command() {
+    let server = TestServer::start().await;
+    let options = Options {
+        addr: server.addr,
+        sessions: 4,
+        rate: 0.0,
+        duration: Duration::from_secs(1),
+        warmup: Duration::from_millis(200),
+        quiet: true,
+        ..Options::default()
+    };
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    assert_eq!(report.mode, "closed");
+    assert_eq!(report.failures, 0, "{report}");
+    // Closed loop sends far more than an open loop's default 1 command/s would.
+    assert!(report.commands > 4 * 10, "{report}");
+}
+
+/// A short closed-loop run of every game's script against `server`: each game's
+/// name and report.
+async fn play_every_game(
+    server: &TestServer,
+    sessions: usize,
+    restart_every: Option<NonZeroUsize>,
+) -> Vec<(&'static str, loadtest::Report)> {
+    let scripts = arcade::catalog::table::GAMES
+        .iter()
+        .filter_map(|kind| Script::from_name(kind.name));
+    let mut reports = Vec::new();
+    for game in scripts {
+        let options = Options {
+            addr: server.addr,
+            sessions,
+            rate: 0.0,
+            game,
+            restart_every,
+            duration: Duration::from_millis(300),
+            warmup: Duration::ZERO,
+            quiet: true,
+            ..Options::default()
+        };
+        let report = loadtest::run(&options).await.expect("the load test runs");
+        reports.push((game.name(), report));
+    }
+    reports
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_script_plays_through_the_lobby() {
+    let server = TestServer::start().await;
+    for (game, report) in play_every_game(&server, 3, None).await {
+        assert_eq!(report.failures, 0, "{game}: {report}");
+        assert!(report.commands > 3, "{game}: {report}");
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn named_2048_players_end_and_restart_their_games() {
+    let server = TestServer::start().await;
+    let options = Options {
+        addr: server.addr,
+        sessions: 6,
+        rate: 5.0,
+        names: true,
+        game: Script::from_name("2048").expect("2048 has a load script"),
+        restart_every: NonZeroUsize::new(3),
+        duration: Duration::from_secs(2),
+        warmup: Duration::from_millis(500),
+        ramp: Some(Duration::from_millis(200)),
+        sources: 2,
+        quiet: true,
+        ..Options::default()
+    };
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    // Every reply ended with the prompt its line calls for: the game's after a move
+    // and after the lobby line, the lobby's after `q`. Anything else is a failure.
+    assert_eq!(report.failures, 0, "{report}");
+    assert!(report.failure_reasons.is_empty(), "{report}");
+    assert_eq!(report.connected, 6, "{report}");
+    assert!(report.names);
+    assert_eq!(report.restart_every, Some(3));
+    // 6 sessions at 5 lines a second for 2 seconds, in cycles of 3 moves, `q` and the
+    // lobby line: about 60 lines and 12 new games (counts, not timings).
+    assert!((30..=66).contains(&report.commands), "{report}");
+    assert!(report.games_restarted > 0, "{report}");
+    assert!(
+        report.games_restarted * 5 <= report.commands + 6 * 5,
+        "at most one new game per 5 lines, and each session's shorter first one: {report}"
+    );
+    assert!(report.games_restarted_whole_run >= report.games_restarted);
+    assert!(report.commands_whole_run >= report.commands);
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_game_ends_with_its_own_exit_line() {
+    let server = TestServer::start().await;
+    for (game, report) in play_every_game(&server, 2, NonZeroUsize::new(2)).await {
+        assert_eq!(report.failures, 0, "{game}: {report}");
+        assert!(report.games_restarted > 2, "{game}: {report}");
+    }
+    server.shutdown().await;
+}
+
+/// The checks every social run must pass: no failure, and every delivery that was
+/// expected came, each one timed and in the buckets.
+fn assert_every_delivery_came(report: &loadtest::Report) {
+    assert_eq!(report.failures, 0, "{report}");
+    assert!(report.deliveries_expected > 0, "{report}");
+    assert_eq!(
+        report.deliveries_received, report.deliveries_expected,
+        "{report}"
+    );
+    assert_eq!(report.deliveries_skipped, 0, "{report}");
+    assert_eq!(
+        report.delivery.count, report.deliveries_received,
+        "{report}"
+    );
+    let bucketed: u64 = report
+        .delivery_histogram
+        .iter()
+        .map(|[_, count]| count)
+        .sum();
+    assert_eq!(bucketed, report.deliveries_received, "{report}");
+}
+
+/// `--chat` against `addr`: 10 named sessions in the lobby saying 5 lines a second
+/// between them for 2 seconds.
+fn chat_options(addr: SocketAddr) -> Options {
+    Options {
+        addr,
+        sessions: 10,
+        chat: Some(5.0),
+        duration: Duration::from_secs(2),
+        warmup: Duration::from_millis(500),
+        ramp: Some(Duration::from_millis(300)),
+        sources: 2,
+        quiet: true,
+        ..Options::default()
+    }
+}
+
+/// The checks of a `--chat` run of [`chat_options`].
+fn assert_chat(report: &loadtest::Report) {
+    assert_eq!(report.mode, "chat", "{report}");
+    assert_eq!(report.place, "lobby");
+    assert!(report.names, "--chat implies --names");
+    assert_eq!(report.connected, 10, "{report}");
+    // 5 lines a second for 2 seconds, each said once its slot comes.
+    assert!((8..=11).contains(&report.chat_lines), "{report}");
+    assert_eq!(report.chat_refused, 0, "{report}");
+    // Every line said comes back to its sender (its command) and reaches the 9 others.
+    assert_eq!(report.commands, report.chat_lines, "{report}");
+    assert_eq!(
+        report.deliveries_expected,
+        9 * report.chat_lines,
+        "{report}"
+    );
+    assert_every_delivery_came(report);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn named_sessions_chat_and_time_every_delivery() {
+    let server = TestServer::start().await;
+    let report = loadtest::run(&chat_options(server.addr))
+        .await
+        .expect("the load test runs");
+    assert_chat(&report);
+    server.shutdown().await;
+}
+
+/// `--watchers` against `addr`: 2 players at 5 commands a second, 3 watchers each.
+fn watch_options(addr: SocketAddr) -> Options {
+    Options {
+        addr,
+        sessions: 2,
+        rate: 5.0,
+        watchers: 6,
+        duration: Duration::from_secs(2),
+        warmup: Duration::from_millis(500),
+        ramp: Some(Duration::from_millis(300)),
+        sources: 2,
+        quiet: true,
+        ..Options::default()
+    }
+}
+
+/// The checks of a `--watchers` run of [`watch_options`].
+fn assert_watch(report: &loadtest::Report) {
+    assert_eq!(report.place, "game");
+    assert!(report.names, "--watchers implies --names");
+    assert_eq!(report.watchers, 6);
+    assert_eq!(report.connected, 8, "{report}");
+    // The players' commands, 2 x 5 a second for 2 seconds, are timed as before...
+    assert!((15..=22).contains(&report.commands), "{report}");
+    // ... and each reaches its player's 3 watchers as a frame.
+    assert_eq!(report.deliveries_expected, 3 * report.commands, "{report}");
+    assert_every_delivery_came(report);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watchers_time_every_frame_of_their_player() {
+    let server = TestServer::start().await;
+    let report = loadtest::run(&watch_options(server.addr))
+        .await
+        .expect("the load test runs");
+    assert_watch(&report);
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn named_sessions_sit_in_the_lobby() {
+    let server = TestServer::start().await;
+    let options = Options {
+        addr: server.addr,
+        sessions: 6,
+        names: true,
+        lobby: true,
+        duration: Duration::from_millis(300),
+        warmup: Duration::from_millis(200),
+        ramp: Some(Duration::from_millis(100)),
+        server_pid: Some(std::process::id()),
+        quiet: true,
+        ..Options::default()
+    };
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    assert_eq!(report.failures, 0, "{report}");
+    assert_eq!((report.mode, report.place), ("idle", "lobby"), "{report}");
+    assert_eq!(report.commands, 0);
+    assert!(report.names);
+    // Counted in place only once the server took its name (else it failed).
+    let memory = report.server_memory.expect("memory was sampled");
+    assert_eq!(memory.sessions_in_game, 6, "{report}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn racers_time_their_moves_and_each_others_progress_lines() {
+    let server = TestServer::start().await;
+    let options = Options {
+        addr: server.addr,
+        // Races of 3, 3 and 1: the last host races alone (it types `start` twice).
+        sessions: 7,
+        race: NonZeroUsize::new(3),
+        // 8 is the first tile the others hear of, and 16 wins: every racer's lines
+        // (8, then the finish at 16, in about 6 and 15 moves) come within the run,
+        // and racers are done and stop.
+        race_args: String::from("size=4 win=16"),
+        rate: 10.0,
+        duration: Duration::from_secs(3),
+        warmup: Duration::from_millis(300),
+        ramp: Some(Duration::from_millis(200)),
+        sources: 2,
+        quiet: true,
+        ..Options::default()
+    };
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    assert_eq!(report.failures, 0, "{report}");
+    assert!(report.names, "--race implies --names");
+    assert_eq!(report.game.name(), "2048");
+    assert_eq!(report.race, Some(3));
+    assert_eq!(report.races, 3, "{report}");
+    assert_eq!(report.race_line.as_deref(), Some("race 2048 size=4 win=16"));
+    // Moves were timed as commands...
+    assert!(report.commands > 7, "{report}");
+    let bucketed: u64 = report
+        .latency_histogram
+        .iter()
+        .map(|[_, count]| count)
+        .sum();
+    assert_eq!(bucketed, report.commands, "{report}");
+    // ... games were won (or stuck) and their racers stopped ...
+    assert!(report.racers_done > 0, "{report}");
+    assert!(
+        report.racers_done + report.racers_playing_at_end <= 7,
+        "{report}"
+    );
+    // ... and every progress line a measured move made reached the other racers of
+    // its race, each one timed (the lone racer's lines reach nobody).
+    assert_every_delivery_came(&report);
+    server.shutdown().await;
+}
+
+/// `arcade-minimal` on a free port, as its own process; killed on drop.
+struct Minimal {
+    child: std::process::Child,
+    addr: SocketAddr,
+}
+
+impl Minimal {
+    fn start() -> Minimal {
+        use std::io::BufRead as _;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arcade-minimal"))
+            .arg("0")
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start arcade-minimal");
+        let stderr = child.stderr.take().expect("its stderr");
+        let mut line = String::new();
+        std::io::BufReader::new(stderr)
+            .read_line(&mut line)
+            .expect("its first line");
+        let addr = line
+            .trim()
+            .rsplit(' ')
+            .next()
+            .and_then(|addr| addr.parse().ok())
+            .unwrap_or_else(|| panic!("no address in {line:?}"));
+        Minimal { child, addr }
+    }
+}
+
+impl Drop for Minimal {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_and_watchers_run_unchanged_against_minimal() {
+    let minimal = Minimal::start();
+    let report = loadtest::run(&chat_options(minimal.addr))
+        .await
+        .expect("the chat load runs");
+    assert_chat(&report);
+    let report = loadtest::run(&watch_options(minimal.addr))
+        .await
+        .expect("the watch load runs");
+    assert_watch(&report);
+}
+
+/// A server that answers every line with a one-line board and the game prompt, and
+/// notes when each connection is closed by the client.
+async fn recording_server() -> (SocketAddr, Arc<Mutex<Vec<Instant>>>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port for the test server");
+    let addr = listener.local_addr().expect("the test server's address");
+    let closed = Arc::new(Mutex::new(Vec::new()));
+    let noted = Arc::clone(&closed);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let noted = Arc::clone(&noted);
+            tokio::spawn(async move {
+                let banner = format!("Welcome\r\n{}", arcade::console::lobby::PROMPT);
+                let reply = format!("#@#\r\n{}", arcade::games::PROMPT);
+                if stream.write_all(banner.as_bytes()).await.is_err() {
+                    return;
+                }
+                let mut buffer = [0u8; 256];
+                loop {
+                    match stream.read(&mut buffer).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(read) => {
+                            let lines = buffer[..read].iter().filter(|&&b| b == b'\n').count();
+                            for _ in 0..lines {
+                                if stream.write_all(reply.as_bytes()).await.is_err() {
+                                    return;
+                                }
+                            }
+                        }
+                    }
+                }
+                noted
+                    .lock()
+                    .expect("no test task panics holding the lock")
+                    .push(Instant::now());
+            });
+        }
+    });
+    (addr, closed)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_loop_sessions_stay_connected_to_the_end_of_the_window() {
+    let (addr, closed) = recording_server().await;
+    let ramp = Duration::from_millis(100);
+    let warmup = Duration::from_millis(100);
+    let duration = Duration::from_millis(1500);
+    let options = Options {
+        addr,
+        sessions: 8,
+        // Each session's last command is due within the last half second of the
+        // window; closing right after it would land inside the window.
+        rate: 2.0,
+        duration,
+        warmup,
+        ramp: Some(ramp),
+        quiet: true,
+        ..Options::default()
+    };
+    let started = Instant::now();
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    assert_eq!(report.failures, 0, "{report}");
+    assert!(report.commands >= 8, "{report}");
+    let window_end = started + ramp + warmup + duration;
+    // The client closes each connection only once `run` is past the window's end; the
+    // server notices a moment later, so wait for all eight.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while closed.lock().expect("the lock is not poisoned").len() < 8 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let closed = closed.lock().expect("the lock is not poisoned");
+    assert_eq!(closed.len(), 8, "every session closed its connection");
+    let early = closed.iter().filter(|&&at| at < window_end).count();
+    assert_eq!(early, 0, "sessions closed inside the measured window");
+}
