@@ -1,29 +1,28 @@
 //! arcade: a game server for `telnet` and `nc`.
 //!
 //! Players connect over plain TCP, land in a lobby, pick a game and play it as text
-//! boards. The crate is laid out like tokio's mini-redis: a thin binary, and a library
-//! of a few modules that each own one thing.
+//! boards. The crate is laid out like tokio's mini-redis (a thin binary, a library of
+//! folders that each own one thing) and lldap (one file per aggregate in the store;
+//! layers that never point back up). From the bottom up, each folder uses only those
+//! above it in this list (`tests/layering.rs` checks it):
 //!
-//! - [`server`] accepts and limits connections and shuts down cleanly;
-//! - [`proxy`] reads the PROXY protocol header HAProxy puts before a connection;
-//! - [`shutdown`] is the signal every session listens for;
-//! - [`telnet`] is the line codec (telnet commands out, `\r\n` in);
-//! - [`terminal`] reads single keys, edits lines and colours boards (`set keys`,
-//!   `set color`);
-//! - [`session`] carries one connection's bytes and messages: lines in, replies and
-//!   messages out;
-//! - [`registry`] knows every session, its name and place, and reaches each one's
-//!   [`inbox`];
-//! - [`race`] holds the rules of races: racers, progress, standings, places;
-//! - [`social`] is a player among the others: names, chat, watching, settings;
-//! - [`accounts`] checks names and hashes passwords; [`store`] keeps accounts;
-//! - [`console`] decides what a line does: the lobby's commands or the game's;
-//! - [`lobby`] parses lobby commands and writes their texts;
-//! - [`table`] is the table of games: how each one starts, its levels, its scripts;
-//! - [`games`] holds one pure state machine per game and depends on nothing else here;
-//! - [`levels`] loads the built-in and user-supplied level files;
-//! - [`saves`] writes saved games atomically;
-//! - [`play`] runs one game on stdin/stdout;
+//! - [`games`]: one pure state machine per game; uses nothing else of the crate;
+//! - [`text`]: durations, dates, and what other players' text may show;
+//! - [`codec`]: pure byte codecs: telnet, terminal keys and painting, the PROXY header;
+//! - [`catalog`]: the table of games, one file per game's row; levels and saves;
+//! - [`store`]: the database (SQLite or PostgreSQL), one file per thing kept;
+//! - [`metrics`]: what `/metrics` counts;
+//! - [`records`]: recordings of games, their writer, the check by replay, the scores;
+//! - [`races`]: the rules of races and the desk a racer reaches a race through;
+//! - [`players`]: who is online: ids, places, accounts, inboxes, the registry, and
+//!   this instance's race desk;
+//! - [`cluster`]: the bus between instances and the desk of races kept elsewhere;
+//! - [`seat`]: a player among the others: names and logins, chat, watching, racing;
+//! - [`console`]: what a line does (no I/O): one file per lobby command, the game's
+//!   lines, jobs, replay and resume;
+//! - [`net`]: connections: the accept loop and its limits, a session's transport,
+//!   the idle timer, shutdown, and one game on stdin;
+//! - [`web`]: the teacher's web page;
 //! - `fuzzing` (hidden, not an API) holds the properties the fuzz targets under `fuzz/`
 //!   check, so that `cargo test` replays the inputs kept under `fuzz/regressions/`.
 
