@@ -70,7 +70,6 @@ impl Console {
         Outcome::Send(text)
     }
 
-    /// The line a key pressed on an empty line stands for, when it acts at once (keys
     /// Start `game`, of `kind` with `args`, in `race` if any: recorded, shown to the
     /// watchers, and the player's place changed.
     pub(super) fn begin(

@@ -26,7 +26,7 @@ use super::replay::play_back;
 use super::resume::{resume, Resumed};
 
 /// Work a line needs that may block or wait; [`Job::run`] does it. Boxed: jobs are
-/// rare, and an [`Outcome`] is held in every session's future.
+/// rare, and an [`Outcome`](super::Outcome) is held in every session's future.
 #[must_use]
 pub struct Job(Box<Work>);
 
@@ -105,7 +105,7 @@ pub(super) enum FileWork {
     },
 }
 
-/// What a [`Job`] gave, for [`Console::finish`].
+/// What a [`Job`] gave, for [`Console::finish`](super::Console::finish).
 pub struct Done(pub(super) Finished);
 
 /// What the work gave.

@@ -8,10 +8,10 @@
 //! without sockets. Messages from other players come in through
 //! [`Console::on_message`] and come out the same way.
 //!
-//! On the server a console has a [`Seat`] among the other players: then `who`, `say`,
-//! `tell`, `watch`, `name`, `register`, `set` and `quiet` work in the lobby, and in a
-//! game with a `/` first (a `/` line never reaches the game). `arcade play` has no
-//! seat: its one game gets every line, exactly as before.
+//! On the server a console has a [`Seat`] among the other players: then the player
+//! commands (`who`, `say`, `tell`, `set`, ...) work in the lobby, and in a game with a
+//! `/` first (a `/` line never reaches the game). `arcade play` has no seat: its one
+//! game gets every line, exactly as before.
 //!
 //! Which commands there are, where each works and what each does is the business of
 //! [`commands`], one file a command; the game a player is in, of `game`; races, of
@@ -193,7 +193,6 @@ impl Console {
     }
 
     /// A line, cleaned: the lobby's command, the game's line or a player command.
-    /// A line, cleaned: the lobby's command, the game's line or a player command.
     fn command_line(&mut self, line: &str) -> Outcome {
         if self.game.is_some() {
             if let (Some(_), Some(command)) = (&self.seat, line.strip_prefix('/')) {
@@ -220,7 +219,6 @@ impl Console {
         }
     }
 
-    /// `replay ID [SPEED]`.
     /// Where this player's saves live under the data directory: a registered name's
     /// folder, or this session's (gone with it); `arcade play`: the data directory.
     fn saves(&self) -> Option<String> {
