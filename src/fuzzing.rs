@@ -21,7 +21,8 @@ use std::net::SocketAddr;
 use crate::catalog::levels::Levels;
 use crate::catalog::table::Context;
 use crate::codec::telnet::{Input, TelnetCodec, MAX_LINE};
-use crate::console::lobby::{self, Command};
+use crate::console::commands::{self, play::Play};
+use crate::console::lobby;
 use crate::console::{Console, Outcome};
 use crate::games::sokoban::{self, Sokoban};
 use crate::games::starpusher::{self, xsb, StarPusher};
@@ -444,7 +445,7 @@ fn seat(services: &Services) -> (Console, Registration, Inbox) {
 /// `line`, with `seed=1` added when it starts a 2048 game without a seed.
 fn seeded(console: &Console, line: &str) -> String {
     if console.game().is_none() {
-        if let Command::Play { kind, args } = Command::parse(line) {
+        if let Some(Play { kind, args }) = commands::starts_game(line) {
             if kind.name == "2048" && matches!(twenty48::parse_args(&args), Ok((_, None))) {
                 return format!("{line} seed=1");
             }

@@ -427,7 +427,7 @@ async fn a_client_that_reads_late_gets_every_reply_in_order() {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let reply = crlf(&format!(
         "{}{}",
-        arcade::console::lobby::help(),
+        arcade::console::commands::help::text(),
         arcade::console::lobby::PROMPT
     ));
     let mut expected = reply.repeat(LINES);

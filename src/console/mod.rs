@@ -8,44 +8,38 @@
 //! without sockets. Messages from other players come in through
 //! [`Console::on_message`] and come out the same way.
 //!
-//! On the server a console has a [`Seat`] among the other players: then `who`, `say`,
-//! `tell`, `watch`, `name`, `register`, `set` and `quiet` work in the lobby, and in a
-//! game with a `/` first (a `/` line never reaches the game). `arcade play` has no
-//! seat: its one game gets every line, exactly as before.
+//! On the server a console has a [`Seat`] among the other players: then the player
+//! commands (`who`, `say`, `tell`, `set`, ...) work in the lobby, and in a game with a
+//! `/` first (a `/` line never reaches the game). `arcade play` has no seat: its one
+//! game gets every line, exactly as before.
+//!
+//! Which commands there are, where each works and what each does is the business of
+//! [`commands`], one file a command; the game a player is in, of `game`; races, of
+//! `race`; `replay` and `resume`, of their own files.
 //!
 //! Anything that may block (starting a game, which can read a saved world; `levels`,
 //! which lists the saves; `save NAME`; the store; a password's hash) comes back as a
 //! [`Job`]: the caller runs it (`job.run(context).await`) and hands what it gave to
 //! [`Console::finish`].
 
+pub mod commands;
+mod game;
+mod jobs;
 pub mod lobby;
+mod race;
+mod replay;
+mod resume;
 
-use std::net::IpAddr;
-use std::sync::Arc;
-
-use std::borrow::Cow;
-use std::time::Duration;
-
-use crate::catalog::saves;
-use crate::catalog::table::{Context, GameKind, NewGame};
+use crate::catalog::table::{GameKind, NewGame};
 use crate::codec::terminal;
-use crate::games::{self, Memory, Progress, Reply, SaveName, Status};
-use crate::players::accounts::PlayerName;
-use crate::players::inbox::{InboxSender, Message};
-use crate::players::registry::Place;
-use crate::races::desk::{Answer, Pending};
-use crate::races::rules::{RaceGame, RaceId};
-use crate::records::recorder::{Player, Tape};
-use crate::records::recording::{self, Recording, Replay};
-use crate::records::scores;
-use crate::seat::RaceReply;
-use crate::seat::{self, Seat, Services};
-use crate::store::{Listed, RecordingState};
-use lobby::Command;
+use crate::games::{self, Memory, Progress};
+use crate::players::inbox::Message;
+use crate::seat::{self, Seat};
+use game::Playing;
+use jobs::{Finished, StoreWork, Work};
 
-/// The longest and shortest `time=` of a race.
-const RACE_TIMES: std::ops::RangeInclusive<Duration> =
-    Duration::from_secs(10)..=Duration::from_secs(24 * 60 * 60);
+pub use jobs::{Done, Job};
+pub use replay::{MAX_PAUSE, MAX_SPEED};
 
 /// One player's place in the arcade: the lobby, or a game.
 pub struct Console {
@@ -60,53 +54,6 @@ pub struct Console {
     seat: Option<Seat>,
 }
 
-/// A game in progress, and which one it is.
-struct Playing {
-    kind: &'static GameKind,
-    game: NewGame,
-    /// Its recording (on a server). Boxed: a session's future holds the console.
-    tape: Option<Box<Tape>>,
-    /// The race it is played in, until the racer is done or has left.
-    race: Option<RaceId>,
-}
-
-impl Playing {
-    /// Leave the game its own way, as `/leave` does, recorded like a typed line.
-    fn exit(&mut self, memory: &mut Memory) -> Reply {
-        let exit = self.game.exit_command();
-        if let Some(tape) = &mut self.tape {
-            tape.input(exit);
-        }
-        let reply = self.game.handle(exit, memory);
-        if let Some(finish) = self.game.take_finish() {
-            if let Some(tape) = &mut self.tape {
-                tape.finish(finish);
-            }
-        }
-        reply
-    }
-}
-
-impl Drop for Playing {
-    /// A game dropped while it runs lost its connection (or the server stops): a
-    /// registered player's waits for `resume`.
-    fn drop(&mut self) {
-        if let Some(tape) = self.tape.take() {
-            tape.interrupted();
-        }
-    }
-}
-
-/// The fastest `replay ID SPEED`.
-pub const MAX_SPEED: u32 = 100;
-
-/// The longest pause a replay keeps (before SPEED): a player who went for coffee is
-/// not waited for.
-pub const MAX_PAUSE: Duration = Duration::from_secs(5);
-
-/// How long `resume` waits for the recording to be written.
-const RESUME_WAIT: Duration = Duration::from_secs(5);
-
 /// What a line leads to.
 #[must_use]
 pub enum Outcome {
@@ -118,384 +65,8 @@ pub enum Outcome {
     Wait(Job),
 }
 
-/// Work a line needs that may block or wait; [`Job::run`] does it. Boxed: jobs are
-/// rare, and an [`Outcome`] is held in every session's future.
-#[must_use]
-pub struct Job(Box<Work>);
-
-enum Work {
-    /// Reads or writes files: runs on a blocking thread.
-    Files(FileWork),
-    /// The store or a password hash: async (hashing goes to a blocking thread inside).
-    Social {
-        work: seat::Work,
-        services: Services,
-        address: IpAddr,
-    },
-    /// Results and recordings.
-    Store { work: StoreWork, services: Services },
-    /// A racer's command for a race on another instance (`--bus`).
-    Race {
-        pending: Pending,
-        /// The race a `join` asked for, and its instance.
-        join: Option<(RaceId, Option<u64>)>,
-    },
-}
-
-enum StoreWork {
-    Query(scores::Query),
-    /// Play recording `id` to `inbox`.
-    Replay {
-        id: i64,
-        speed: u32,
-        inbox: InboxSender,
-    },
-    /// Rebuild the player's unfinished game.
-    Resume {
-        player: Player,
-    },
-}
-
-enum FileWork {
-    Start {
-        kind: &'static GameKind,
-        args: Vec<String>,
-        /// The player's saves, under the data directory.
-        saves: Option<String>,
-        /// A race's world, to start from instead of the arguments.
-        world: Option<String>,
-        /// The race the game is played in.
-        race: Option<RaceId>,
-    },
-    /// Check that a race's game starts, and fix its world.
-    OpenRace {
-        kind: &'static GameKind,
-        args: Vec<String>,
-        saves: Option<String>,
-        limit: Option<Duration>,
-        all: bool,
-    },
-    /// Read the levels again.
-    Reload(crate::catalog::table::Contexts),
-    Levels {
-        kind: Option<&'static GameKind>,
-        saves: Option<String>,
-    },
-    Save {
-        saves: Option<String>,
-        game: &'static str,
-        name: SaveName,
-        state: String,
-        /// The game's reply, sent before the save's outcome.
-        text: String,
-        /// This session may still make a new save.
-        may_create: bool,
-    },
-}
-
-/// What a [`Job`] gave, for [`Console::finish`].
-pub struct Done(Finished);
-
-enum Finished {
-    Started {
-        kind: &'static GameKind,
-        args: Vec<String>,
-        game: Result<NewGame, String>,
-        race: Option<RaceId>,
-    },
-    RaceReady {
-        game: Result<RaceGame, String>,
-        limit: Option<Duration>,
-        all: bool,
-    },
-    Replaying(Result<(i64, tokio::task::AbortHandle), String>),
-    Resumed(Result<Box<Resumed>, String>),
-    Listed(String),
-    Saved {
-        text: String,
-        created: bool,
-    },
-    Social(seat::Found),
-    /// What the instance with the race answered (`--bus`).
-    Raced {
-        /// The race a `join` asked for, and its instance.
-        join: Option<(RaceId, Option<u64>)>,
-        answer: Answer,
-    },
-    /// The job's thread failed (a bug): say so.
-    Failed,
-}
-
-/// An unfinished game rebuilt from its recording.
-struct Resumed {
-    kind: &'static GameKind,
-    game: NewGame,
-    memory: Memory,
-    tape: Tape,
-}
-
 /// Sent when a job failed unexpectedly.
 const JOB_FAILED: &str = "Sorry, the server could not do that. Try again.\n";
-
-impl Job {
-    fn new(work: Work) -> Job {
-        Job(Box::new(work))
-    }
-
-    /// Do the work. What blocks (files, hashing) runs on a blocking thread, so this may
-    /// be awaited on the event loop.
-    pub async fn run(self, context: Arc<Context>) -> Done {
-        match *self.0 {
-            Work::Social {
-                work,
-                services,
-                address,
-            } => Done(Finished::Social(work.run(services, address).await)),
-            Work::Store { work, services } => Done(work.run(services, context).await),
-            Work::Race { pending, join } => Done(Finished::Raced {
-                join,
-                answer: pending.await,
-            }),
-            Work::Files(work) => {
-                match tokio::task::spawn_blocking(move || Job::run_blocking(work, &context)).await {
-                    Ok(done) => done,
-                    Err(error) => {
-                        tracing::error!(%error, "a console job failed");
-                        Done(Finished::Failed)
-                    }
-                }
-            }
-        }
-    }
-
-    /// The jobs that read or write files.
-    fn run_blocking(work: FileWork, context: &Context) -> Done {
-        Done(match work {
-            FileWork::Start {
-                kind,
-                args,
-                saves,
-                world,
-                race,
-            } => {
-                let context = owned_by(context, saves.as_deref());
-                let game = match (world, kind.from_state) {
-                    (Some(world), Some(from_state)) => from_state(&world, &context),
-                    _ => {
-                        let words: Vec<&str> = args.iter().map(String::as_str).collect();
-                        (kind.start)(&words, &context)
-                    }
-                };
-                Finished::Started {
-                    kind,
-                    args,
-                    game,
-                    race,
-                }
-            }
-            FileWork::OpenRace {
-                kind,
-                args,
-                saves,
-                limit,
-                all,
-            } => {
-                let context = owned_by(context, saves.as_deref());
-                let words: Vec<&str> = args.iter().map(String::as_str).collect();
-                // Built once, here, to check it starts and to keep the world it starts
-                // in: racers start from that, whatever their own saves hold.
-                let game = (kind.start)(&words, &context).map(|game| RaceGame {
-                    kind,
-                    world: kind.from_state.and_then(|_| game.state()),
-                    args,
-                });
-                Finished::RaceReady { game, limit, all }
-            }
-            FileWork::Reload(contexts) => Finished::Listed(contexts.reload()),
-            FileWork::Levels { kind, saves } => {
-                Finished::Listed(lobby::levels(kind, &owned_by(context, saves.as_deref())))
-            }
-            FileWork::Save {
-                saves: owner,
-                game,
-                name,
-                state,
-                mut text,
-                may_create,
-            } => {
-                let quota = saves::Quota {
-                    may_create,
-                    max_saves: saves::MAX_SAVES_PER_GAME,
-                };
-                let context = owned_by(context, owner.as_deref());
-                let saved = saves::save(&context.data_dir, game, &name, &state, quota);
-                text.push_str(&saved.message);
-                Finished::Saved {
-                    text,
-                    created: saved.created,
-                }
-            }
-        })
-    }
-}
-
-/// The context with a player's own saves, when the player has a folder of them.
-fn owned_by<'c>(context: &'c Context, saves: Option<&str>) -> Cow<'c, Context> {
-    match saves {
-        Some(folder) => Cow::Owned(context.with_saves_in(context.data_dir.join(folder))),
-        None => Cow::Borrowed(context),
-    }
-}
-
-impl StoreWork {
-    async fn run(self, services: Services, context: Arc<Context>) -> Finished {
-        match self {
-            StoreWork::Query(query) => match query.run(&services.store).await {
-                Ok(text) => Finished::Listed(text),
-                Err(error) => Finished::Listed(format!("{}.\n", seat::store_failed(&error))),
-            },
-            StoreWork::Replay { id, speed, inbox } => {
-                let found = match recording::load(&services.store, id).await {
-                    Ok(Some(found)) => found,
-                    Ok(None) => return Finished::Replaying(Err(format!("No recording {id}."))),
-                    Err(error) => {
-                        return Finished::Replaying(Err(format!(
-                            "Cannot replay {id}: {}.",
-                            seat::store_failed(&error)
-                        )))
-                    }
-                };
-                let task = tokio::spawn(play_back(found, speed, inbox, context));
-                Finished::Replaying(Ok((id, task.abort_handle())))
-            }
-            StoreWork::Resume { player } => {
-                Finished::Resumed(resume(player, services, context).await)
-            }
-        }
-    }
-}
-
-/// Send recording `found` to `inbox` at its own pace times `speed`, then say it ended.
-async fn play_back(
-    found: (Listed, Recording),
-    speed: u32,
-    inbox: InboxSender,
-    context: Arc<Context>,
-) {
-    let (listed, recording) = found;
-    let id = listed.id;
-    let first = Replay::begin(&recording.start, &context);
-    let (mut replay, first) = match first {
-        Ok(begun) => begun,
-        Err(error) => {
-            let _ = inbox.send(Message::Frame(Arc::from(format!("{error}.\n"))));
-            let _ = inbox.send(Message::ReplayEnded(id));
-            return;
-        }
-    };
-    let what = format!("{} {}", listed.game, listed.args);
-    let header = format!(
-        "Recording {id}: {} playing {}. Type anything to stop.\n",
-        listed.player,
-        what.trim_end()
-    );
-    if inbox
-        .send(Message::Frame(Arc::from(header + &first.text)))
-        .is_err()
-    {
-        return;
-    }
-    let mut previous = 0;
-    for input in &recording.inputs {
-        if replay.is_over() {
-            break;
-        }
-        let pause = Duration::from_millis(input.at_ms.saturating_sub(previous)).min(MAX_PAUSE);
-        previous = input.at_ms;
-        tokio::time::sleep(pause / speed).await;
-        let step = replay.step(&input.line);
-        // The line as the player's terminal showed it, then the game's answer.
-        let frame = format!("{}\n{}", input.line, step.text);
-        if inbox.send(Message::Frame(Arc::from(frame))).is_err() {
-            return;
-        }
-    }
-    let _ = inbox.send(Message::ReplayEnded(id));
-}
-
-/// Rebuild `player`'s unfinished game from its recording, exactly: every input is
-/// played again, so board, counters and undo history are as they were.
-async fn resume(
-    player: Player,
-    services: Services,
-    context: Arc<Context>,
-) -> Result<Box<Resumed>, String> {
-    let failed = |error: &crate::store::StoreError| {
-        format!("Cannot resume now: {}.", seat::store_failed(error))
-    };
-    // The game may have lost its connection a moment ago (a takeover): wait for its
-    // last lines to be written. Or its instance may have stopped (several instances):
-    // the store reports it unfinished once that instance's heartbeat is stale, so
-    // look for a little longer than that.
-    let mut found = None;
-    let looks = 20 + crate::store::STALE_AFTER_MS / 100;
-    for _ in 0..looks {
-        if !services.recorder.flush(RESUME_WAIT).await {
-            return Err(String::from(
-                "Cannot resume now: the server's database is not available right now, try again later.",
-            ));
-        }
-        match services
-            .store
-            .waiting_game(&player.key)
-            .await
-            .map_err(|e| failed(&e))?
-        {
-            // Still open: the connection that played it is closing; look again.
-            Some((_, _, RecordingState::Open)) => {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            waiting => {
-                found = waiting.map(|(id, _, _)| id);
-                break;
-            }
-        }
-    }
-    let Some(id) = found else {
-        return Err(String::from("You have no unfinished game."));
-    };
-    let Some((listed, recording)) = recording::load(&services.store, id)
-        .await
-        .map_err(|e| failed(&e))?
-    else {
-        return Err(String::from("You have no unfinished game."));
-    };
-    let kind = GameKind::from_name(&listed.game)
-        .ok_or_else(|| format!("Cannot resume: this server has no game {}.", listed.game))?;
-    let rebuilt = tokio::task::spawn_blocking(move || {
-        let (mut replay, _) = Replay::begin(&recording.start, &context)?;
-        for input in &recording.inputs {
-            replay.step(&input.line);
-        }
-        let over = replay.is_over();
-        Ok::<_, recording::ReplayError>((replay.into_game(), over, recording))
-    })
-    .await
-    .map_err(|_| String::from(JOB_FAILED.trim_end()))?
-    .map_err(|error| format!("Cannot resume: {error}."))?;
-    let ((game, memory), over, recording) = rebuilt;
-    if over {
-        return Err(String::from("You have no unfinished game."));
-    }
-    let level = (kind.level_key)(&recording.start.args);
-    let tape = services.recorder.reopen(player, &listed, &recording, level);
-    Ok(Box::new(Resumed {
-        kind,
-        game,
-        memory,
-        tape,
-    }))
-}
 
 impl Console {
     /// A player in the lobby of a server: what a session starts with.
@@ -583,25 +154,6 @@ impl Console {
         self.command_line(line)
     }
 
-    /// Arrow keys typed as a line: each one the game's line for it, in order; in the
-    /// lobby, nothing.
-    fn arrows(&mut self, arrows: &[terminal::Arrow]) -> Outcome {
-        let mut text = String::new();
-        for arrow in arrows {
-            let Some(line) = self.arrow(*arrow) else {
-                break;
-            };
-            match self.play_line(line) {
-                Outcome::Send(reply) => text.push_str(&reply),
-                other => return other,
-            }
-        }
-        if text.is_empty() {
-            return self.say(text);
-        }
-        Outcome::Send(text)
-    }
-
     /// The line a key pressed on an empty line stands for, when it acts at once (keys
     /// on, in a game whose key it is).
     pub fn instant(&self, key: char) -> Option<&'static str> {
@@ -644,7 +196,7 @@ impl Console {
     fn command_line(&mut self, line: &str) -> Outcome {
         if self.game.is_some() {
             if let (Some(_), Some(command)) = (&self.seat, line.strip_prefix('/')) {
-                return self.in_game(command);
+                return commands::in_game_line(self, command);
             }
             return self.play_line(line);
         }
@@ -653,172 +205,10 @@ impl Console {
             Some(_) => line.strip_prefix('/').unwrap_or(line),
             None => line,
         };
-        let command = Command::parse(line);
-        let text = match command {
-            Command::Empty => String::new(),
-            Command::Play { kind, args } => {
-                if let Some(text) = self.waiting_for_race() {
-                    return self.say(text);
-                }
-                if let Some(text) = self.seat.as_mut().and_then(Seat::confirm_discard) {
-                    return self.say(text);
-                }
-                let args = (kind.recorded_args)(args.into_iter().map(String::from).collect());
-                return Outcome::Wait(Job::new(Work::Files(FileWork::Start {
-                    kind,
-                    args,
-                    saves: self.saves(),
-                    world: None,
-                    race: None,
-                })));
-            }
-            Command::Race(words) => return self.race(&words),
-            Command::Leave => match self.seat.as_mut().and_then(Seat::leave_race) {
-                Some(text) => text,
-                None => String::from("You are in the lobby: quit leaves the arcade.\n"),
-            },
-            Command::Levels(kind) => {
-                return Outcome::Wait(Job::new(Work::Files(FileWork::Levels {
-                    kind,
-                    saves: self.saves(),
-                })))
-            }
-            Command::Replay { id, speed, extra } => return self.replay(id, speed, extra),
-            Command::Resume => {
-                let Some(seat) = &self.seat else {
-                    return self.say(String::new());
-                };
-                if !seat.is_registered() {
-                    return self.say(String::from(
-                        "Only a registered name's games are kept (register): nothing to resume.\n",
-                    ));
-                }
-                if let Some(text) = self.waiting_for_race() {
-                    return self.say(text);
-                }
-                let Some(seat) = &self.seat else {
-                    return self.say(String::new());
-                };
-                let player = seat.player();
-                return self.store_job(StoreWork::Resume { player });
-            }
-            Command::UnknownGame(word) => format!("{}\n", lobby::unknown_game(word)),
-            Command::Help => lobby::help(),
-            Command::Quit => return Outcome::Close(String::from(lobby::GOODBYE)),
-            Command::Unknown(word) => format!("{}\n", lobby::unknown_command(word)),
-            player => return self.player_command(player),
-        };
-        self.say(text)
-    }
-
-    /// A line starting with `/` in a game: a player command, `/help` or `/leave`.
-    fn in_game(&mut self, line: &str) -> Outcome {
-        let Some(playing) = &mut self.game else {
-            return self.say(String::new());
-        };
-        let text = match Command::parse(line) {
-            Command::Leave => {
-                let exit = playing.game.exit_command();
-                return self.play_line(exit);
-            }
-            Command::Help => format!(
-                "Player commands, with a / first in a game:\n{}  /leave             leave this game\nThis game's commands:\n{}",
-                lobby::PLAYER_COMMANDS,
-                playing.game.help()
-            ),
-            Command::Watch(..) => {
-                String::from("Leave the game first (/leave), then watch NAME.\n")
-            }
-            Command::Play { .. }
-            | Command::Levels(_)
-            | Command::UnknownGame(_)
-            | Command::Quit
-            | Command::Replay { .. }
-            | Command::Resume
-            | Command::Race(_)
-            | Command::Join(_)
-            | Command::Start => String::from("You are in a game: /leave it first.\n"),
-            Command::Empty => String::from("Unknown command: /. Type /help.\n"),
-            Command::Unknown(word) => format!("Unknown command: /{word}. Type /help.\n"),
-            player => return self.player_command(player),
-        };
-        self.say(text)
-    }
-
-    /// `who`, `say`, `tell`, `watch`, `set`, `quiet`, `name`, `register`.
-    fn player_command(&mut self, command: Command<'_>) -> Outcome {
-        let Some(seat) = &mut self.seat else {
-            return self.say(String::new());
-        };
-        let reply = match command {
-            Command::Who => seat::Reply::Say(seat.who()),
-            Command::Say(text) => seat::Reply::Say(seat.say(text)),
-            Command::Tell { name, text } => seat::Reply::Say(seat.tell(name, text)),
-            Command::Watch(name, race) => seat.watch(name, race),
-            Command::Races => seat::Reply::Say(seat.races()),
-            Command::Join(race) => return self.race_reply(|seat| seat.join(race)),
-            Command::Start => return self.race_reply(Seat::start_race),
-            Command::Standings => return self.race_reply(Seat::standings),
-            Command::Broadcast(text) => seat::Reply::Say(seat.broadcast(text)),
-            Command::Kick { name, why } => seat::Reply::Say(seat.kick(name, why)),
-            Command::Reload => {
-                if !seat.is_admin() {
-                    return self.say(format!("{}\n", seat::ONLY_ADMINS));
-                }
-                let contexts = seat.services().contexts.clone();
-                return Outcome::Wait(Job::new(Work::Files(FileWork::Reload(contexts))));
-            }
-            Command::Set {
-                option,
-                value,
-                extra,
-            } => seat.set(option, value, extra),
-            Command::Quiet => seat.set(Some("chat"), Some("off"), false),
-            Command::Name(name) => seat.name_command(name),
-            Command::Register => seat.register(),
-            Command::Top(words) => {
-                return match scores::parse_top(&words) {
-                    Ok(query) => self.store_job(StoreWork::Query(query)),
-                    Err(error) => self.say(format!("{error}\n")),
-                }
-            }
-            Command::Stats(name) => {
-                let key = match name {
-                    Some(name) => name.to_ascii_lowercase(),
-                    None => seat.player().key,
-                };
-                if !PlayerName::has_form(&key) {
-                    return self.say(String::from("Usage: stats [NAME]\n"));
-                }
-                return self.store_job(StoreWork::Query(scores::Query::Stats { key }));
-            }
-            Command::Recordings(name) => {
-                let key = name.map(str::to_ascii_lowercase);
-                if key.as_deref().is_some_and(|key| !PlayerName::has_form(key)) {
-                    return self.say(String::from("Usage: recordings [NAME]\n"));
-                }
-                return self.store_job(StoreWork::Query(scores::Query::Recordings { key }));
-            }
-            _ => seat::Reply::Say(String::new()),
-        };
-        self.social_reply(reply)
+        commands::lobby_line(self, line)
     }
 
     /// A job on the store, for a player with a seat.
-    /// A racer's command, answered by the race's desk: now, or as a job when the race
-    /// is on another instance (`--bus`).
-    fn race_reply(&mut self, ask: impl FnOnce(&mut Seat) -> RaceReply) -> Outcome {
-        let Some(seat) = self.seat.as_mut() else {
-            return Outcome::Send(String::new());
-        };
-        match ask(seat) {
-            RaceReply::Now(text) => self.say(text),
-            RaceReply::Later { pending, join } => {
-                Outcome::Wait(Job::new(Work::Race { pending, join }))
-            }
-        }
-    }
-
     fn store_job(&mut self, work: StoreWork) -> Outcome {
         match &self.seat {
             Some(seat) => Outcome::Wait(Job::new(Work::Store {
@@ -827,26 +217,6 @@ impl Console {
             })),
             None => self.say(String::new()),
         }
-    }
-
-    /// `replay ID [SPEED]`.
-    fn replay(&mut self, id: Option<&str>, speed: Option<&str>, extra: bool) -> Outcome {
-        let usage = || {
-            format!("Usage: replay ID [SPEED] (SPEED from 1 to {MAX_SPEED}; recordings lists the ids)\n")
-        };
-        let Some(id) = id.and_then(|id| id.parse::<i64>().ok()).filter(|_| !extra) else {
-            return self.say(usage());
-        };
-        let speed = match speed.map(str::parse::<u32>) {
-            None => 1,
-            Some(Ok(speed)) if (1..=MAX_SPEED).contains(&speed) => speed,
-            Some(_) => return self.say(usage()),
-        };
-        let Some(seat) = &self.seat else {
-            return self.say(String::new());
-        };
-        let inbox = seat.own_inbox();
-        self.store_job(StoreWork::Replay { id, speed, inbox })
     }
 
     /// Where this player's saves live under the data directory: a registered name's
@@ -943,51 +313,6 @@ impl Console {
         }
     }
 
-    /// The race this player is in has started: its game starts, whatever the player
-    /// was doing in the lobby (watching, a replay, a password half typed).
-    fn race_started(&mut self, race: RaceId, game: Arc<RaceGame>) -> Outcome {
-        let Some(seat) = &mut self.seat else {
-            return Outcome::Send(String::new());
-        };
-        if !seat.races_in(race) || self.game.is_some() {
-            return Outcome::Send(String::new());
-        }
-        // Whatever the player was doing stops when the game begins (`begin`).
-        Outcome::Wait(Job::new(Work::Files(FileWork::Start {
-            kind: game.kind,
-            args: game.args.clone(),
-            saves: self.saves(),
-            world: game.world.clone(),
-            race: Some(race),
-        })))
-    }
-
-    /// The race is over while this player still plays it or watches it.
-    fn race_stopped(&mut self, race: RaceId) -> Outcome {
-        let Console {
-            seat: Some(seat),
-            game,
-            memory,
-            ..
-        } = self
-        else {
-            return Outcome::Send(String::new());
-        };
-        seat.race_over(race);
-        if let Some(text) = seat.race_watch_ended(race) {
-            return Outcome::Send(format!("\n{text}{}", self.prompt()));
-        }
-        let Some(playing) = game.as_mut().filter(|playing| playing.race == Some(race)) else {
-            return Outcome::Send(String::new());
-        };
-        playing.race = None;
-        let reply = playing.exit(memory);
-        match self.after_reply(reply) {
-            Outcome::Send(text) => Outcome::Send(format!("\n{text}")),
-            other => other,
-        }
-    }
-
     /// Take what a job gave.
     pub fn finish(&mut self, done: Done) -> Outcome {
         match done.0 {
@@ -1009,14 +334,7 @@ impl Console {
                     self.say(text)
                 }
             },
-            Finished::RaceReady { game, limit, all } => match (game, &mut self.seat) {
-                (Ok(game), Some(seat)) => {
-                    let text = seat.open_race(game, limit, all);
-                    self.say(text)
-                }
-                (Err(message), _) => self.say(format!("{message}\n")),
-                (Ok(_), None) => self.say(String::new()),
-            },
+            Finished::RaceReady { game, limit, all } => self.race_ready(game, limit, all),
             Finished::Replaying(Err(message)) => self.say(format!("{message}\n")),
             Finished::Replaying(Ok((id, handle))) => match &mut self.seat {
                 Some(seat) => {
@@ -1029,38 +347,7 @@ impl Console {
                 }
             },
             Finished::Resumed(Err(message)) => self.say(format!("{message}\n")),
-            Finished::Resumed(Ok(resumed)) => {
-                let Resumed {
-                    kind,
-                    game,
-                    memory,
-                    tape,
-                } = *resumed;
-                if let Some(seat) = &mut self.seat {
-                    seat.resumed();
-                }
-                // The recording's memory: what the game showed before is what it shows.
-                self.memory = memory;
-                let text = format!(
-                    "Your {} game, as you left it.\n{}",
-                    kind.name,
-                    game.view(&self.memory)
-                );
-                let label = tape.args().to_string();
-                self.game = Some(Playing {
-                    kind,
-                    game,
-                    tape: Some(Box::new(tape)),
-                    race: None,
-                });
-                if let Some(seat) = &self.seat {
-                    seat.set_place(Place::Game {
-                        game: kind.name,
-                        label,
-                    });
-                }
-                Outcome::Send(text)
-            }
+            Finished::Resumed(Ok(resumed)) => self.resumed(*resumed),
             Finished::Listed(text) => self.say(text),
             Finished::Saved { text, created } => {
                 self.new_saves += usize::from(created);
@@ -1076,13 +363,7 @@ impl Console {
                 }
                 None => self.say(String::new()),
             },
-            Finished::Raced { join, answer } => match &mut self.seat {
-                Some(seat) => {
-                    let text = seat.answered(join, answer);
-                    self.say(text)
-                }
-                None => self.say(answer.text),
-            },
+            Finished::Raced { join, answer } => self.raced(join, answer),
             Finished::Failed => self.say(String::from(JOB_FAILED)),
         }
     }
@@ -1100,223 +381,20 @@ impl Console {
     pub fn game_state(&self) -> Option<String> {
         self.game.as_ref().and_then(|playing| playing.game.state())
     }
-
-    fn begin(
-        &mut self,
-        kind: &'static GameKind,
-        args: Vec<String>,
-        mut game: NewGame,
-        race: Option<RaceId>,
-    ) -> Outcome {
-        let tape = self.seat.as_ref().map(|seat| {
-            let start = recording::Start {
-                game: kind.name.to_string(),
-                args: args.clone(),
-                memory: (kind.memory.remember)(&self.memory),
-                world: kind.from_state.and_then(|_| game.state()),
-            };
-            seat.services()
-                .recorder
-                .open(seat.player(), start, (kind.level_key)(&args))
-        });
-        let tape = tape.map(Box::new);
-        let label = args.join(" ");
-        let mut reply = game.start(&mut self.memory);
-        self.game = Some(Playing {
-            kind,
-            game,
-            tape,
-            race,
-        });
-        self.note_finish();
-        if let Some(seat) = &mut self.seat {
-            match race {
-                Some(race) => {
-                    let mut before = String::from("\n");
-                    if let Some(text) = seat.stop_watching() {
-                        before.push_str(&text);
-                    }
-                    if seat.cancel_secret() {
-                        before.push_str("(The race started: type your password again later.)\n");
-                    }
-                    seat.racing(race);
-                    reply.text = format!("{before}Race {race}: go!\n{}", reply.text);
-                }
-                None => seat.set_place(Place::Game {
-                    game: kind.name,
-                    label,
-                }),
-            }
-        }
-        let reply = self.race_step(reply);
-        self.after_reply(reply)
-    }
-
-    /// A line for the running game: recorded, then played.
-    fn play_line(&mut self, line: &str) -> Outcome {
-        let Some(playing) = &mut self.game else {
-            return self.say(String::new());
-        };
-        if let Some(tape) = &mut playing.tape {
-            tape.input(line);
-        }
-        let reply = playing.game.handle(line, &mut self.memory);
-        self.note_finish();
-        let reply = self.race_step(reply);
-        self.after_reply(reply)
-    }
-
-    /// For a racer: the race hears how far the game got. A racer done while the game
-    /// goes on (2048 at its win tile, or stuck) leaves it with the game's own exit,
-    /// recorded like a typed line, so the game keeps its result by its own rules. A
-    /// racer whose game ended short of done has left the race.
-    fn race_step(&mut self, mut reply: Reply) -> Reply {
-        let Console {
-            seat: Some(seat),
-            game: Some(playing),
-            memory,
-            ..
-        } = self
-        else {
-            return reply;
-        };
-        if playing.race.is_none() {
-            return reply;
-        }
-        match seat.race_progress(playing.game.progress()) {
-            Some(words) => {
-                playing.race = None;
-                if reply.status == Status::Playing {
-                    let last = playing.exit(memory);
-                    let text = reply
-                        .text
-                        .strip_suffix(games::PROMPT)
-                        .unwrap_or(&reply.text);
-                    reply = Reply {
-                        text: format!("{text}{}", last.text),
-                        status: last.status,
-                    };
-                }
-                reply.text.push_str(&words);
-            }
-            None if reply.status == Status::Ended => {
-                playing.race = None;
-                if let Some(left) = seat.leave_race() {
-                    reply.text.push_str(&left);
-                }
-            }
-            None => {}
-        }
-        reply
-    }
-
-    /// `race GAME [ARGS] [time=DURATION] [all]`.
-    fn race(&mut self, words: &[&str]) -> Outcome {
-        const USAGE: &str = "Usage: race GAME [ARGS] [time=DURATION] [all] (time from 10s to 24h, such as time=5m)\n";
-        let Some((first, rest)) = words.split_first() else {
-            return self.say(String::from(USAGE));
-        };
-        let Some(kind) = GameKind::from_name(first) else {
-            return self.say(format!("{}\n", lobby::unknown_game(Some(first))));
-        };
-        let (mut args, mut limit, mut all) = (Vec::new(), None, false);
-        for word in rest {
-            let lower = word.to_ascii_lowercase();
-            if lower == "all" {
-                all = true;
-            } else if let Some(time) = lower.strip_prefix("time=") {
-                match humantime::parse_duration(time) {
-                    Ok(time) if RACE_TIMES.contains(&time) => limit = Some(time),
-                    _ => return self.say(String::from(USAGE)),
-                }
-            } else {
-                args.push(word.to_string());
-            }
-        }
-        let Some(seat) = &self.seat else {
-            return self.say(String::new());
-        };
-        if let Err(refusal) = seat.may_race(all) {
-            return self.say(refusal);
-        }
-        let args = (kind.race_args)(args);
-        Outcome::Wait(Job::new(Work::Files(FileWork::OpenRace {
-            kind,
-            args,
-            saves: self.saves(),
-            limit,
-            all,
-        })))
-    }
-
-    /// Why `play` or `resume` must wait: the player waits for a race to start.
-    fn waiting_for_race(&self) -> Option<String> {
-        let race = self.seat.as_ref()?.race_waiting()?;
-        Some(format!(
-            "You are in race {race}: wait for its start, or leave it first.\n"
-        ))
-    }
-
-    /// Keep what the game reached with the last reply, if anything.
-    fn note_finish(&mut self) {
-        let Some(playing) = &mut self.game else {
-            return;
-        };
-        if let Some(finish) = playing.game.take_finish() {
-            if let Some(tape) = &mut playing.tape {
-                tape.finish(finish);
-            }
-        }
-    }
-
-    /// Act on a game's reply: what to send, and whether the game is over. Watchers see
-    /// what the player sees.
-    fn after_reply(&mut self, reply: Reply) -> Outcome {
-        let mut text = reply.text;
-        match reply.status {
-            Status::Playing => {
-                if let Some(seat) = &mut self.seat {
-                    seat.show_watchers(&text);
-                }
-                Outcome::Send(text)
-            }
-            Status::Ended if self.single => Outcome::Close(text),
-            Status::Ended => {
-                if let Some(mut playing) = self.game.take() {
-                    if let Some(tape) = playing.tape.take() {
-                        tape.ended();
-                    }
-                }
-                if let Some(seat) = &mut self.seat {
-                    seat.show_watchers(&text);
-                    seat.end_watching();
-                    seat.set_place(Place::Lobby);
-                }
-                text.push_str(lobby::PROMPT);
-                Outcome::Send(text)
-            }
-            Status::Save { name, state } => {
-                let game = self.game().map_or("unknown", |kind| kind.name);
-                Outcome::Wait(Job::new(Work::Files(FileWork::Save {
-                    saves: self.saves(),
-                    game,
-                    name,
-                    state,
-                    text,
-                    may_create: self.new_saves < saves::MAX_NEW_SAVES_PER_SESSION,
-                })))
-            }
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::catalog::levels::Levels;
+    use crate::catalog::saves;
+    use crate::catalog::table::Context;
     use crate::players::accounts::LoginThrottle;
     use crate::players::inbox::{Delivery, Inbox};
     use crate::players::registry::{Registration, Registry};
+    use crate::seat::Services;
     use crate::store::{DbUrl, Store};
 
     /// A server's worth of services in a temporary directory.
@@ -1797,6 +875,71 @@ mod tests {
             assert_eq!(player.send(&table, "/leave").await, exit_reply, "{game}");
             assert_eq!(player.console.game(), None);
         }
+    }
+
+    #[tokio::test]
+    async fn a_command_typed_where_it_does_not_work_says_so() {
+        let table = Table::new().await;
+        let mut ann = table.player();
+        ann.send(&table, "sokoban").await;
+        let before = ann.console.game_state();
+        for command in commands::COMMANDS {
+            if let commands::Place::Lobby { in_game } = command.place {
+                assert_eq!(
+                    ann.send(&table, &format!("/{}", command.name.to_uppercase()))
+                        .await,
+                    format!("{in_game}Enter command: "),
+                    "{}",
+                    command.name
+                );
+            }
+        }
+        for line in [
+            "/play sokoban",
+            "/2048",
+            "/levels",
+            "/race 2048",
+            "/join 1",
+            "/quit",
+        ] {
+            assert_eq!(
+                ann.send(&table, line).await,
+                "You are in a game: /leave it first.\nEnter command: ",
+                "{line}"
+            );
+        }
+        assert_eq!(
+            ann.send(&table, "/watch bob").await,
+            "Leave the game first (/leave), then watch NAME.\nEnter command: "
+        );
+        assert_eq!(
+            ann.send(&table, "/dance").await,
+            "Unknown command: /dance. Type /help.\nEnter command: "
+        );
+        assert_eq!(
+            ann.send(&table, "/").await,
+            "Unknown command: /. Type /help.\nEnter command: "
+        );
+        for line in ["/broadcast hi", "/kick bob", "/reload"] {
+            assert_eq!(
+                ann.send(&table, line).await,
+                "Only admins can do that.\nEnter command: ",
+                "{line}"
+            );
+        }
+        assert_eq!(ann.console.game_state(), before);
+        assert_eq!(ann.send(&table, "/leave").await, "Bye!\n> ");
+        for line in ["broadcast hi", "kick bob", "reload", "/reload"] {
+            assert_eq!(
+                ann.send(&table, line).await,
+                "Only admins can do that.\n> ",
+                "{line}"
+            );
+        }
+        assert_eq!(
+            ann.send(&table, "leave").await,
+            "You are in the lobby: quit leaves the arcade.\n> "
+        );
     }
 
     #[tokio::test]

@@ -1,0 +1,42 @@
+//! `tell NAME TEXT`: to one player (SPEC section 7).
+
+use super::{Args, CommandSpec, Help, Place};
+use crate::console::{Console, Outcome};
+use crate::seat;
+
+/// `tell`.
+pub const COMMAND: CommandSpec = CommandSpec {
+    name: "tell",
+    place: Place::Everywhere,
+    admins_only: false,
+    help: Help::Player("  tell NAME TEXT     to one player\n"),
+    run,
+};
+
+/// `tell`'s words: to whom, as typed, and the text as typed (trimmed).
+fn parse(args: Args<'_>) -> (Option<&str>, &str) {
+    (args.word(0), args.after_first())
+}
+
+fn run(console: &mut Console, args: Args<'_>) -> Outcome {
+    let Some(seat) = &mut console.seat else {
+        return console.say(String::new());
+    };
+    let (name, text) = parse(args);
+    let reply = seat::Reply::Say(seat.tell(name, text));
+    console.social_reply(reply)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_a_name_and_the_text_as_typed() {
+        assert_eq!(
+            parse(Args::new("Ann  are you there?")),
+            (Some("Ann"), "are you there?")
+        );
+        assert_eq!(parse(Args::new("")), (None, ""));
+    }
+}

@@ -1,0 +1,25 @@
+//! `who`: who is online, where, idle for how long, watched by how many (SPEC section 7).
+
+use super::{Args, CommandSpec, Help, Place};
+use crate::console::{Console, Outcome};
+use crate::seat;
+
+/// `who`.
+pub const COMMAND: CommandSpec = CommandSpec {
+    name: "who",
+    place: Place::Everywhere,
+    admins_only: false,
+    // Help has always printed this line without its indent; kept byte for byte.
+    help: Help::Player(
+        "who                who is online, where, idle for how long, watched by how many\n",
+    ),
+    run,
+};
+
+fn run(console: &mut Console, _: Args<'_>) -> Outcome {
+    let Some(seat) = &mut console.seat else {
+        return console.say(String::new());
+    };
+    let reply = seat::Reply::Say(seat.who());
+    console.social_reply(reply)
+}

@@ -1,0 +1,191 @@
+//! The game a player is in: starting it, its lines (recorded, then played), and what
+//! its replies lead to (watchers shown, a save, the lobby again when it ends).
+
+use crate::catalog::saves;
+use crate::catalog::table::{GameKind, NewGame};
+use crate::codec::terminal;
+use crate::games::{Memory, Reply, Status};
+use crate::players::registry::Place;
+use crate::races::rules::RaceId;
+use crate::records::recorder::Tape;
+use crate::records::recording;
+
+use super::jobs::{FileWork, Job, Work};
+use super::{lobby, Console, Outcome};
+
+/// A game in progress, and which one it is.
+pub(super) struct Playing {
+    pub(super) kind: &'static GameKind,
+    pub(super) game: NewGame,
+    /// Its recording (on a server). Boxed: a session's future holds the console.
+    pub(super) tape: Option<Box<Tape>>,
+    /// The race it is played in, until the racer is done or has left.
+    pub(super) race: Option<RaceId>,
+}
+
+impl Playing {
+    /// Leave the game its own way, as `/leave` does, recorded like a typed line.
+    pub(super) fn exit(&mut self, memory: &mut Memory) -> Reply {
+        let exit = self.game.exit_command();
+        if let Some(tape) = &mut self.tape {
+            tape.input(exit);
+        }
+        let reply = self.game.handle(exit, memory);
+        if let Some(finish) = self.game.take_finish() {
+            if let Some(tape) = &mut self.tape {
+                tape.finish(finish);
+            }
+        }
+        reply
+    }
+}
+
+impl Drop for Playing {
+    /// A game dropped while it runs lost its connection (or the server stops): a
+    /// registered player's waits for `resume`.
+    fn drop(&mut self) {
+        if let Some(tape) = self.tape.take() {
+            tape.interrupted();
+        }
+    }
+}
+
+impl Console {
+    /// Arrow keys typed as a line: each one the game's line for it, in order; in the
+    /// lobby, nothing.
+    pub(super) fn arrows(&mut self, arrows: &[terminal::Arrow]) -> Outcome {
+        let mut text = String::new();
+        for arrow in arrows {
+            let Some(line) = self.arrow(*arrow) else {
+                break;
+            };
+            match self.play_line(line) {
+                Outcome::Send(reply) => text.push_str(&reply),
+                other => return other,
+            }
+        }
+        if text.is_empty() {
+            return self.say(text);
+        }
+        Outcome::Send(text)
+    }
+
+    /// Start `game`, of `kind` with `args`, in `race` if any: recorded, shown to the
+    /// watchers, and the player's place changed.
+    pub(super) fn begin(
+        &mut self,
+        kind: &'static GameKind,
+        args: Vec<String>,
+        mut game: NewGame,
+        race: Option<RaceId>,
+    ) -> Outcome {
+        let tape = self.seat.as_ref().map(|seat| {
+            let start = recording::Start {
+                game: kind.name.to_string(),
+                args: args.clone(),
+                memory: (kind.memory.remember)(&self.memory),
+                world: kind.from_state.and_then(|_| game.state()),
+            };
+            seat.services()
+                .recorder
+                .open(seat.player(), start, (kind.level_key)(&args))
+        });
+        let tape = tape.map(Box::new);
+        let label = args.join(" ");
+        let mut reply = game.start(&mut self.memory);
+        self.game = Some(Playing {
+            kind,
+            game,
+            tape,
+            race,
+        });
+        self.note_finish();
+        if let Some(seat) = &mut self.seat {
+            match race {
+                Some(race) => {
+                    let mut before = String::from("\n");
+                    if let Some(text) = seat.stop_watching() {
+                        before.push_str(&text);
+                    }
+                    if seat.cancel_secret() {
+                        before.push_str("(The race started: type your password again later.)\n");
+                    }
+                    seat.racing(race);
+                    reply.text = format!("{before}Race {race}: go!\n{}", reply.text);
+                }
+                None => seat.set_place(Place::Game {
+                    game: kind.name,
+                    label,
+                }),
+            }
+        }
+        let reply = self.race_step(reply);
+        self.after_reply(reply)
+    }
+
+    /// A line for the running game: recorded, then played.
+    pub(super) fn play_line(&mut self, line: &str) -> Outcome {
+        let Some(playing) = &mut self.game else {
+            return self.say(String::new());
+        };
+        if let Some(tape) = &mut playing.tape {
+            tape.input(line);
+        }
+        let reply = playing.game.handle(line, &mut self.memory);
+        self.note_finish();
+        let reply = self.race_step(reply);
+        self.after_reply(reply)
+    }
+
+    /// Keep what the game reached with the last reply, if anything.
+    pub(super) fn note_finish(&mut self) {
+        let Some(playing) = &mut self.game else {
+            return;
+        };
+        if let Some(finish) = playing.game.take_finish() {
+            if let Some(tape) = &mut playing.tape {
+                tape.finish(finish);
+            }
+        }
+    }
+
+    /// Act on a game's reply: what to send, and whether the game is over. Watchers see
+    /// what the player sees.
+    pub(super) fn after_reply(&mut self, reply: Reply) -> Outcome {
+        let mut text = reply.text;
+        match reply.status {
+            Status::Playing => {
+                if let Some(seat) = &mut self.seat {
+                    seat.show_watchers(&text);
+                }
+                Outcome::Send(text)
+            }
+            Status::Ended if self.single => Outcome::Close(text),
+            Status::Ended => {
+                if let Some(mut playing) = self.game.take() {
+                    if let Some(tape) = playing.tape.take() {
+                        tape.ended();
+                    }
+                }
+                if let Some(seat) = &mut self.seat {
+                    seat.show_watchers(&text);
+                    seat.end_watching();
+                    seat.set_place(Place::Lobby);
+                }
+                text.push_str(lobby::PROMPT);
+                Outcome::Send(text)
+            }
+            Status::Save { name, state } => {
+                let game = self.game().map_or("unknown", |kind| kind.name);
+                Outcome::Wait(Job::new(Work::Files(FileWork::Save {
+                    saves: self.saves(),
+                    game,
+                    name,
+                    state,
+                    text,
+                    may_create: self.new_saves < saves::MAX_NEW_SAVES_PER_SESSION,
+                })))
+            }
+        }
+    }
+}

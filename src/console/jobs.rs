@@ -1,0 +1,277 @@
+//! A console's jobs: the work a line needs that may block or wait (files, the store,
+//! a password's hash, a race on another instance), and what each gave back.
+//!
+//! The console itself does no I/O: it hands a [`Job`] to its caller, which runs it
+//! (`job.run(context).await`, off the event loop where it blocks) and gives the
+//! [`Done`] back to [`Console::finish`](super::Console::finish).
+
+use std::borrow::Cow;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::catalog::saves;
+use crate::catalog::table::{Context, GameKind, NewGame};
+use crate::games::SaveName;
+use crate::players::inbox::InboxSender;
+use crate::races::desk::{Answer, Pending};
+use crate::races::rules::{RaceGame, RaceId};
+use crate::records::recorder::Player;
+use crate::records::recording;
+use crate::records::scores;
+use crate::seat::{self, Services};
+
+use super::commands::levels;
+use super::replay::play_back;
+use super::resume::{resume, Resumed};
+
+/// Work a line needs that may block or wait; [`Job::run`] does it. Boxed: jobs are
+/// rare, and an [`Outcome`](super::Outcome) is held in every session's future.
+#[must_use]
+pub struct Job(Box<Work>);
+
+/// What a [`Job`] does.
+pub(super) enum Work {
+    /// Reads or writes files: runs on a blocking thread.
+    Files(FileWork),
+    /// The store or a password hash: async (hashing goes to a blocking thread inside).
+    Social {
+        work: seat::Work,
+        services: Services,
+        address: IpAddr,
+    },
+    /// Results and recordings.
+    Store { work: StoreWork, services: Services },
+    /// A racer's command for a race on another instance (`--bus`).
+    Race {
+        /// The other instance's answer.
+        pending: Pending,
+        /// The race a `join` asked for, and its instance.
+        join: Option<(RaceId, Option<u64>)>,
+    },
+}
+
+/// Work on the store: results, recordings, unfinished games.
+pub(super) enum StoreWork {
+    Query(scores::Query),
+    /// Play recording `id` to `inbox`.
+    Replay {
+        id: i64,
+        speed: u32,
+        inbox: InboxSender,
+    },
+    /// Rebuild the player's unfinished game.
+    Resume {
+        player: Player,
+    },
+}
+
+/// Work on files: games that may read a saved world, levels, saves.
+pub(super) enum FileWork {
+    Start {
+        kind: &'static GameKind,
+        args: Vec<String>,
+        /// The player's saves, under the data directory.
+        saves: Option<String>,
+        /// A race's world, to start from instead of the arguments.
+        world: Option<String>,
+        /// The race the game is played in.
+        race: Option<RaceId>,
+    },
+    /// Check that a race's game starts, and fix its world.
+    OpenRace {
+        kind: &'static GameKind,
+        args: Vec<String>,
+        saves: Option<String>,
+        limit: Option<Duration>,
+        all: bool,
+    },
+    /// Read the levels again.
+    Reload(crate::catalog::table::Contexts),
+    Levels {
+        kind: Option<&'static GameKind>,
+        saves: Option<String>,
+    },
+    Save {
+        saves: Option<String>,
+        game: &'static str,
+        name: SaveName,
+        state: String,
+        /// The game's reply, sent before the save's outcome.
+        text: String,
+        /// This session may still make a new save.
+        may_create: bool,
+    },
+}
+
+/// What a [`Job`] gave, for [`Console::finish`](super::Console::finish).
+pub struct Done(pub(super) Finished);
+
+/// What the work gave.
+pub(super) enum Finished {
+    Started {
+        kind: &'static GameKind,
+        args: Vec<String>,
+        game: Result<NewGame, String>,
+        race: Option<RaceId>,
+    },
+    RaceReady {
+        game: Result<RaceGame, String>,
+        limit: Option<Duration>,
+        all: bool,
+    },
+    Replaying(Result<(i64, tokio::task::AbortHandle), String>),
+    Resumed(Result<Box<Resumed>, String>),
+    Listed(String),
+    Saved {
+        text: String,
+        created: bool,
+    },
+    Social(seat::Found),
+    /// What the instance with the race answered (`--bus`).
+    Raced {
+        /// The race a `join` asked for, and its instance.
+        join: Option<(RaceId, Option<u64>)>,
+        answer: Answer,
+    },
+    /// The job's thread failed (a bug): say so.
+    Failed,
+}
+
+impl Job {
+    pub(super) fn new(work: Work) -> Job {
+        Job(Box::new(work))
+    }
+
+    /// Do the work. What blocks (files, hashing) runs on a blocking thread, so this may
+    /// be awaited on the event loop.
+    pub async fn run(self, context: Arc<Context>) -> Done {
+        match *self.0 {
+            Work::Social {
+                work,
+                services,
+                address,
+            } => Done(Finished::Social(work.run(services, address).await)),
+            Work::Store { work, services } => Done(work.run(services, context).await),
+            Work::Race { pending, join } => Done(Finished::Raced {
+                join,
+                answer: pending.await,
+            }),
+            Work::Files(work) => {
+                match tokio::task::spawn_blocking(move || Job::run_blocking(work, &context)).await {
+                    Ok(done) => done,
+                    Err(error) => {
+                        tracing::error!(%error, "a console job failed");
+                        Done(Finished::Failed)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The jobs that read or write files.
+    fn run_blocking(work: FileWork, context: &Context) -> Done {
+        Done(match work {
+            FileWork::Start {
+                kind,
+                args,
+                saves,
+                world,
+                race,
+            } => {
+                let context = owned_by(context, saves.as_deref());
+                let game = match (world, kind.from_state) {
+                    (Some(world), Some(from_state)) => from_state(&world, &context),
+                    _ => {
+                        let words: Vec<&str> = args.iter().map(String::as_str).collect();
+                        (kind.start)(&words, &context)
+                    }
+                };
+                Finished::Started {
+                    kind,
+                    args,
+                    game,
+                    race,
+                }
+            }
+            FileWork::OpenRace {
+                kind,
+                args,
+                saves,
+                limit,
+                all,
+            } => {
+                let context = owned_by(context, saves.as_deref());
+                let words: Vec<&str> = args.iter().map(String::as_str).collect();
+                // Built once, here, to check it starts and to keep the world it starts
+                // in: racers start from that, whatever their own saves hold.
+                let game = (kind.start)(&words, &context).map(|game| RaceGame {
+                    kind,
+                    world: kind.from_state.and_then(|_| game.state()),
+                    args,
+                });
+                Finished::RaceReady { game, limit, all }
+            }
+            FileWork::Reload(contexts) => Finished::Listed(contexts.reload()),
+            FileWork::Levels { kind, saves } => {
+                Finished::Listed(levels::text(kind, &owned_by(context, saves.as_deref())))
+            }
+            FileWork::Save {
+                saves: owner,
+                game,
+                name,
+                state,
+                mut text,
+                may_create,
+            } => {
+                let quota = saves::Quota {
+                    may_create,
+                    max_saves: saves::MAX_SAVES_PER_GAME,
+                };
+                let context = owned_by(context, owner.as_deref());
+                let saved = saves::save(&context.data_dir, game, &name, &state, quota);
+                text.push_str(&saved.message);
+                Finished::Saved {
+                    text,
+                    created: saved.created,
+                }
+            }
+        })
+    }
+}
+
+/// The context with a player's own saves, when the player has a folder of them.
+fn owned_by<'c>(context: &'c Context, saves: Option<&str>) -> Cow<'c, Context> {
+    match saves {
+        Some(folder) => Cow::Owned(context.with_saves_in(context.data_dir.join(folder))),
+        None => Cow::Borrowed(context),
+    }
+}
+
+impl StoreWork {
+    async fn run(self, services: Services, context: Arc<Context>) -> Finished {
+        match self {
+            StoreWork::Query(query) => match query.run(&services.store).await {
+                Ok(text) => Finished::Listed(text),
+                Err(error) => Finished::Listed(format!("{}.\n", seat::store_failed(&error))),
+            },
+            StoreWork::Replay { id, speed, inbox } => {
+                let found = match recording::load(&services.store, id).await {
+                    Ok(Some(found)) => found,
+                    Ok(None) => return Finished::Replaying(Err(format!("No recording {id}."))),
+                    Err(error) => {
+                        return Finished::Replaying(Err(format!(
+                            "Cannot replay {id}: {}.",
+                            seat::store_failed(&error)
+                        )))
+                    }
+                };
+                let task = tokio::spawn(play_back(found, speed, inbox, context));
+                Finished::Replaying(Ok((id, task.abort_handle())))
+            }
+            StoreWork::Resume { player } => {
+                Finished::Resumed(resume(player, services, context).await)
+            }
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! `resume`: a registered player's unfinished game rebuilt from its recording, input
+//! by input, and taken up where it stopped.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::catalog::table::{Context, GameKind, NewGame};
+use crate::games::Memory;
+use crate::players::registry::Place;
+use crate::records::recorder::{Player, Tape};
+use crate::records::recording::{self, Replay};
+use crate::seat::{self, Services};
+use crate::store::RecordingState;
+
+use super::game::Playing;
+use super::{Console, Outcome, JOB_FAILED};
+
+/// How long `resume` waits for the recording to be written.
+const RESUME_WAIT: Duration = Duration::from_secs(5);
+
+/// An unfinished game rebuilt from its recording.
+pub(super) struct Resumed {
+    kind: &'static GameKind,
+    game: NewGame,
+    memory: Memory,
+    tape: Tape,
+}
+
+/// Rebuild `player`'s unfinished game from its recording, exactly: every input is
+/// played again, so board, counters and undo history are as they were.
+pub(super) async fn resume(
+    player: Player,
+    services: Services,
+    context: Arc<Context>,
+) -> Result<Box<Resumed>, String> {
+    let failed = |error: &crate::store::StoreError| {
+        format!("Cannot resume now: {}.", seat::store_failed(error))
+    };
+    // The game may have lost its connection a moment ago (a takeover): wait for its
+    // last lines to be written. Or its instance may have stopped (several instances):
+    // the store reports it unfinished once that instance's heartbeat is stale, so
+    // look for a little longer than that.
+    let mut found = None;
+    let looks = 20 + crate::store::STALE_AFTER_MS / 100;
+    for _ in 0..looks {
+        if !services.recorder.flush(RESUME_WAIT).await {
+            return Err(String::from(
+                "Cannot resume now: the server's database is not available right now, try again later.",
+            ));
+        }
+        match services
+            .store
+            .waiting_game(&player.key)
+            .await
+            .map_err(|e| failed(&e))?
+        {
+            // Still open: the connection that played it is closing; look again.
+            Some((_, _, RecordingState::Open)) => {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            waiting => {
+                found = waiting.map(|(id, _, _)| id);
+                break;
+            }
+        }
+    }
+    let Some(id) = found else {
+        return Err(String::from("You have no unfinished game."));
+    };
+    let Some((listed, recording)) = recording::load(&services.store, id)
+        .await
+        .map_err(|e| failed(&e))?
+    else {
+        return Err(String::from("You have no unfinished game."));
+    };
+    let kind = GameKind::from_name(&listed.game)
+        .ok_or_else(|| format!("Cannot resume: this server has no game {}.", listed.game))?;
+    let rebuilt = tokio::task::spawn_blocking(move || {
+        let (mut replay, _) = Replay::begin(&recording.start, &context)?;
+        for input in &recording.inputs {
+            replay.step(&input.line);
+        }
+        let over = replay.is_over();
+        Ok::<_, recording::ReplayError>((replay.into_game(), over, recording))
+    })
+    .await
+    .map_err(|_| String::from(JOB_FAILED.trim_end()))?
+    .map_err(|error| format!("Cannot resume: {error}."))?;
+    let ((game, memory), over, recording) = rebuilt;
+    if over {
+        return Err(String::from("You have no unfinished game."));
+    }
+    let level = (kind.level_key)(&recording.start.args);
+    let tape = services.recorder.reopen(player, &listed, &recording, level);
+    Ok(Box::new(Resumed {
+        kind,
+        game,
+        memory,
+        tape,
+    }))
+}
+
+impl Console {
+    /// Take up a game `resume` rebuilt: the player is in it, as they left it.
+    pub(super) fn resumed(&mut self, resumed: Resumed) -> Outcome {
+        let Resumed {
+            kind,
+            game,
+            memory,
+            tape,
+        } = resumed;
+        if let Some(seat) = &mut self.seat {
+            seat.resumed();
+        }
+        // The recording's memory: what the game showed before is what it shows.
+        self.memory = memory;
+        let text = format!(
+            "Your {} game, as you left it.\n{}",
+            kind.name,
+            game.view(&self.memory)
+        );
+        let label = tape.args().to_string();
+        self.game = Some(Playing {
+            kind,
+            game,
+            tape: Some(Box::new(tape)),
+            race: None,
+        });
+        if let Some(seat) = &self.seat {
+            seat.set_place(Place::Game {
+                game: kind.name,
+                label,
+            });
+        }
+        Outcome::Send(text)
+    }
+}
