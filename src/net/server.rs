@@ -5,7 +5,7 @@
 //! at once, never left waiting. Shutdown is a value (a future passed to [`run`]) so that
 //! tests drive it with a oneshot and the binary with Ctrl-C / SIGTERM. Behind HAProxy
 //! (`--proxy-protocol`) each connection first gives its client's address in a PROXY
-//! header ([`crate::codec::proxy`]), read in the connection's own task.
+//! header ([`crate::net::proxy`]), read in the connection's own task.
 
 use std::future::Future;
 use std::io::Write as _;
@@ -21,7 +21,8 @@ use tracing::{debug, error, info, warn};
 use crate::catalog::levels::{self, LayoutError, Levels};
 use crate::catalog::saves;
 use crate::catalog::table::{Context, Contexts};
-use crate::codec::proxy::{self, Proxied};
+use crate::codec::proxy::Proxied;
+use crate::net::proxy;
 use crate::net::session::{Lease, Session, Timeouts};
 use crate::net::shutdown::{Shutdown, ShutdownSignal};
 use crate::players::registry::Registry;
