@@ -1,8 +1,10 @@
-//! Connections: the accept loop, a session's transport, shutdown, the PROXY header read
-//! off the socket, and local play on stdin.
+//! Connections: the accept loop, a session's transport, its idle timer and terminal
+//! state, shutdown, the PROXY header read off the socket, and local play on stdin.
 
+pub mod idle;
 pub mod play;
 pub mod proxy;
 pub mod server;
 pub mod session;
 pub mod shutdown;
+pub mod tty;
