@@ -2,6 +2,7 @@
 //! state, shutdown, the PROXY header read off the socket, and local play on stdin.
 
 pub mod idle;
+pub mod listener;
 pub mod play;
 pub mod proxy;
 pub mod server;
