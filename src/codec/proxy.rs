@@ -3,7 +3,7 @@
 //! client's own address (`--proxy-protocol`, SPEC section 11).
 //!
 //! Bytes in, a verdict out; no I/O. Reading them from the socket, with a deadline, is
-//! [`crate::net::proxy`]'s: it reads the 16 bytes that announce the header
+//! `net::proxy`'s: it reads the 16 bytes that announce the header
 //! ([`check_start`] on each piece, [`parse_fixed`] on the whole), then exactly the
 //! length they give ([`parse`]), so that a command the client sent right behind the
 //! header stays in the stream for the session. Version 1 (the text header of

@@ -1,5 +1,5 @@
 //! The player's terminal (SPEC section 10): keys read one at a time (`set keys on`;
-//! the line the server edits from them is the session's, [`crate::net::tty`]), arrow
+//! the line the server edits from them is the session's, `net::tty`), arrow
 //! keys, and colour with boards drawn in place (`set color on`). No I/O: bytes and
 //! keys in, bytes to send out.
 //!

@@ -1,6 +1,6 @@
 //! Single keys, colour and the telnet signals (SPEC section 10), as the session meets
 //! them: asking the client for character mode and giving it back, keys edited into
-//! lines or acting at once, signals such as Ctrl-C and `AYT`, and boards painted.
+//! lines or acting at once, and signals such as Ctrl-C and `AYT`.
 //!
 //! Reached only by those who ask for keys or colour: `nc`, scripts and line-mode telnet
 //! go through none of it beyond [`Session::signal`]'s first match.
@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::codec::telnet::{
     Signal, TelnetCodec, ECHO_OPTION, NAWS_OPTION, SGA_OPTION, TTYPE_OPTION,
 };
-use crate::codec::terminal::{self, Key};
+use crate::codec::terminal::Key;
 use crate::console::Outcome;
 use crate::net::tty::{Answer, Edit, LineEditor, Negotiation, Tty, Verdict};
 
@@ -22,26 +22,6 @@ const KEYS_ANSWER_WAIT: Duration = Duration::from_secs(3);
 
 /// Single keys, colour and the telnet signals (SPEC section 10).
 impl Session {
-    /// With colour on and a board in `text`: the text painted, the board drawn in
-    /// place, and a word if it is wider than the window.
-    pub(super) fn paint(&self, text: &str) -> Option<String> {
-        // Colour on makes the terminal's state (`sync_terminal`): without it, no
-        // setting is looked at on a reply.
-        let tty = self.tty.as_deref()?;
-        if !self.console.settings().color {
-            return None;
-        }
-        let palette = self.console.palette()?;
-        let (mut painted, width) = terminal::paint(text, &palette);
-        if let (Some(width), Some((columns, _))) = (width, tty.window) {
-            if let Some(warning) = terminal::too_wide(width, columns) {
-                let at = painted.rfind('\n').map_or(0, |at| at + 1);
-                painted.insert_str(at, &warning);
-            }
-        }
-        Some(painted)
-    }
-
     /// Whether the settings ask for single keys or colour.
     pub(super) fn wants_terminal(&self) -> bool {
         let settings = self.console.settings();

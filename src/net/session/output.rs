@@ -10,6 +10,7 @@ use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 
 use crate::codec::telnet::Output;
+use crate::codec::terminal;
 
 use super::{Ending, Session};
 
@@ -31,6 +32,26 @@ pub(super) fn encode(text: &str) -> Vec<u8> {
 
 /// Writing to the client.
 impl Session {
+    /// With colour on and a board in `text`: the text painted, the board drawn in
+    /// place, and a word if it is wider than the window.
+    fn paint(&self, text: &str) -> Option<String> {
+        // Colour on makes the terminal's state (`sync_terminal`): without it, no
+        // setting is looked at on a reply.
+        let tty = self.tty.as_deref()?;
+        if !self.console.settings().color {
+            return None;
+        }
+        let palette = self.console.palette()?;
+        let (mut painted, width) = terminal::paint(text, &palette);
+        if let (Some(width), Some((columns, _))) = (width, tty.window) {
+            if let Some(warning) = terminal::too_wide(width, columns) {
+                let at = painted.rfind('\n').map_or(0, |at| at + 1);
+                painted.insert_str(at, &warning);
+            }
+        }
+        Some(painted)
+    }
+
     /// The server closes the session: a last message, which may be lost (the client
     /// may be gone, or not reading), then `ending`.
     pub(super) async fn last_words(&mut self, text: &str, ending: Ending) -> Ending {
