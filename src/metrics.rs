@@ -2,9 +2,11 @@
 //!
 //! One [`Metrics`] per server, held by every seat through [`crate::seat::Services`]:
 //! counters and a histogram that the sessions, the chat and the recorder bump as they
-//! go (atomic adds), and the sessions by place and game, counted from the registry
-//! when someone scrapes rather than kept up to date on every move. Nothing here is
-//! global: two servers in one test process have metrics of their own.
+//! go (atomic adds), and the sessions by place and game, counted when someone scrapes
+//! rather than kept up to date on every move: the scraper (the web page's `/metrics`)
+//! hands [`Metrics::render`] each session's place and game, so that this file, used by
+//! the recorder and the bus below the players, knows nothing of the registry. Nothing
+//! here is global: two servers in one test process have metrics of their own.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -14,8 +16,6 @@ use prometheus::{
     exponential_buckets, Histogram, HistogramOpts, IntCounter, IntGauge, IntGaugeVec, Opts,
     Registry as Exposition, TextEncoder,
 };
-
-use crate::players::registry::{Place, Registry};
 
 /// The media type of the text: Prometheus' text format, version 0.0.4.
 pub const CONTENT_TYPE: &str = prometheus::TEXT_FORMAT;
@@ -162,14 +162,17 @@ impl Metrics {
         self.command_seconds.observe(took.as_secs_f64());
     }
 
-    /// Everything, in Prometheus text, the sessions counted from `registry` now.
-    pub fn render(&self, registry: &Registry) -> String {
+    /// Everything, in Prometheus text, with the sessions' gauges counted from
+    /// `sessions`: one `(place, game)` per session connected now (`game` empty outside a
+    /// game).
+    pub fn render(
+        &self,
+        sessions: impl IntoIterator<Item = (&'static str, &'static str)>,
+    ) -> String {
         let _one_at_a_time = self.scraping.lock().unwrap_or_else(PoisonError::into_inner);
         let mut counts: HashMap<(&'static str, &'static str), i64> = HashMap::new();
-        for (place, game) in registry.places() {
-            *counts
-                .entry((place_label(&place), game.unwrap_or("")))
-                .or_default() += 1;
+        for session in sessions {
+            *counts.entry(session).or_default() += 1;
         }
         self.sessions.reset();
         for ((place, game), count) in counts {
@@ -186,15 +189,6 @@ impl Metrics {
     }
 }
 
-fn place_label(place: &Place) -> &'static str {
-    match place {
-        Place::Lobby => "lobby",
-        Place::Game { .. } => "game",
-        Place::Watching { .. } | Place::WatchingRace(_) => "watching",
-        Place::Race { .. } => "race",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,11 +200,18 @@ mod tests {
         metrics.command(Duration::from_millis(2));
         metrics.chat_lines.inc();
         metrics.store_queue.set(7);
-        let registry = Registry::new();
-        let text = metrics.render(&registry);
+        let text = metrics.render([("lobby", ""), ("game", "2048"), ("lobby", "")]);
         assert!(text.contains("arcade_commands_total 2\n"), "{text}");
         assert!(text.contains("arcade_chat_lines_total 1\n"), "{text}");
         assert!(text.contains("arcade_store_queue 7\n"), "{text}");
+        assert!(
+            text.contains("arcade_sessions{game=\"\",place=\"lobby\"} 2\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("arcade_sessions{game=\"2048\",place=\"game\"} 1\n"),
+            "{text}"
+        );
         assert!(
             text.contains("arcade_command_seconds_bucket{le=\"0.0001\"} 1\n"),
             "{text}"

@@ -13,7 +13,8 @@ use std::time::Duration;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpSocket, TcpStream};
 
-use arcade::net::server::{Options, TOO_MANY_FROM_ADDRESS};
+use arcade::net::listener::TOO_MANY_FROM_ADDRESS;
+use arcade::net::server::Options;
 use common::{Client, TestServer, TIMEOUT};
 
 /// HAProxy in the foreground, killed when dropped, failed test or not.

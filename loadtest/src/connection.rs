@@ -16,7 +16,7 @@ use tokio::net::{TcpSocket, TcpStream};
 use tokio::time::Instant;
 
 use super::failure::{Failure, Waiting};
-use arcade::{console::lobby, games, net::server};
+use arcade::{console::lobby, games, net::listener};
 
 /// The lobby prompt that ends the banner and every lobby reply.
 pub(crate) const LOBBY_PROMPT: &[u8] = lobby::PROMPT.as_bytes();
@@ -161,7 +161,7 @@ impl Connection {
     /// The failure for a connection the server closed while we waited.
     fn closed(&self, waiting: Waiting) -> Failure {
         // A turned-away client gets that one line and nothing else.
-        if self.received.starts_with(server::SERVER_FULL.as_bytes()) {
+        if self.received.starts_with(listener::SERVER_FULL.as_bytes()) {
             return Failure::ServerFull;
         }
         let text = String::from_utf8_lossy(&self.received);

@@ -1,6 +1,11 @@
-//! Connections: the accept loop, a session's transport, shutdown, and local play on stdin.
+//! Connections: the accept loop, a session's transport, its idle timer and terminal
+//! state, shutdown, the PROXY header read off the socket, and local play on stdin.
 
+pub mod idle;
+pub mod listener;
 pub mod play;
+pub mod proxy;
 pub mod server;
 pub mod session;
 pub mod shutdown;
+pub mod tty;

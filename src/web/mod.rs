@@ -288,10 +288,26 @@ pub fn check_health(address: SocketAddr, timeout: std::time::Duration) -> Result
     }
 }
 
-/// `/metrics`: Prometheus text.
+/// `/metrics`: Prometheus text, with the sessions by place and game counted from the
+/// registry now.
 async fn metrics(State(web): State<Shared>) -> Response {
-    let text = web.services.metrics.render(&web.services.registry);
+    let places = web.services.registry.places();
+    let sessions = places
+        .iter()
+        .map(|(place, game)| (place_label(place), game.unwrap_or("")));
+    let text = web.services.metrics.render(sessions);
     ([(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)], text).into_response()
+}
+
+/// A place as `/metrics` labels it.
+fn place_label(place: &crate::players::registry::Place) -> &'static str {
+    use crate::players::registry::Place;
+    match place {
+        Place::Lobby => "lobby",
+        Place::Game { .. } => "game",
+        Place::Watching { .. } | Place::WatchingRace(_) => "watching",
+        Place::Race { .. } => "race",
+    }
 }
 
 /// `/recordings/ID` (the player) and `/recordings/ID.cast` (the asciicast file).

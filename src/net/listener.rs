@@ -1,0 +1,196 @@
+//! The accept loop and the gate every connection passes: its place under
+//! `--max-sessions` (a semaphore; a client beyond the cap is told `Server full, try
+//! again later.` and closed at once, never left waiting) and under
+//! `--max-per-address`, then a task of its own running its [`Session`]. Behind HAProxy
+//! (`--proxy-protocol`) each connection first gives its client's address in a PROXY
+//! header ([`crate::net::proxy`]), read in the connection's own task.
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, Semaphore};
+use tracing::{debug, error, info, warn};
+
+use crate::catalog::table::Context;
+use crate::codec::proxy::Proxied;
+use crate::net::idle::Timeouts;
+use crate::net::proxy;
+use crate::net::session::{Lease, Session};
+use crate::net::shutdown::{Shutdown, ShutdownSignal};
+use crate::players::registry::Registry;
+use crate::seat::Services;
+
+/// Sent to a client that connects while the server is full.
+pub const SERVER_FULL: &str = "Server full, try again later.\r\n";
+
+/// Sent, with the limit, to a client whose address already has `--max-per-address`
+/// sessions.
+pub const TOO_MANY_FROM_ADDRESS: &str = "Too many connections from your address";
+
+/// What the sessions of one server share: levels, the data directory, limits, the
+/// registry.
+#[derive(Debug)]
+pub(super) struct Shared {
+    pub(super) context: Arc<Context>,
+    pub(super) timeouts: Timeouts,
+    pub(super) max_per_address: usize,
+    pub(super) registry: Registry,
+    pub(super) services: Services,
+}
+
+/// The accept loop and what it hands to each session.
+pub(super) struct Listener {
+    pub(super) listener: TcpListener,
+    pub(super) gate: Gate,
+    /// `--proxy-protocol`: each connection starts with a PROXY header.
+    pub(super) proxy_protocol: bool,
+    pub(super) notify_shutdown: ShutdownSignal,
+}
+
+/// What lets an accepted connection in as a session: its place under `--max-sessions`
+/// and under `--max-per-address`, and what every session is lent. A clone goes to the
+/// task that reads a connection's PROXY header, which admits it once it knows the
+/// client's address.
+#[derive(Clone)]
+pub(super) struct Gate {
+    pub(super) limit: Arc<Semaphore>,
+    pub(super) shared: Arc<Shared>,
+    pub(super) done_tx: mpsc::Sender<()>,
+}
+
+impl Listener {
+    /// Accept connections until the future is dropped (at shutdown); one that fails
+    /// is logged and the loop backs off a little.
+    pub(super) async fn accept_loop(&mut self) {
+        let mut backoff = Duration::from_millis(10);
+        loop {
+            let (stream, peer) = match self.listener.accept().await {
+                Ok(accepted) => {
+                    backoff = Duration::from_millis(10);
+                    accepted
+                }
+                Err(error) => {
+                    // Out of file descriptors, or a connection reset before we took it:
+                    // wait a little instead of spinning, then go on.
+                    error!(%error, ?backoff, "accept failed");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(1));
+                    continue;
+                }
+            };
+            if self.proxy_protocol {
+                // Subscribed now, so that a shutdown during the header is seen.
+                let shutdown = self.notify_shutdown.subscribe();
+                tokio::spawn(behind_proxy(self.gate.clone(), stream, peer, shutdown));
+                continue;
+            }
+            let shutdown = || self.notify_shutdown.subscribe();
+            if let Some(session) = self.gate.admit(stream, peer, shutdown) {
+                tokio::spawn(session.run());
+            }
+        }
+    }
+}
+
+impl Gate {
+    /// A session for `stream` from the client at `peer`, or `None` when the server is
+    /// full or `peer` has `--max-per-address` sessions already: the client is then told
+    /// so and closed. `shutdown` is only called for a session, so that a client turned
+    /// away costs no subscription.
+    fn admit(
+        &self,
+        stream: TcpStream,
+        peer: SocketAddr,
+        shutdown: impl FnOnce() -> Shutdown,
+    ) -> Option<Session> {
+        let Ok(permit) = Arc::clone(&self.limit).try_acquire_owned() else {
+            info!(%peer, "server full: turned away");
+            turn_away(stream, peer, SERVER_FULL);
+            return None;
+        };
+        // Registered here, before the session's task runs, so that the registry never
+        // misses a session the server has let in.
+        let (registration, inbox) = match self
+            .shared
+            .registry
+            .register(peer, self.shared.max_per_address)
+        {
+            Ok(registered) => registered,
+            Err(too_many) => {
+                info!(%peer, limit = too_many.limit, "too many sessions from one address: turned away");
+                let line = format!(
+                    "{TOO_MANY_FROM_ADDRESS} (at most {} at once), try again later.\r\n",
+                    too_many.limit
+                );
+                turn_away(stream, peer, &line);
+                return None;
+            }
+        };
+        if let Err(error) = stream.set_nodelay(true) {
+            warn!(%peer, %error, "could not set TCP_NODELAY");
+        }
+        let lease = Lease {
+            permit,
+            done: self.done_tx.clone(),
+        };
+        Session::new(
+            stream,
+            peer,
+            Arc::clone(&self.shared.context),
+            self.shared.services.clone(),
+            self.shared.timeouts,
+            shutdown(),
+            (registration, inbox),
+            lease,
+        )
+    }
+}
+
+/// A connection from the proxy (`--proxy-protocol`), in a task of its own so that one
+/// that sends nothing never holds up the accept loop: its PROXY header is read, then it
+/// is let in as the client the header names, so that the log, `--max-per-address` and
+/// the login throttle count that client. A connection without a valid header is closed
+/// without a word (nothing it could take for the game); the proxy's own health checks
+/// (LOCAL) are closed quietly; shutdown ends the wait.
+async fn behind_proxy(
+    gate: Gate,
+    mut stream: TcpStream,
+    proxy_address: SocketAddr,
+    mut shutdown: Shutdown,
+) {
+    let header = tokio::select! {
+        header = proxy::read_header(&mut stream, proxy::HEADER_TIMEOUT) => header,
+        () = &mut shutdown => return,
+    };
+    let client = match header {
+        Ok(Proxied::Client(client)) => client,
+        Ok(Proxied::Local) => {
+            debug!(proxy = %proxy_address, "PROXY header LOCAL (the proxy's health check): closed");
+            return;
+        }
+        Err(error) => {
+            info!(proxy = %proxy_address, %error, "PROXY header refused: closed");
+            return;
+        }
+    };
+    debug!(proxy = %proxy_address, %client, "PROXY header read");
+    // A task of its own, as without a proxy, so that the session's future is no larger
+    // for having waited for a header.
+    if let Some(session) = gate.admit(stream, client, move || shutdown) {
+        tokio::spawn(session.run());
+    }
+}
+
+/// Tell a client why it cannot stay and close, without a task and without waiting: a
+/// fresh socket's send buffer always has room for one line.
+fn turn_away(stream: TcpStream, peer: SocketAddr, line: &str) {
+    match stream.into_std() {
+        Ok(stream) => {
+            let _ = (&stream).write(line.as_bytes());
+        }
+        Err(error) => warn!(%peer, %error, "could not tell a client it was turned away"),
+    }
+}

@@ -1,0 +1,130 @@
+//! What a session writes: replies (painted, with the echo switched around secrets),
+//! raw telnet bytes, and the last words of a session the server closes.
+//!
+//! Nearly every reply fits in the socket's buffer and leaves at once; only the rest
+//! waits, boxed, for a client that reads slowly, for at most [`WRITE_TIMEOUT`] or until
+//! shutdown.
+
+use std::time::Duration;
+
+use tokio::io::AsyncWriteExt;
+
+use crate::codec::telnet::Output;
+use crate::codec::terminal;
+
+use super::{Ending, Session};
+
+/// How long one reply may take to leave. A client that stops reading fills its socket
+/// buffers; after this long its session is closed rather than held open forever.
+const WRITE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How long the last message of a session that the server closes may take: the
+/// client may be gone, and closing goes on regardless.
+const LAST_WRITE_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// `text` as it goes on the wire.
+pub(super) fn encode(text: &str) -> Vec<u8> {
+    let output = Output::Text(text);
+    let mut bytes = Vec::with_capacity(output.encoded_len());
+    output.encode_into(&mut bytes);
+    bytes
+}
+
+/// Writing to the client.
+impl Session {
+    /// With colour on and a board in `text`: the text painted, the board drawn in
+    /// place, and a word if it is wider than the window.
+    fn paint(&self, text: &str) -> Option<String> {
+        // Colour on makes the terminal's state (`sync_terminal`): without it, no
+        // setting is looked at on a reply.
+        let tty = self.tty.as_deref()?;
+        if !self.console.settings().color {
+            return None;
+        }
+        let palette = self.console.palette()?;
+        let (mut painted, width) = terminal::paint(text, &palette);
+        if let (Some(width), Some((columns, _))) = (width, tty.window) {
+            if let Some(warning) = terminal::too_wide(width, columns) {
+                let at = painted.rfind('\n').map_or(0, |at| at + 1);
+                painted.insert_str(at, &warning);
+            }
+        }
+        Some(painted)
+    }
+
+    /// The server closes the session: a last message, which may be lost (the client
+    /// may be gone, or not reading), then `ending`.
+    pub(super) async fn last_words(&mut self, text: &str, ending: Ending) -> Ending {
+        let bytes = encode(text);
+        // Boxed, like every rare wait here: an `async fn`'s future is as large as its
+        // largest wait, and a session's future lives as long as its player.
+        let _ = Box::pin(tokio::time::timeout(
+            LAST_WRITE_TIMEOUT,
+            self.stream.write_all(&bytes),
+        ))
+        .await;
+        ending
+    }
+
+    /// Send `text`, its `\n` as `\r\n`; nothing if it is empty. When the console has
+    /// begun or stopped asking for a secret, the client is first told to stop or to go
+    /// on echoing what is typed (`IAC WILL ECHO` / `IAC WONT ECHO`); with keys on the
+    /// server echoes, and simply echoes no secret. With colour on, boards are painted.
+    pub(super) async fn send(&mut self, text: &str) -> std::io::Result<()> {
+        let painted;
+        let text = match self.paint(text) {
+            Some(text) => {
+                painted = text;
+                painted.as_str()
+            }
+            None => text,
+        };
+        let keys_on = self.tty.as_ref().is_some_and(|tty| tty.keys.is_on());
+        let hide = self.console.hides_input() && !keys_on;
+        if hide == self.echo_off {
+            if text.is_empty() {
+                return Ok(());
+            }
+            return self.write(&encode(text)).await;
+        }
+        self.echo_off = hide;
+        let mut bytes = self.codec.echo(hide).to_vec();
+        Output::Text(text).encode_into(&mut bytes);
+        self.write(&bytes).await
+    }
+
+    /// Write `bytes` as they are. Nearly every reply fits in the socket's buffer and
+    /// leaves at once; the rest is written as the client reads, for at most
+    /// [`WRITE_TIMEOUT`], or until shutdown.
+    pub(super) async fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        let written = match self.stream.try_write(bytes) {
+            Ok(written) => written,
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => 0,
+            Err(error) => return Err(error),
+        };
+        let rest = &bytes[written..];
+        if rest.is_empty() {
+            return Ok(());
+        }
+        Box::pin(self.write_slowly(rest)).await
+    }
+
+    /// The rest of a reply the socket could not take at once.
+    async fn write_slowly(&mut self, rest: &[u8]) -> std::io::Result<()> {
+        tokio::select! {
+            result = tokio::time::timeout(WRITE_TIMEOUT, self.stream.write_all(rest)) => {
+                result.unwrap_or_else(|_| {
+                    Err(std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "the client stopped reading",
+                    ))
+                })
+            }
+            // A client that does not read must not hold up shutdown; it would not
+            // read the goodbye either.
+            () = &mut self.shutdown => Err(std::io::Error::other(
+                "server shutting down while the client was not reading",
+            )),
+        }
+    }
+}

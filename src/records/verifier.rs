@@ -1,0 +1,128 @@
+//! The check of each result by replay (SPEC section 8): a result is written unchecked;
+//! this task then replays its recording from the start, off the event loop, and only a
+//! result whose replay reaches the same end enters the leaderboards. A mismatch is
+//! logged and the result kept out. With several instances on one PostgreSQL each runs
+//! a verifier: a result's first mark stands ([`Store::set_verified`]).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::Notify;
+
+use crate::catalog::table::{Context, Contexts};
+use crate::records::recording::{self, Recording};
+use crate::store::{Pending, Store, StoreError};
+
+/// Results checked per round trip to the database and to a blocking thread.
+const VERIFY_BATCH: u32 = 200;
+
+/// How often the verifier logs what it checked (when it checked anything).
+const REPORT_EVERY: Duration = Duration::from_secs(10);
+
+/// Whether replaying `recording` reaches the result `pending` says it did.
+pub fn check(recording: &Recording, pending: &Pending, context: &Context) -> Result<(), String> {
+    let finishes = recording::finishes(
+        recording,
+        usize::try_from(pending.upto).unwrap_or(usize::MAX),
+        context,
+    )
+    .map_err(|error| error.to_string())?;
+    let Some(last) = finishes.last() else {
+        return Err(String::from("the replay reaches no end"));
+    };
+    if Some(last) == pending.finish.as_ref() {
+        Ok(())
+    } else {
+        Err(format!(
+            "the replay ends with {last:?}, the result says {:?}",
+            pending.finish
+        ))
+    }
+}
+
+/// Check every unchecked result, now and whenever the writer wrote new ones.
+pub(crate) async fn verify_loop(store: Store, contexts: Contexts, verify: Arc<Notify>) {
+    let mut checked = 0u64;
+    let mut cpu = Duration::ZERO;
+    let mut last_report = Instant::now();
+    loop {
+        // The levels of now: a result is checked against the files its game started
+        // with unless they were reloaded in between (README, "Races and teachers").
+        match verify_pending(&store, &contexts.current()).await {
+            Ok((count, spent)) => {
+                checked += count;
+                cpu += spent;
+            }
+            Err(error) => tracing::error!(%error, "cannot check results now; retrying"),
+        }
+        if checked > 0 && last_report.elapsed() >= REPORT_EVERY {
+            let each = cpu.as_micros() / u128::from(checked.max(1));
+            tracing::info!(
+                checked,
+                replay_us_each = each as u64,
+                "results checked by replay in the last 10 s"
+            );
+            checked = 0;
+            cpu = Duration::ZERO;
+            last_report = Instant::now();
+        }
+        // Woken by the writer; the timeout retries after a failure.
+        let _ = tokio::time::timeout(Duration::from_secs(10), verify.notified()).await;
+    }
+}
+
+/// Check the unchecked results, in batches; how many, and the time their replays took.
+async fn verify_pending(
+    store: &Store,
+    context: &Arc<Context>,
+) -> Result<(u64, Duration), StoreError> {
+    let mut count = 0;
+    let mut spent = Duration::ZERO;
+    loop {
+        let pending = store.pending_results(VERIFY_BATCH).await?;
+        if pending.is_empty() {
+            return Ok((count, spent));
+        }
+        let mut work = Vec::with_capacity(pending.len());
+        for result in pending {
+            let recording = match recording::load(store, result.recording_id).await {
+                Ok(Some((_, recording))) => Ok(recording),
+                Ok(None) => Err(String::from("its recording is gone")),
+                Err(StoreError::Damaged(why)) => Err(why),
+                Err(error) => return Err(error),
+            };
+            work.push((result, recording));
+        }
+        // One trip to a blocking thread for the whole batch of replays.
+        let context = Arc::clone(context);
+        let checked = tokio::task::spawn_blocking(move || {
+            let began = Instant::now();
+            let verdicts: Vec<(Pending, Result<(), String>)> = work
+                .into_iter()
+                .map(|(result, recording)| {
+                    let verdict =
+                        recording.and_then(|recording| check(&recording, &result, &context));
+                    (result, verdict)
+                })
+                .collect();
+            (verdicts, began.elapsed())
+        })
+        .await;
+        let Ok((verdicts, took)) = checked else {
+            tracing::error!("checking results failed (a bug); they are checked again later");
+            return Ok((count, spent));
+        };
+        spent += took;
+        count += verdicts.len() as u64;
+        for (result, verdict) in &verdicts {
+            if let Err(why) = verdict {
+                tracing::warn!(result = result.id, recording = result.recording_id, %why, "a result does not replay to its end: kept out of the leaderboards");
+            }
+        }
+        let marks: Vec<(i64, bool)> = verdicts
+            .iter()
+            .map(|(result, verdict)| (result.id, verdict.is_ok()))
+            .collect();
+        store.set_verified(&marks).await?;
+    }
+}
