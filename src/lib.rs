@@ -39,6 +39,7 @@ pub mod players;
 pub mod races;
 pub mod records;
 pub mod seat;
+pub mod server;
 pub mod store;
 pub mod text;
 pub mod web;

@@ -16,7 +16,7 @@ use tracing_subscriber::EnvFilter;
 use arcade::catalog::levels::Levels;
 use arcade::catalog::table::{Context, GameKind, GAMES};
 use arcade::console::Console;
-use arcade::net::server::{self, Options};
+use arcade::server::{self, Options};
 
 /// A game server for telnet and nc: Sokoban, Star Pusher, 2048 and the wumpus cave.
 #[derive(Debug, Parser)]

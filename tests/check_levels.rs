@@ -141,9 +141,9 @@ async fn hostile_files_are_skipped_and_serve_answers_at_once() {
     );
     assert!(stdout.contains("3 problem(s)"), "{stdout}");
 
-    let options = arcade::net::server::Options {
+    let options = arcade::server::Options {
         levels: Some(dir.path().to_path_buf()),
-        ..arcade::net::server::Options::default()
+        ..arcade::server::Options::default()
     };
     let server = common::TestServer::start_with(options).await;
     let mut client = common::Client::connect(server.addr).await;

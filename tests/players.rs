@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use arcade::net::server::Options;
+use arcade::server::Options;
 use common::{named, Client, TestServer};
 
 #[tokio::test]

@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use arcade::net::server::Options;
+use arcade::server::Options;
 use common::postgres::Postgres;
 use common::{Client, TestServer, TO_THE_GOLD};
 

@@ -14,7 +14,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpSocket, TcpStream};
 
 use arcade::net::listener::TOO_MANY_FROM_ADDRESS;
-use arcade::net::server::Options;
+use arcade::server::Options;
 use common::{Client, TestServer, TIMEOUT};
 
 /// HAProxy in the foreground, killed when dropped, failed test or not.

@@ -474,9 +474,9 @@ async fn the_edge_cases_of_races_each_with_a_clear_message() {
 
 #[tokio::test]
 async fn teachers_commands_for_admins_only() {
-    let options = arcade::net::server::Options {
+    let options = arcade::server::Options {
         admin: vec![String::from("Teacher")],
-        ..arcade::net::server::Options::default()
+        ..arcade::server::Options::default()
     };
     let server = TestServer::start_with(options).await;
     // Admin rights come with the registered name and its password.

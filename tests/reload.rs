@@ -6,7 +6,7 @@ mod common;
 use std::path::Path;
 use std::time::Duration;
 
-use arcade::net::server::Options;
+use arcade::server::Options;
 use common::{Client, TestServer};
 
 /// A corridor: the player, a box, a goal.

@@ -4,7 +4,7 @@ mod common;
 
 use std::time::Duration;
 
-use arcade::net::server::Options;
+use arcade::server::Options;
 use common::{Client, TestServer, TO_THE_GOLD};
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use std::io::Write as _;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use arcade::net::server::Options;
+use arcade::server::Options;
 use common::{classic_transcript, crlf, Client, TestServer};
 
 const CLASSIC: &str = "#######\n#.....#\n#...+.#\n##..+.#\n#--.#P#\n#######\n";
@@ -678,8 +678,8 @@ async fn a_data_directory_it_cannot_write_in_stops_the_start_with_how_to_fix_it(
         locked.clone()
     };
     let listener =
-        arcade::net::server::bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0))).expect("bind");
-    let started = arcade::net::server::run(
+        arcade::server::bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0))).expect("bind");
+    let started = arcade::server::run(
         listener,
         None,
         Options {

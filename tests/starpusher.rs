@@ -4,7 +4,7 @@
 
 mod common;
 
-use arcade::net::server::Options;
+use arcade::server::Options;
 use common::{crlf, Client, TestServer};
 
 const PROMPT: &str = "Enter command: ";

@@ -212,9 +212,9 @@ async fn a_teacher_races_three_students_on_telnet() {
     let Some(program) = telnet_program() else {
         return;
     };
-    let options = arcade::net::server::Options {
+    let options = arcade::server::Options {
         admin: vec![String::from("teacher")],
-        ..arcade::net::server::Options::default()
+        ..arcade::server::Options::default()
     };
     let server = TestServer::start_with(options).await;
     let mut teacher = common::registered(server.addr, "teacher", "secret-teacher").await;

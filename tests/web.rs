@@ -7,7 +7,7 @@ mod common;
 
 use std::time::Duration;
 
-use arcade::net::server::Options;
+use arcade::server::Options;
 use common::TestServer;
 use reqwest::redirect::Policy;
 use reqwest::StatusCode;

@@ -12,7 +12,7 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use arcade::net::server::Options;
+use arcade::server::Options;
 use common::browser::Browser;
 use common::{TestServer, BACK_OUT, TO_THE_GOLD};
 

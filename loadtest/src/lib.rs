@@ -82,7 +82,7 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 
 use arcade::games::twenty48;
-use arcade::{net::server, races::rules};
+use arcade::{races::rules, server};
 use monitor::{read_rss, watch};
 use plan::{Mode, Plan};
 use racing::Racing;

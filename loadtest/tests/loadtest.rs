@@ -63,9 +63,9 @@ async fn five_second_smoke_reports_no_failures() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sessions_turned_away_by_a_full_server_are_failures() {
-    let server = TestServer::start_with(arcade::net::server::Options {
+    let server = TestServer::start_with(arcade::server::Options {
         max_sessions: 3,
-        ..arcade::net::server::Options::default()
+        ..arcade::server::Options::default()
     })
     .await;
     let options = Options {

@@ -33,21 +33,21 @@ pub const TOO_MANY_FROM_ADDRESS: &str = "Too many connections from your address"
 /// What the sessions of one server share: levels, the data directory, limits, the
 /// registry.
 #[derive(Debug)]
-pub(super) struct Shared {
-    pub(super) context: Arc<Context>,
-    pub(super) timeouts: Timeouts,
-    pub(super) max_per_address: usize,
-    pub(super) registry: Registry,
-    pub(super) services: Services,
+pub(crate) struct Shared {
+    pub(crate) context: Arc<Context>,
+    pub(crate) timeouts: Timeouts,
+    pub(crate) max_per_address: usize,
+    pub(crate) registry: Registry,
+    pub(crate) services: Services,
 }
 
 /// The accept loop and what it hands to each session.
-pub(super) struct Listener {
-    pub(super) listener: TcpListener,
-    pub(super) gate: Gate,
+pub(crate) struct Listener {
+    pub(crate) listener: TcpListener,
+    pub(crate) gate: Gate,
     /// `--proxy-protocol`: each connection starts with a PROXY header.
-    pub(super) proxy_protocol: bool,
-    pub(super) notify_shutdown: ShutdownSignal,
+    pub(crate) proxy_protocol: bool,
+    pub(crate) notify_shutdown: ShutdownSignal,
 }
 
 /// What lets an accepted connection in as a session: its place under `--max-sessions`
@@ -55,16 +55,16 @@ pub(super) struct Listener {
 /// task that reads a connection's PROXY header, which admits it once it knows the
 /// client's address.
 #[derive(Clone)]
-pub(super) struct Gate {
-    pub(super) limit: Arc<Semaphore>,
-    pub(super) shared: Arc<Shared>,
-    pub(super) done_tx: mpsc::Sender<()>,
+pub(crate) struct Gate {
+    pub(crate) limit: Arc<Semaphore>,
+    pub(crate) shared: Arc<Shared>,
+    pub(crate) done_tx: mpsc::Sender<()>,
 }
 
 impl Listener {
     /// Accept connections until the future is dropped (at shutdown); one that fails
     /// is logged and the loop backs off a little.
-    pub(super) async fn accept_loop(&mut self) {
+    pub(crate) async fn accept_loop(&mut self) {
         let mut backoff = Duration::from_millis(10);
         loop {
             let (stream, peer) = match self.listener.accept().await {

@@ -5,7 +5,6 @@ pub mod idle;
 pub mod listener;
 pub mod play;
 pub mod proxy;
-pub mod server;
 pub mod session;
 pub mod shutdown;
 pub mod tty;

@@ -17,8 +17,8 @@ use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-use arcade::net::server::{self, Options};
 use arcade::players::registry::Registry;
+use arcade::server::{self, Options};
 
 /// `../shared/data/levels`, the public collections beside the repository. Without it
 /// a test says `skipped: ...` and passes, except under `CI=true`, where it fails: CI

@@ -65,7 +65,7 @@ fn main() -> ExitCode {
         }
     };
     // As many connections as arcade may hold.
-    let _ = arcade::net::server::session_capacity();
+    let _ = arcade::server::session_capacity();
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(runtime) => runtime,
         Err(error) => {
@@ -76,7 +76,7 @@ fn main() -> ExitCode {
     runtime.block_on(async move {
         let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
         // Same listen backlog as arcade.
-        let listener = match arcade::net::server::bind(address) {
+        let listener = match arcade::server::bind(address) {
             Ok(listener) => listener,
             Err(error) => {
                 eprintln!("arcade-minimal: cannot listen on {address}: {error}");

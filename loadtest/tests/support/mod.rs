@@ -8,8 +8,8 @@ use std::time::Duration;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-use arcade::net::server::{self, Options};
 use arcade::players::registry::Registry;
+use arcade::server::{self, Options};
 
 /// How long the server may take to stop before the test fails.
 const TIMEOUT: Duration = Duration::from_secs(10);
