@@ -11,6 +11,7 @@ use crate::records::recorder::Tape;
 use crate::records::recording;
 
 use super::jobs::{FileWork, Job, Work};
+use super::resume::Resumed;
 use super::{lobby, Console, Outcome};
 
 /// A game in progress, and which one it is.
@@ -187,5 +188,41 @@ impl Console {
                 })))
             }
         }
+    }
+}
+
+impl Console {
+    /// Take up a game `resume` rebuilt: the player is in it, as they left it.
+    pub(super) fn resumed(&mut self, resumed: Resumed) -> Outcome {
+        let Resumed {
+            kind,
+            game,
+            memory,
+            tape,
+        } = resumed;
+        if let Some(seat) = &mut self.seat {
+            seat.resumed();
+        }
+        // The recording's memory: what the game showed before is what it shows.
+        self.memory = memory;
+        let text = format!(
+            "Your {} game, as you left it.\n{}",
+            kind.name,
+            game.view(&self.memory)
+        );
+        let label = tape.args().to_string();
+        self.game = Some(Playing {
+            kind,
+            game,
+            tape: Some(Box::new(tape)),
+            race: None,
+        });
+        if let Some(seat) = &self.seat {
+            seat.set_place(Place::Game {
+                game: kind.name,
+                label,
+            });
+        }
+        Outcome::Send(text)
     }
 }

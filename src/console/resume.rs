@@ -6,24 +6,22 @@ use std::time::Duration;
 
 use crate::catalog::table::{Context, GameKind, NewGame};
 use crate::games::Memory;
-use crate::players::registry::Place;
 use crate::records::recorder::{Player, Tape};
 use crate::records::recording::{self, Replay};
 use crate::seat::{self, Services};
 use crate::store::RecordingState;
 
-use super::game::Playing;
-use super::{Console, Outcome, JOB_FAILED};
+use super::JOB_FAILED;
 
 /// How long `resume` waits for the recording to be written.
 const RESUME_WAIT: Duration = Duration::from_secs(5);
 
 /// An unfinished game rebuilt from its recording.
 pub(super) struct Resumed {
-    kind: &'static GameKind,
-    game: NewGame,
-    memory: Memory,
-    tape: Tape,
+    pub(super) kind: &'static GameKind,
+    pub(super) game: NewGame,
+    pub(super) memory: Memory,
+    pub(super) tape: Tape,
 }
 
 /// Rebuild `player`'s unfinished game from its recording, exactly: every input is
@@ -98,40 +96,4 @@ pub(super) async fn resume(
         memory,
         tape,
     }))
-}
-
-impl Console {
-    /// Take up a game `resume` rebuilt: the player is in it, as they left it.
-    pub(super) fn resumed(&mut self, resumed: Resumed) -> Outcome {
-        let Resumed {
-            kind,
-            game,
-            memory,
-            tape,
-        } = resumed;
-        if let Some(seat) = &mut self.seat {
-            seat.resumed();
-        }
-        // The recording's memory: what the game showed before is what it shows.
-        self.memory = memory;
-        let text = format!(
-            "Your {} game, as you left it.\n{}",
-            kind.name,
-            game.view(&self.memory)
-        );
-        let label = tape.args().to_string();
-        self.game = Some(Playing {
-            kind,
-            game,
-            tape: Some(Box::new(tape)),
-            race: None,
-        });
-        if let Some(seat) = &self.seat {
-            seat.set_place(Place::Game {
-                game: kind.name,
-                label,
-            });
-        }
-        Outcome::Send(text)
-    }
 }
