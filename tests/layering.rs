@@ -403,13 +403,21 @@ fn the_module_map_names_every_folder() {
         .nth(1)
         .and_then(|rest| rest.split("\n## ").next())
         .expect("docs/developing.md has a ## Layout section");
-    // Every `src/NAME/` or `src/NAME.rs` the map names.
+    // Every `src/NAME/` or `src/NAME.rs` the map names (not `loadtest/src/...`).
     let named: BTreeSet<String> = section
-        .split('`')
-        .filter_map(|word| word.strip_prefix("src/"))
-        .filter_map(|rest| {
-            let name = rest.split('/').next()?;
-            (!name.is_empty()).then(|| name.trim_end_matches(".rs").to_string())
+        .match_indices("src/")
+        .filter(|(at, _)| {
+            section[..*at]
+                .chars()
+                .next_back()
+                .is_none_or(|before| !before.is_alphanumeric() && before != '/')
+        })
+        .filter_map(|(at, _)| {
+            let name: String = section[at + "src/".len()..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            (!name.is_empty()).then_some(name)
         })
         .collect();
     let present: BTreeSet<String> = std::fs::read_dir(src())
@@ -428,4 +436,158 @@ fn the_module_map_names_every_folder() {
         missing.is_empty() && stale.is_empty(),
         "docs/developing.md's layout: missing {missing:?}, no longer there {stale:?}"
     );
+}
+
+/// The first ```rust block after `heading` in docs/developing.md, parsed.
+fn snippet(heading: &str) -> syn::File {
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/developing.md"))
+            .expect("read docs/developing.md");
+    let section = text
+        .split(&format!("\n{heading}\n"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("docs/developing.md has {heading}"));
+    let code = section
+        .split("```rust\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .unwrap_or_else(|| panic!("{heading} has a rust block"));
+    // The block may be indented (inside a list item).
+    let code: String = code
+        .lines()
+        .map(|line| line.strip_prefix("   ").unwrap_or(line))
+        .collect::<Vec<_>>()
+        .join("\n");
+    syn::parse_file(&code).unwrap_or_else(|error| panic!("{heading}'s example: {error}"))
+}
+
+/// The field names of the struct expression that `name`'s const is set to.
+fn const_fields(file: &syn::File, name: &str) -> BTreeSet<String> {
+    file.items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Const(item) if item.ident == name => match &*item.expr {
+                syn::Expr::Struct(value) => Some(
+                    value
+                        .fields
+                        .iter()
+                        .filter_map(|field| match &field.member {
+                            syn::Member::Named(name) => Some(name.to_string()),
+                            syn::Member::Unnamed(_) => None,
+                        })
+                        .collect(),
+                ),
+                _ => None,
+            },
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no const {name} set to a struct"))
+}
+
+/// A source file of the crate, parsed.
+fn source(path: &str) -> syn::File {
+    let text = std::fs::read_to_string(src().join(path)).expect("read a source file");
+    syn::parse_file(&text).expect("parse a source file")
+}
+
+/// The named fields of struct `name` in `file`.
+fn struct_fields(file: &syn::File, name: &str) -> BTreeSet<String> {
+    file.items
+        .iter()
+        .find_map(|item| match item {
+            syn::Item::Struct(item) if item.ident == name => Some(
+                item.fields
+                    .iter()
+                    .filter_map(|field| Some(field.ident.as_ref()?.to_string()))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no struct {name}"))
+}
+
+#[test]
+fn adding_a_game_names_every_field_of_a_row() {
+    let example = const_fields(&snippet("## Adding a game"), "ROW");
+    let real = struct_fields(&source("catalog/kind.rs"), "GameKind");
+    assert_eq!(example, real, "docs/developing.md, \"Adding a game\"");
+    // And every game's own row sets the same fields.
+    for game in ["sokoban", "starpusher", "twenty48", "wumpus"] {
+        let row = const_fields(&source(&format!("catalog/{game}.rs")), "ROW");
+        assert_eq!(row, real, "{game}'s row");
+    }
+}
+
+#[test]
+fn adding_a_command_matches_the_table() {
+    let example = snippet("## Adding a command");
+    let table = source("console/commands/mod.rs");
+    assert_eq!(
+        const_fields(&example, "COMMAND"),
+        struct_fields(&table, "CommandSpec"),
+        "docs/developing.md, \"Adding a command\""
+    );
+    // What the example takes from the table's module is there.
+    let offered: BTreeSet<String> = table
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(item) => Some(item.ident.to_string()),
+            syn::Item::Enum(item) => Some(item.ident.to_string()),
+            syn::Item::Const(item) => Some(item.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    assert!(offered.contains("COMMANDS"), "{offered:?}");
+    let mut uses = Uses {
+        module: &[
+            "console".to_string(),
+            "commands".to_string(),
+            "hello".to_string(),
+        ],
+        paths: Vec::new(),
+    };
+    uses.visit_file(&example);
+    let taken: Vec<String> = uses
+        .paths
+        .iter()
+        .filter(|path| path.len() == 3 && path[..2] == ["console", "commands"])
+        .map(|path| path[2].clone())
+        .collect();
+    assert!(!taken.is_empty());
+    for name in taken {
+        assert!(
+            offered.contains(&name),
+            "{name} is not in the table's module"
+        );
+    }
+    // Every real command is a file with such a COMMAND, listed in the table.
+    let listed =
+        quote_free(&std::fs::read_to_string(src().join("console/commands/mod.rs")).unwrap());
+    for entry in std::fs::read_dir(src().join("console/commands")).expect("read commands") {
+        let path = entry.expect("directory entry").path();
+        let name = path
+            .file_stem()
+            .expect("a name")
+            .to_string_lossy()
+            .to_string();
+        if name == "mod" {
+            continue;
+        }
+        let file = source(&format!("console/commands/{name}.rs"));
+        assert_eq!(
+            const_fields(&file, "COMMAND"),
+            struct_fields(&table, "CommandSpec"),
+            "{name}.rs"
+        );
+        assert!(
+            listed.contains(&format!("{name}::COMMAND")),
+            "{name} is not in COMMANDS"
+        );
+    }
+}
+
+/// The text without whitespace, for finding `name::COMMAND` in the table.
+fn quote_free(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
 }
