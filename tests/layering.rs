@@ -428,7 +428,7 @@ fn the_module_map_names_every_folder() {
                 .map(|name| name.to_string_lossy().trim_end_matches(".rs").to_string())
                 .unwrap_or_default()
         })
-        .filter(|name| name != "lib" && name != "main")
+        .filter(|name| name != "lib")
         .collect();
     let missing: Vec<&String> = present.difference(&named).collect();
     let stale: Vec<&String> = named.difference(&present).collect();
