@@ -2,7 +2,7 @@
 //! telnet codec on the way in and out, and each game's rules and rendering).
 //!
 //! Run with `cargo bench --bench games`. These are not part of `cargo test`; the
-//! numbers go into BENCHMARKS.md.
+//! numbers go into docs/BENCHMARKS.md.
 
 use std::hint::black_box;
 use std::sync::Arc;

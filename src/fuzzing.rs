@@ -1,4 +1,4 @@
-//! The properties behind the fuzz targets under `fuzz/` (README, "Fuzzing").
+//! The properties behind the fuzz targets under `fuzz/` (docs/developing.md, "Fuzzing").
 //!
 //! Each function takes the fuzzer's bytes, drives one part of the server with them and
 //! panics when a property breaks; the targets in `fuzz/fuzz_targets/` only call them.

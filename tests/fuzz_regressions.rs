@@ -1,7 +1,7 @@
 //! Every input kept under `fuzz/regressions/TARGET/` goes through its fuzz target's
 //! property again ([`arcade::fuzzing`]), on the stable toolchain and without libFuzzer,
 //! so a crash the fuzzer once found is a failing test until it is fixed, and stays
-//! fixed after (README, "Fuzzing").
+//! fixed after (docs/developing.md, "Fuzzing").
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};

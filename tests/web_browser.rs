@@ -18,7 +18,7 @@ use common::{TestServer, BACK_OUT, TO_THE_GOLD};
 
 /// How long the test waits for the page to show a change. The page itself looks
 /// every 250 ms; the time each change took is printed, not asserted (timings stay out
-/// of tests: BENCHMARKS.md).
+/// of tests: docs/BENCHMARKS.md).
 const WAIT: Duration = Duration::from_secs(5);
 
 /// A pause in a recording, long enough to press the player's pause button inside it.

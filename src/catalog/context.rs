@@ -17,7 +17,7 @@ pub struct Context {
 
 impl Context {
     /// The same levels, with saved games read from and written to `saves_dir`: each
-    /// player's saves are their own (README, "Saved games").
+    /// player's saves are their own (docs/playing.md, "Scores, recordings and resume").
     pub fn with_saves_in(&self, saves_dir: PathBuf) -> Context {
         Context {
             levels: self.levels.clone(),

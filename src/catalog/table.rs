@@ -3,7 +3,7 @@
 //!
 //! The lobby, `help`, `levels`, `arcade play` and `arcade loadtest` all read this
 //! table and nothing else, so every game behaves alike and adding one means a module
-//! under `src/games/` and one row in [`GAMES`] (README, "Adding a game"): a file
+//! under `src/games/` and one row in [`GAMES`] (docs/developing.md, "Adding a game"): a file
 //! beside this one, as `sokoban.rs` is Sokoban's row.
 //!
 //! What a row holds is [`GameKind`]; the context games start in is [`Context`]. Both

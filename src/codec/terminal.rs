@@ -4,7 +4,7 @@
 //! keys in, bytes to send out.
 //!
 //! Nothing here is used unless the player asks: `nc`, scripts and line-mode telnet see
-//! the protocol of sections 1 to 6 byte for byte. Rules (README, "Terminals"):
+//! the protocol of sections 1 to 6 byte for byte. Rules (docs/playing.md, "Terminals"):
 //! - With keys on, the client sends each key as typed and the server echoes and edits:
 //!   backspace and delete erase a character, Ctrl-U the line, Ctrl-W a word, Enter (CR
 //!   LF, CR NUL or LF) sends the line, Ctrl-C (or telnet's `IP`) abandons it. Other

@@ -10,7 +10,7 @@
 //! [`crate::net::tty`] the terminal state a session keeps.
 //!
 //! What a command costs matters with thousands of mostly idle players, so three things
-//! are kept from the hand-written future of earlier rounds (BENCHMARKS.md compares the
+//! are kept from the hand-written future of earlier rounds (docs/BENCHMARKS.md compares the
 //! two shapes):
 //! - a read goes into a buffer on the stack, which is hot, and the codec keeps the
 //!   only thing that must outlive it (an unfinished line);

@@ -7,7 +7,7 @@
 //! sends once it has let go of the lock. Times come in as arguments, so the rules are
 //! tested without a clock.
 //!
-//! Choices where the spec is silent (README, "Races"):
+//! Choices where the spec is silent (docs/decisions.md, "Races"):
 //! - The host races too, except an admin's `race ... all` (a teacher opens it for the
 //!   class); before the start a host who leaves hands the race to the first who
 //!   joined, and a race nobody is left in closes.

@@ -47,7 +47,7 @@ pub(crate) async fn verify_loop(store: Store, contexts: Contexts, verify: Arc<No
     let mut last_report = Instant::now();
     loop {
         // The levels of now: a result is checked against the files its game started
-        // with unless they were reloaded in between (README, "Races and teachers").
+        // with unless they were reloaded in between (docs/teaching.md, "Levels without a restart").
         match verify_pending(&store, &contexts.current()).await {
             Ok((count, spent)) => {
                 checked += count;

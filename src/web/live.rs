@@ -38,7 +38,7 @@ use crate::races::rules::how_far;
 
 /// How often the table is looked at while someone follows it: a change shows within
 /// this (and the browser's own delay), inside a second. Every look at a busy server
-/// sends the table to every browser, so not more often (BENCHMARKS.md, row 11).
+/// sends the table to every browser, so not more often (docs/BENCHMARKS.md, row 11).
 const TICK: Duration = Duration::from_millis(500);
 
 /// The rows the table shows at most (sorted by name); the page says how many more
@@ -58,7 +58,7 @@ pub struct Live {
 
 /// Browsers are sent a change in [`STAGGER_GROUPS`] groups, [`STAGGER`] apart, rather
 /// than all at once: fifty browsers woken together queue the sessions' own work behind
-/// fifty writes (BENCHMARKS.md, row 11). A change still shows within a second.
+/// fifty writes (docs/BENCHMARKS.md, row 11). A change still shows within a second.
 const STAGGER: Duration = Duration::from_millis(20);
 const STAGGER_GROUPS: u64 = 10;
 
