@@ -124,7 +124,7 @@ PG_SECONDS=${PG_SECONDS:-10}
 # Row 9's server log: warnings, and the recorder's reports (src/recorder.rs logs them
 # at info). Not info for everything: a line per game or per session in the measured
 # window would cost the server what no other row pays.
-RESTART_LOG=${RESTART_LOG:-warn,arcade::recorder=info}
+RESTART_LOG=${RESTART_LOG:-warn,arcade::recorder=info,arcade::records=info}
 # Ports below the ephemeral range (32768-60999 here), so that no client socket of an
 # earlier run can hold them.
 PORT_ARCADE=${PORT_ARCADE:-24100}
