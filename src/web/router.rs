@@ -1,0 +1,98 @@
+//! Which handler answers which path, the headers every answer carries, and the
+//! page's assets (its stylesheet and scripts, compiled into the binary).
+
+use axum::extract::Path;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+
+use super::html::message;
+use super::state::Shared;
+use super::{auth, csv, events, forms, health, pages, recordings, top};
+
+/// The page's assets, compiled in: name, media type, content.
+const ASSETS: &[(&str, &str, &str)] = &[
+    (
+        "style.css",
+        "text/css; charset=utf-8",
+        include_str!("assets/style.css"),
+    ),
+    (
+        "live.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/live.js"),
+    ),
+    (
+        "watch.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/watch.js"),
+    ),
+    (
+        "player.js",
+        "text/javascript; charset=utf-8",
+        include_str!("assets/player.js"),
+    ),
+];
+
+/// Every page refuses scripts, styles and frames from anywhere else: text a player
+/// typed can never run in a teacher's browser, and no other site can frame the admin's
+/// forms.
+const SECURITY_POLICY: &str =
+    "default-src 'self'; script-src 'self'; style-src 'self'; frame-ancestors 'none'; form-action 'self'";
+
+/// The page's routes, over `web`.
+pub fn router(web: Shared) -> Router {
+    Router::new()
+        .route("/", get(pages::live))
+        .route("/events", get(events::sessions))
+        .route("/watch/{name}", get(pages::watch))
+        .route("/watch/{name}/events", get(events::board))
+        .route("/top", get(top::boards))
+        .route("/top/{game}/{*level}", get(top::top))
+        .route("/results.csv", get(csv::results))
+        .route("/recordings/{id}", get(recordings::recording))
+        .route("/metrics", get(health::metrics))
+        .route("/healthz", get(health::healthz))
+        .route("/login", get(auth::login_page).post(auth::log_in))
+        .route("/logout", post(auth::log_out))
+        .route("/admin/broadcast", post(forms::broadcast))
+        .route("/admin/kick", post(forms::kick))
+        .route("/assets/{name}", get(asset))
+        .fallback(not_found)
+        .layer(axum::middleware::map_response(secure))
+        .with_state(web)
+}
+
+/// The headers every answer carries.
+async fn secure(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(SECURITY_POLICY),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("same-origin"),
+    );
+    response
+}
+
+/// `GET /assets/NAME`: one of [`ASSETS`].
+async fn asset(Path(name): Path<String>) -> Response {
+    match ASSETS.iter().find(|(asset, _, _)| *asset == name) {
+        Some((_, media_type, content)) => {
+            ([(header::CONTENT_TYPE, *media_type)], *content).into_response()
+        }
+        None => not_found().await,
+    }
+}
+
+/// Any other path.
+async fn not_found() -> Response {
+    message(StatusCode::NOT_FOUND, "Not found", "There is no such page.")
+}
