@@ -547,13 +547,25 @@ async fn a_number_taken_over_is_not_renewed_by_its_old_instance() {
     let url: DbUrl = text.parse().unwrap();
     let old = Store::open(&url).await.unwrap();
     let sql = sqlx::PgPool::connect(&text).await.unwrap();
-    // As if the old instance's heartbeat had stopped long ago.
-    sqlx::query("UPDATE instances SET heartbeat_at = 1 WHERE id = $1")
-        .bind(old.instance())
-        .execute(&sql)
-        .await
-        .unwrap();
-    let new = Store::open(&url).await.unwrap();
+    // As if the old instance's heartbeat had stopped long ago. The old instance's
+    // next heartbeat (every second) renews its claim if it comes between this and
+    // the new instance's claim: then the new one takes another number, and the
+    // takeover is tried again.
+    let mut new = None;
+    for _ in 0..10 {
+        sqlx::query("UPDATE instances SET heartbeat_at = 1 WHERE id = $1")
+            .bind(old.instance())
+            .execute(&sql)
+            .await
+            .unwrap();
+        let opened = Store::open(&url).await.unwrap();
+        if opened.instance() == old.instance() {
+            new = Some(opened);
+            break;
+        }
+        opened.close().await;
+    }
+    let new = new.expect("a stale instance's number is taken over by the next instance");
     assert_eq!(new.instance(), old.instance());
     let claim = "SELECT started_at, heartbeat_at FROM instances WHERE id = $1";
     let (claimed, _): (i64, i64) = sqlx::query_as(claim)
