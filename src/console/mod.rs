@@ -263,6 +263,21 @@ impl Console {
     }
 
     /// `text`, then the prompt of wherever the player is now.
+    /// What a player command on the seat answers (nothing for a console without
+    /// one: `arcade play`).
+    fn seat_reply(&mut self, ask: impl FnOnce(&mut Seat) -> seat::Reply) -> Outcome {
+        let Some(seat) = &mut self.seat else {
+            return self.say(String::new());
+        };
+        let reply = ask(seat);
+        self.social_reply(reply)
+    }
+
+    /// What a player command on the seat says.
+    fn seat_says(&mut self, ask: impl FnOnce(&mut Seat) -> String) -> Outcome {
+        self.seat_reply(|seat| seat::Reply::Say(ask(seat)))
+    }
+
     fn say(&self, mut text: String) -> Outcome {
         text.push_str(self.prompt());
         Outcome::Send(text)

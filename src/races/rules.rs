@@ -540,37 +540,6 @@ mod tests {
     use crate::games::Outcome;
     use crate::games::Tiles;
 
-    #[test]
-    fn each_game_says_how_far_it_got() {
-        let sokoban = Progress {
-            moves: 12,
-            placed: Some((2, 4)),
-            ..Progress::default()
-        };
-        assert_eq!(how_far(&sokoban), "2/4 boxes, 12 moves");
-        let solved = Progress {
-            ended: Some(Outcome::Solved),
-            ..sokoban
-        };
-        assert_eq!(how_far(&solved), "solved, 12 moves");
-        let tiles = Progress {
-            moves: 40,
-            tiles: Some(Tiles {
-                score: 1024,
-                largest: 128,
-                win: 2048,
-            }),
-            ..Progress::default()
-        };
-        assert_eq!(how_far(&tiles), "score 1024, tile 128, 40 moves");
-        let wumpus = Progress {
-            moves: 8,
-            gold: Some(true),
-            ..Progress::default()
-        };
-        assert_eq!(how_far(&wumpus), "has the gold, 8 actions");
-    }
-
     /// A racer's inbox in these tests: the lines it got.
     #[derive(Debug, Clone, Default)]
     struct Lines(Arc<std::sync::Mutex<Vec<String>>>);

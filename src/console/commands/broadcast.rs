@@ -2,7 +2,6 @@
 
 use super::{Args, CommandSpec, Help, Place};
 use crate::console::{Console, Outcome};
-use crate::seat;
 
 /// `broadcast`.
 pub const COMMAND: CommandSpec = CommandSpec {
@@ -14,9 +13,5 @@ pub const COMMAND: CommandSpec = CommandSpec {
 };
 
 fn run(console: &mut Console, args: Args<'_>) -> Outcome {
-    let Some(seat) = &mut console.seat else {
-        return console.say(String::new());
-    };
-    let reply = seat::Reply::Say(seat.broadcast(args.text()));
-    console.social_reply(reply)
+    console.seat_says(|seat| seat.broadcast(args.text()))
 }

@@ -2,7 +2,6 @@
 
 use super::{Args, CommandSpec, Help, Place};
 use crate::console::{Console, Outcome};
-use crate::seat;
 
 /// `kick`.
 pub const COMMAND: CommandSpec = CommandSpec {
@@ -19,12 +18,8 @@ fn parse(args: Args<'_>) -> (Option<&str>, &str) {
 }
 
 fn run(console: &mut Console, args: Args<'_>) -> Outcome {
-    let Some(seat) = &mut console.seat else {
-        return console.say(String::new());
-    };
     let (name, why) = parse(args);
-    let reply = seat::Reply::Say(seat.kick(name, why));
-    console.social_reply(reply)
+    console.seat_says(|seat| seat.kick(name, why))
 }
 
 #[cfg(test)]

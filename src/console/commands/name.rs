@@ -15,9 +15,5 @@ pub const COMMAND: CommandSpec = CommandSpec {
 };
 
 fn run(console: &mut Console, args: Args<'_>) -> Outcome {
-    let Some(seat) = &mut console.seat else {
-        return console.say(String::new());
-    };
-    let reply = seat.name_command(args.word(0));
-    console.social_reply(reply)
+    console.seat_reply(|seat| seat.name_command(args.word(0)))
 }

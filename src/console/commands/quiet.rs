@@ -13,9 +13,5 @@ pub const COMMAND: CommandSpec = CommandSpec {
 };
 
 fn run(console: &mut Console, _: Args<'_>) -> Outcome {
-    let Some(seat) = &mut console.seat else {
-        return console.say(String::new());
-    };
-    let reply = seat.set(Some("chat"), Some("off"), false);
-    console.social_reply(reply)
+    console.seat_reply(|seat| seat.set(Some("chat"), Some("off"), false))
 }

@@ -2,7 +2,6 @@
 
 use super::{Args, CommandSpec, Help, Place};
 use crate::console::{Console, Outcome};
-use crate::seat;
 
 /// `races`.
 pub const COMMAND: CommandSpec = CommandSpec {
@@ -15,9 +14,5 @@ pub const COMMAND: CommandSpec = CommandSpec {
 };
 
 fn run(console: &mut Console, _: Args<'_>) -> Outcome {
-    let Some(seat) = &mut console.seat else {
-        return console.say(String::new());
-    };
-    let reply = seat::Reply::Say(seat.races());
-    console.social_reply(reply)
+    console.seat_says(|seat| seat.races())
 }

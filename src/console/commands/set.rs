@@ -23,12 +23,8 @@ fn parse(args: Args<'_>) -> (Option<&str>, Option<&str>, bool) {
 }
 
 fn run(console: &mut Console, args: Args<'_>) -> Outcome {
-    let Some(seat) = &mut console.seat else {
-        return console.say(String::new());
-    };
     let (option, value, extra) = parse(args);
-    let reply = seat.set(option, value, extra);
-    console.social_reply(reply)
+    console.seat_reply(|seat| seat.set(option, value, extra))
 }
 
 #[cfg(test)]

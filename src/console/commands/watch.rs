@@ -24,12 +24,8 @@ fn parse(args: Args<'_>) -> (Option<&str>, Option<&str>) {
 }
 
 fn run(console: &mut Console, args: Args<'_>) -> Outcome {
-    let Some(seat) = &mut console.seat else {
-        return console.say(String::new());
-    };
     let (name, race) = parse(args);
-    let reply = seat.watch(name, race);
-    console.social_reply(reply)
+    console.seat_reply(|seat| seat.watch(name, race))
 }
 
 #[cfg(test)]
