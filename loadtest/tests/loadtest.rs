@@ -2,6 +2,8 @@
 //! server inside the test, which must report no failures. No timing is asserted: the
 //! numbers belong to the benchmark (bench/run.sh), not to `cargo test`.
 
+#[allow(dead_code)] // the load tester uses only the start and the stop
+#[path = "../../tests/common/test_server.rs"]
 mod support;
 
 use std::net::SocketAddr;

@@ -7,6 +7,9 @@
 pub mod browser;
 pub mod cluster;
 pub mod postgres;
+pub mod test_server;
+
+pub use test_server::{TestServer, TIMEOUT};
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
@@ -14,11 +17,6 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
-
-use arcade::players::registry::Registry;
-use arcade::server::{self, Options};
 
 /// `../shared/data/levels`, the public collections beside the repository. Without it
 /// a test says `skipped: ...` and passes, except under `CI=true`, where it fails: CI
@@ -105,82 +103,6 @@ pub fn resident_bytes(pid: u32) -> u64 {
         .and_then(|number| number.parse().ok())
         .expect("VmRSS");
     kib * 1024
-}
-
-/// How long a client waits for an expected reply before the test fails.
-pub const TIMEOUT: Duration = Duration::from_secs(10);
-
-/// A server running inside the test on 127.0.0.1, port 0.
-pub struct TestServer {
-    pub addr: SocketAddr,
-    /// The web page's address, when the options have an `http_port`.
-    pub web_addr: Option<SocketAddr>,
-    /// The server's sessions, to reach them as the rest of the server would.
-    pub registry: Registry,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<Result<(), server::StartError>>>,
-    data: tempfile::TempDir,
-}
-
-impl TestServer {
-    /// Built-in levels, a temporary data directory, default limits.
-    pub async fn start() -> TestServer {
-        TestServer::start_with(Options::default()).await
-    }
-
-    /// The given options, except that it listens on 127.0.0.1:0 and, unless the options
-    /// name a data directory other than the default, writes to a temporary one.
-    pub async fn start_with(mut options: Options) -> TestServer {
-        let data = tempfile::tempdir().expect("temporary data directory");
-        if options.data_dir == Options::default().data_dir {
-            options.data_dir = data.path().to_path_buf();
-        }
-        let listener = server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).expect("bind");
-        let addr = listener.local_addr().expect("local address");
-        // The web page, when the options ask for it: on a free port of its own.
-        let web = options.http_port.map(|_| {
-            server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).expect("bind the web page")
-        });
-        let web_addr = web
-            .as_ref()
-            .map(|web| web.local_addr().expect("web page's address"));
-        let (stop, stopped) = oneshot::channel::<()>();
-        let registry = Registry::new();
-        let task = tokio::spawn(server::run_with(
-            listener,
-            web,
-            options,
-            registry.clone(),
-            stopped,
-        ));
-        TestServer {
-            addr,
-            web_addr,
-            registry,
-            stop: Some(stop),
-            task: Some(task),
-            data,
-        }
-    }
-
-    /// Where this server saves games.
-    pub fn data_dir(&self) -> &Path {
-        self.data.path()
-    }
-
-    /// Stop the server as Ctrl-C would and wait until it has finished.
-    pub async fn shutdown(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(task) = self.task.take() {
-            tokio::time::timeout(TIMEOUT, task)
-                .await
-                .expect("server stops in time")
-                .expect("server task does not panic")
-                .expect("server started");
-        }
-    }
 }
 
 /// A client that keeps what it has received but not yet consumed.

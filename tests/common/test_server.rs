@@ -1,8 +1,10 @@
-//! The server the load tester's tests run against: arcade's own, started inside the
-//! test on 127.0.0.1 and port 0 (the same as arcade's tests/common `TestServer`, of
-//! which this crate needs only the start and the stop).
+//! A server running inside the test on 127.0.0.1 and port 0, with a temporary data
+//! directory: arcade's tests and the load tester's (which include this file by path,
+//! since tests/common's other helpers need programs and crates the load tester's tests
+//! do not).
 
 use std::net::{Ipv4Addr, SocketAddr};
+use std::path::Path;
 use std::time::Duration;
 
 use tokio::sync::oneshot;
@@ -11,16 +13,19 @@ use tokio::task::JoinHandle;
 use arcade::players::registry::Registry;
 use arcade::server::{self, Options};
 
-/// How long the server may take to stop before the test fails.
-const TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a client waits for an expected reply before the test fails.
+pub const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A server running inside the test on 127.0.0.1, port 0.
 pub struct TestServer {
     pub addr: SocketAddr,
+    /// The web page's address, when the options have an `http_port`.
+    pub web_addr: Option<SocketAddr>,
+    /// The server's sessions, to reach them as the rest of the server would.
+    pub registry: Registry,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<Result<(), server::StartError>>>,
-    /// Removed when the server is dropped.
-    _data: tempfile::TempDir,
+    data: tempfile::TempDir,
 }
 
 impl TestServer {
@@ -38,20 +43,35 @@ impl TestServer {
         }
         let listener = server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).expect("bind");
         let addr = listener.local_addr().expect("local address");
+        // The web page, when the options ask for it: on a free port of its own.
+        let web = options.http_port.map(|_| {
+            server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).expect("bind the web page")
+        });
+        let web_addr = web
+            .as_ref()
+            .map(|web| web.local_addr().expect("web page's address"));
         let (stop, stopped) = oneshot::channel::<()>();
+        let registry = Registry::new();
         let task = tokio::spawn(server::run_with(
             listener,
-            None,
+            web,
             options,
-            Registry::new(),
+            registry.clone(),
             stopped,
         ));
         TestServer {
             addr,
+            web_addr,
+            registry,
             stop: Some(stop),
             task: Some(task),
-            _data: data,
+            data,
         }
+    }
+
+    /// Where this server saves games.
+    pub fn data_dir(&self) -> &Path {
+        self.data.path()
     }
 
     /// Stop the server as Ctrl-C would and wait until it has finished.
