@@ -312,6 +312,24 @@ mod tests {
         let text = serde_json::to_string(&RaceOp::Progress(progress)).unwrap();
         let back: RaceOp = serde_json::from_str(&text).unwrap();
         assert!(matches!(back, RaceOp::Progress(read) if read == progress));
+        // What instances before the derive sent and read: outcomes as words, tiles as
+        // [score, largest, win].
+        assert!(text.contains(r#""ended":"solved""#), "{text}");
+        let old = r#"{"Progress":{"moves":3,"placed":null,"tiles":[1024,128,2048],"gold":null,"ended":"won"}}"#;
+        let read: RaceOp = serde_json::from_str(old).unwrap();
+        assert!(matches!(
+            read,
+            RaceOp::Progress(Progress {
+                moves: 3,
+                tiles: Some(crate::games::Tiles {
+                    score: 1024,
+                    largest: 128,
+                    win: 2048
+                }),
+                ended: Some(crate::games::Outcome::Won),
+                ..
+            })
+        ));
     }
 
     #[test]

@@ -115,6 +115,8 @@ impl Finish {
 
 /// How a game ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+// On the bus as its word (`solved`), as instances before the derive sent it.
+#[serde(rename_all = "lowercase")]
 pub enum Outcome {
     /// A Sokoban or Star Pusher level solved.
     Solved,
@@ -171,6 +173,8 @@ pub struct Progress {
 
 /// 2048's part of [`Progress`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+// On the bus as `[score, largest, win]`, as instances before the derive sent it.
+#[serde(from = "(u64, u64, u64)", into = "(u64, u64, u64)")]
 pub struct Tiles {
     /// The score.
     pub score: u64,
@@ -178,6 +182,22 @@ pub struct Tiles {
     pub largest: u64,
     /// The tile that wins.
     pub win: u64,
+}
+
+impl From<(u64, u64, u64)> for Tiles {
+    fn from((score, largest, win): (u64, u64, u64)) -> Tiles {
+        Tiles {
+            score,
+            largest,
+            win,
+        }
+    }
+}
+
+impl From<Tiles> for (u64, u64, u64) {
+    fn from(tiles: Tiles) -> (u64, u64, u64) {
+        (tiles.score, tiles.largest, tiles.win)
+    }
 }
 
 /// What a session remembers between games, such as 2048's best score. Each game keeps

@@ -2,7 +2,7 @@
 //! from the store page by page so that a year of a school's results never sits in
 //! memory at once.
 
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::UNIX_EPOCH;
 
 use axum::body::Body;
 use axum::extract::{Query, State};
@@ -104,13 +104,6 @@ pub fn parse_since(text: &str) -> Option<i64> {
     i64::try_from(since.as_millis()).ok()
 }
 
-/// A Unix time in milliseconds as `2026-11-23T14:05:09Z`.
-fn rfc3339(ms: i64) -> String {
-    let ms = u64::try_from(ms).unwrap_or(0);
-    let time = UNIX_EPOCH + Duration::from_millis(ms);
-    humantime::format_rfc3339_seconds(time).to_string()
-}
-
 fn csv_row(row: &Graded) -> String {
     let seconds = format!("{:.1}", row.duration_ms as f64 / 1000.0);
     csv_line(&[
@@ -122,7 +115,7 @@ fn csv_row(row: &Graded) -> String {
         &row.pushes.to_string(),
         &row.score.to_string(),
         &seconds,
-        &rfc3339(row.finished_at),
+        &crate::text::rfc3339(row.finished_at),
     ])
 }
 
@@ -160,7 +153,7 @@ mod tests {
         assert_eq!(parse_since("1970-01-01 00:01:00"), Some(60_000));
         assert_eq!(parse_since("yesterday"), None);
         assert_eq!(parse_since("2026-13-01"), None);
-        assert_eq!(rfc3339(86_400_000), "1970-01-02T00:00:00Z");
+        assert_eq!(crate::text::rfc3339(86_400_000), "1970-01-02T00:00:00Z");
     }
 
     #[test]
