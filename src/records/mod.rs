@@ -6,3 +6,6 @@ pub mod recording;
 pub mod scores;
 pub mod verifier;
 pub mod writer;
+
+/// How often the writer and the verifier log what they did (when they did anything).
+const REPORT_EVERY: std::time::Duration = std::time::Duration::from_secs(10);

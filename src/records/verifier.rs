@@ -4,6 +4,7 @@
 //! logged and the result kept out. With several instances on one PostgreSQL each runs
 //! a verifier: a result's first mark stands ([`Store::set_verified`]).
 
+use super::REPORT_EVERY;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -15,9 +16,6 @@ use crate::store::{Pending, Store, StoreError};
 
 /// Results checked per round trip to the database and to a blocking thread.
 const VERIFY_BATCH: u32 = 200;
-
-/// How often the verifier logs what it checked (when it checked anything).
-const REPORT_EVERY: Duration = Duration::from_secs(10);
 
 /// Whether replaying `recording` reaches the result `pending` says it did.
 pub fn check(recording: &Recording, pending: &Pending, context: &Context) -> Result<(), String> {

@@ -5,6 +5,7 @@
 //! input piles up, and at the end. A failed write (disk full, file locked) is logged
 //! and retried with the batch kept in memory, so the sessions go on playing.
 
+use super::REPORT_EVERY;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -23,9 +24,6 @@ const MAX_BATCH: usize = 20_000;
 /// Input bytes that make the writer write at once, however recent: a client typing
 /// at full speed does not pile up a second of input in memory.
 const MAX_BATCH_BYTES: usize = 256 * 1024;
-
-/// How often the recorder logs what it did (when it did anything).
-const REPORT_EVERY: Duration = Duration::from_secs(10);
 
 /// What goes to the writer.
 pub(crate) enum Note {
@@ -143,7 +141,7 @@ pub(crate) async fn write_loop(
     }
 }
 
-/// What the writer logs every [`REPORT_EVERY`].
+/// What the writer logs every [`super::REPORT_EVERY`].
 struct Report {
     since: Instant,
     written: u64,
