@@ -21,7 +21,7 @@ use maud::html;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use super::html::{layout, message, page};
+use super::html::{layout, message, page, store_down};
 use super::listener::Peer;
 use super::logins::{Admin, COOKIE};
 use super::state::Shared;
@@ -191,14 +191,7 @@ pub async fn log_in(
     }
     let account = match services.store.account(&name.key()).await {
         Ok(account) => account,
-        Err(error) => {
-            tracing::error!(%error, "web login: cannot read accounts");
-            return message(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Try again",
-                "The database does not answer; try again in a moment.",
-            );
-        }
+        Err(error) => return store_down(&error),
     };
     let Some(account) = account else {
         return login(None, Some(WRONG), StatusCode::UNAUTHORIZED);

@@ -38,18 +38,24 @@ async fn find(web: &Web, id: &str) -> Result<(i64, Listed, Recording), Response>
     }
 }
 
+/// `PLAYER playing GAME ARGS`: the recording's title on its page and in its file.
+fn title(listed: &Listed) -> String {
+    let title = format!("{} playing {} {}", listed.player, listed.game, listed.args);
+    title.trim_end().to_string()
+}
+
 /// `GET /recordings/ID`: the recording played in the browser.
 async fn player(web: &Web, admin: Option<&Admin>, id: &str) -> Response {
     let (id, listed, _) = match find(web, id).await {
         Ok(found) => found,
         Err(refusal) => return refusal,
     };
-    let title = format!("{} playing {} {}", listed.player, listed.game, listed.args);
+    let title = title(&listed);
     let cast = format!("/recordings/{id}.cast");
     let body = html! {
         h1 { "Recording " (id) }
         p {
-            (title.trim_end()) ", " (scores::date(listed.started_at)) ", "
+            (title) ", " (scores::date(listed.started_at)) ", "
             (listed.inputs) " lines."
         }
         div id="player" data-cast=(cast)
@@ -88,15 +94,10 @@ async fn cast(web: &Web, id: &str) -> Response {
         Err(refusal) => return refusal,
     };
     let context = web.services.contexts.current();
-    let title = format!("{} playing {} {}", listed.player, listed.game, listed.args);
+    let title = title(&listed);
     // Replaying is the games' work, not the event loop's.
     let cast = tokio::task::spawn_blocking(move || {
-        recording::asciicast(
-            &recording,
-            title.trim_end(),
-            listed.started_at / 1000,
-            &context,
-        )
+        recording::asciicast(&recording, &title, listed.started_at / 1000, &context)
     })
     .await;
     match cast {
