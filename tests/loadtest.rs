@@ -71,6 +71,12 @@ fn help_is_the_load_testers() {
     if !beside.is_file() {
         // `cargo test -p arcade` builds only the server; `cargo test` at the root
         // builds both packages.
+        // CI runs the README's `cargo test --all-targets` at the root: it must be there.
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{} is not built (cargo test at the workspace's root builds it)",
+            beside.display()
+        );
         eprintln!("skipped: {} is not built", beside.display());
         return;
     }
