@@ -29,7 +29,7 @@ use crate::games::starpusher::{self, xsb, StarPusher};
 use crate::games::world::{Level, World};
 use crate::games::wumpus::{self, Cave, Wumpus};
 use crate::games::{twenty48, Game, Memory, Reply, Status, PROMPT};
-use crate::players::accounts::LoginThrottle;
+use crate::players::throttle::LoginThrottle;
 use crate::players::inbox::Inbox;
 use crate::players::registry::{Registration, Registry};
 use crate::seat::{Seat, Services};

@@ -23,6 +23,7 @@ use crate::catalog::table::{Context, Contexts};
 use crate::net::idle::Timeouts;
 use crate::net::listener::{Gate, Listener, Shared};
 use crate::net::shutdown::ShutdownSignal;
+use crate::players::accounts::PlayerName;
 use crate::players::registry::Registry;
 use crate::seat::Services;
 use crate::store::{DbUrl, Store, StoreError};
@@ -214,6 +215,12 @@ pub enum StartError {
     /// The bus cannot be used.
     #[error("{0}")]
     Bus(#[from] crate::cluster::bus::BusError),
+    /// Another server uses the data directory.
+    #[error("{0}")]
+    Locked(#[from] crate::data_dir::LockError),
+    /// An `--admin` name is no possible name.
+    #[error("--admin: {0}")]
+    BadAdmin(#[from] crate::admin::AccountError),
     /// `--bus` without a store the instances share.
     #[error("--bus needs --db postgres://...: the instances on one bus must share their players' accounts and games")]
     BusWithoutSharedStore,
@@ -245,7 +252,15 @@ pub async fn run_with(
     registry: Registry,
     shutdown: impl Future,
 ) -> Result<(), StartError> {
+    let admins = options
+        .admin
+        .iter()
+        .map(|name| crate::admin::parse_name(name))
+        .collect::<Result<Vec<_>, _>>()?;
     let levels = prepare(options.levels.clone(), options.data_dir.clone()).await?;
+    // Held until the server returns: a second server on this directory refuses to start.
+    let lock = crate::data_dir::DataDirLock::take(&options.data_dir)?;
+    info!(lock = %lock.path().display(), "data directory locked");
     let url = options
         .db
         .clone()
@@ -262,10 +277,10 @@ pub async fn run_with(
         store.clone(),
         contexts.clone(),
         options.keep_recordings,
-        crate::players::accounts::LoginThrottle::new(),
+        crate::players::throttle::LoginThrottle::new(),
     )
     .await?
-    .with_admins(options.admin.iter().map(String::as_str))
+    .with_admins(admins.iter().map(PlayerName::as_str))
     .with_web(web.is_some());
     let bus = match &options.bus {
         Some(bus_url) => {
@@ -286,8 +301,10 @@ pub async fn run_with(
         None => None,
     };
     let services = services.with_bus(bus.clone());
-    if !options.admin.is_empty() {
-        info!(admins = %options.admin.join(", "), "admins (once logged in with their password)");
+    if !admins.is_empty() {
+        let names: Vec<&str> = admins.iter().map(PlayerName::as_str).collect();
+        info!(admins = %names.join(", "), "admins (once logged in with their password)");
+        warn_of_admins_without_password(&store, &admins, &options).await;
     }
     let reloads = tokio::spawn(reload_on_hangup(contexts));
     let recorder = services.recorder.clone();
@@ -378,12 +395,32 @@ pub async fn run_with(
         warn!("recordings not written at shutdown: the database does not answer");
     }
     store.close().await;
+    // Only now may another server take the data directory.
+    drop(lock);
     Ok(())
 }
 
 /// Whether the server can write in `data_dir`: a temporary file made and removed. A
 /// directory that exists but is not ours (a host folder mounted into a container) is
 /// found at start, with how to fix it, not at the first save.
+/// Say in the log how to set the password of each admin who has none yet: until it is
+/// set, nobody can log in with that name.
+async fn warn_of_admins_without_password(store: &Store, admins: &[PlayerName], options: &Options) {
+    let place = match &options.db {
+        Some(_) => String::from("--db \"$ARCADE_DB\""),
+        None => format!("--data-dir {}", options.data_dir.display()),
+    };
+    for admin in admins {
+        if let Ok(None) = store.account(&admin.key()).await {
+            warn!(
+                admin = %admin,
+                "the admin {admin} has no password yet, so nobody can log in with that name: \
+                 set it with `arcade admin set-password {admin} {place}`"
+            );
+        }
+    }
+}
+
 fn check_writable(data_dir: &std::path::Path) -> Result<(), StartError> {
     match tempfile::Builder::new()
         .prefix(".arcade-write-check")

@@ -3,6 +3,7 @@
 
 pub mod accounts;
 pub mod ghosts;
+pub mod hashing;
 pub mod ids;
 pub mod inbox;
 pub mod listing;
@@ -10,3 +11,4 @@ pub mod place;
 pub mod presence;
 pub mod race_desk;
 pub mod registry;
+pub mod throttle;

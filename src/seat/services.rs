@@ -8,7 +8,9 @@ use std::time::Duration;
 use crate::catalog::table::Contexts;
 use crate::cluster::bus::Bus;
 use crate::metrics::Metrics;
-use crate::players::accounts::{clean_text, LoginThrottle, PlayerName};
+use crate::players::accounts::{clean_text, PlayerName};
+use crate::players::hashing::Hasher;
+use crate::players::throttle::LoginThrottle;
 use crate::players::inbox::Message;
 use crate::players::registry::Registry;
 use crate::records::recorder::Recorder;
@@ -28,8 +30,10 @@ pub struct Services {
     pub registry: Registry,
     /// Accounts.
     pub store: Store,
-    /// Slows down password guessing.
+    /// Limits password guessing and registrations.
     pub throttle: Arc<LoginThrottle>,
+    /// Hashes and checks passwords, a bounded few at a time.
+    pub hasher: Hasher,
     /// Records every game.
     pub recorder: Recorder,
     /// The levels and data directory new games start with (`reload` replaces them).
@@ -66,6 +70,7 @@ impl Services {
             registry,
             store,
             throttle: Arc::new(throttle),
+            hasher: Hasher::default(),
             recorder,
             contexts,
             admins: Arc::new(HashSet::new()),
