@@ -108,8 +108,12 @@ impl Console {
                     if let Some(text) = seat.stop_watching() {
                         before.push_str(&text);
                     }
-                    if seat.cancel_secret() {
-                        before.push_str("(The race started: type your password again later.)\n");
+                    // A password being typed is never cancelled: the next line would
+                    // go to the game, to its watchers and into its recording.
+                    if seat.asks_secret() {
+                        before.push_str(
+                            "(The race started: finish typing your password, then play.)\n",
+                        );
                     }
                     seat.racing(race);
                     reply.text = format!("{before}Race {race}: go!\n{}", reply.text);

@@ -65,6 +65,18 @@ impl Seat {
         Reply::Say(String::new())
     }
 
+    /// `unregister NAME` (admins, checked by the command table): delete the account, so
+    /// that the name is free; its results and recordings stay.
+    pub fn unregister(&mut self, name: Option<&str>) -> Reply {
+        let Some(name) = name else {
+            return Reply::Say(String::from("Usage: unregister NAME\n"));
+        };
+        match PlayerName::parse(name) {
+            Ok(name) => Reply::Work(Work::Unregister { name }),
+            Err(error) => Reply::Say(format!("{error}\n")),
+        }
+    }
+
     /// The line typed while a secret was asked for.
     pub fn secret(&mut self, line: &str) -> Reply {
         match self.take_secret(line) {
@@ -190,6 +202,14 @@ impl Seat {
                 format!("Cannot register now: {error}.\n")
             }
             Found::SettingsSaved { text } => text,
+            Found::Unregistered { name, deleted } => match deleted {
+                Ok(true) => {
+                    tracing::info!(admin = %self.name, unregistered = %name, "unregister");
+                    format!("{name} is unregistered: the name is free again.\n")
+                }
+                Ok(false) => format!("{name} is not registered.\n"),
+                Err(error) => format!("Cannot unregister now: {error}.\n"),
+            },
         }
     }
 
@@ -212,10 +232,5 @@ impl Seat {
     /// The unfinished game is being played again.
     pub fn resumed(&mut self) {
         self.unfinished = None;
-    }
-
-    /// Stop asking for a secret (a race started meanwhile): whether one was asked.
-    pub fn cancel_secret(&mut self) -> bool {
-        self.asking.take().is_some()
     }
 }

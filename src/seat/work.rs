@@ -46,6 +46,11 @@ pub enum Work {
         /// The settings to keep.
         settings: Settings,
     },
+    /// Delete `name`'s account (an admin's `unregister`).
+    Unregister {
+        /// The name.
+        name: PlayerName,
+    },
     /// Keep a registered player's settings, then say `text`.
     SaveSettings {
         /// The name.
@@ -81,6 +86,13 @@ pub enum Found {
     LoginRefused(String),
     /// How registering went.
     Registered(Result<Registered, RegisterFailed>),
+    /// Whether the account was there and is deleted.
+    Unregistered {
+        /// The name.
+        name: PlayerName,
+        /// Whether there was one.
+        deleted: Result<bool, String>,
+    },
     /// The settings are kept (or could not be).
     SettingsSaved {
         /// What to say.
@@ -167,6 +179,14 @@ impl Work {
                     .map_err(|error| RegisterFailed::Store(store_failed(&error)));
                 Found::Registered(result)
             }
+            Work::Unregister { name } => Found::Unregistered {
+                deleted: services
+                    .store
+                    .delete_account(&name.key())
+                    .await
+                    .map_err(|error| store_failed(&error)),
+                name,
+            },
             Work::SaveSettings {
                 name,
                 settings,

@@ -39,6 +39,7 @@ mod standings;
 mod start;
 mod stats;
 mod tell;
+mod unregister;
 mod top;
 mod watch;
 mod who;
@@ -68,6 +69,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     leave::COMMAND,
     broadcast::COMMAND,
     kick::COMMAND,
+    unregister::COMMAND,
     reload::COMMAND,
     help::COMMAND,
     quit::COMMAND,
