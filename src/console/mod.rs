@@ -143,9 +143,14 @@ impl Console {
             if !arrows.is_empty() {
                 return self.arrows(&arrows);
             }
-            if line.bytes().any(|b| b < 0x20 || b == 0x7f) {
+            // What reaches a game reaches its watchers, replays and `.cast` files:
+            // no control character (C1 and bidirectional ones included) gets there.
+            if line
+                .chars()
+                .any(|c| !crate::text::is_kept(c, crate::text::Keep::Nothing))
+            {
                 return match terminal::clean_line(line) {
-                    Some(clean) => self.command_line(clean.trim()),
+                    Some(clean) => self.command_line(crate::text::one_line(&clean).trim()),
                     // Ctrl-C: the line is abandoned.
                     None => self.say(String::new()),
                 };

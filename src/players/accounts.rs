@@ -107,16 +107,16 @@ impl std::fmt::Display for PlayerName {
 }
 
 /// `text` with every control character removed (so that no escape sequence can be
-/// formed) and white space at its ends trimmed, cut at [`MAX_CHAT`] characters.
+/// formed) and runs of white space made one space ([`crate::text::collapsed`]), at
+/// most [`MAX_CHAT`] characters.
 /// `Err` with the cleaned text's length when it is longer than that.
 pub fn clean_text(text: &str) -> Result<String, usize> {
-    let cleaned = crate::text::one_line(text);
-    let cleaned = cleaned.trim();
+    let cleaned = crate::text::collapsed(text);
     let length = cleaned.chars().count();
     if length > MAX_CHAT {
         return Err(length);
     }
-    Ok(cleaned.to_string())
+    Ok(cleaned)
 }
 
 /// A player's settings (SPEC section 10); registered players keep them.

@@ -9,6 +9,7 @@ use crate::catalog::table::Contexts;
 use crate::cluster::bus::Bus;
 use crate::metrics::Metrics;
 use crate::players::accounts::{clean_text, PlayerName};
+use crate::players::chat_limits::ChatLimits;
 use crate::players::hashing::Hasher;
 use crate::players::throttle::LoginThrottle;
 use crate::players::inbox::Message;
@@ -34,6 +35,8 @@ pub struct Services {
     pub throttle: Arc<LoginThrottle>,
     /// Hashes and checks passwords, a bounded few at a time.
     pub hasher: Hasher,
+    /// Chat per address and tells per recipient.
+    pub chat: Arc<ChatLimits>,
     /// Records every game.
     pub recorder: Recorder,
     /// The levels and data directory new games start with (`reload` replaces them).
@@ -71,6 +74,7 @@ impl Services {
             store,
             throttle: Arc::new(throttle),
             hasher: Hasher::default(),
+            chat: Arc::new(ChatLimits::new()),
             recorder,
             contexts,
             admins: Arc::new(HashSet::new()),

@@ -149,8 +149,7 @@ pub async fn board(State(web): State<Shared>, _: Admin, Path(name): Path<String>
                 Delivery::Message {
                     message: Message::WatchEnded { .. },
                     ..
-                }
-                | Delivery::Overflow => {
+                } => {
                     let event = Event::default().event("ended").data("ended");
                     return Some((Ok(event), Board::Ended));
                 }
