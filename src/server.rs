@@ -97,6 +97,17 @@ pub struct Options {
     /// connection without a valid header is closed.
     #[arg(long, env = "ARCADE_PROXY_PROTOCOL")]
     pub proxy_protocol: bool,
+    /// With --proxy-protocol: a network the proxies connect from, as ADDR/BITS
+    /// (repeatable; ARCADE_PROXY_FROM: separated by commas); a connection from
+    /// anywhere else is closed, so that no client can claim another's address.
+    /// [default: 127.0.0.0/8 and ::1/128]
+    #[arg(
+        long = "proxy-from",
+        env = "ARCADE_PROXY_FROM",
+        value_delimiter = ',',
+        value_name = "ADDR/BITS"
+    )]
+    pub proxy_from: Vec<ipnet::IpNet>,
     /// Several instances (SPEC section 11): carry presence, chat, watching, races and
     /// kicks to the other instances through this NATS server (nats://HOST:PORT). Needs
     /// --db postgres://..., the store the instances share.
@@ -155,6 +166,7 @@ impl Default for Options {
             http_port: None,
             http_bind: None,
             proxy_protocol: false,
+            proxy_from: Vec::new(),
             bus: None,
         }
     }
@@ -346,14 +358,19 @@ pub async fn run_with(
             shared,
             done_tx,
         },
-        proxy_protocol: options.proxy_protocol,
+        proxy: options
+            .proxy_protocol
+            .then(|| crate::net::proxy::Proxies::new(options.proxy_from.clone())),
         notify_shutdown,
     };
     if let Ok(address) = listener.listener.local_addr() {
         info!(%address, max_sessions, "listening");
     }
-    if options.proxy_protocol {
-        info!("--proxy-protocol: every connection must start with a PROXY protocol v2 header");
+    if let Some(proxies) = &listener.proxy {
+        info!(
+            from = %proxies.describe(),
+            "--proxy-protocol: every connection must come from a proxy and start with a PROXY protocol v2 header"
+        );
     }
     tokio::select! {
         () = listener.accept_loop() => {}

@@ -16,16 +16,16 @@ use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use super::ids::SessionId;
 
 /// Chat lines (`say`, `tell`) from one address at once, before the rate below applies.
-pub const CHAT_BURST_PER_ADDRESS: u32 = 30;
+pub const CHAT_BURST_PER_ADDRESS: u32 = 60;
 
 /// Chat lines a second from one address, after the burst.
-pub const CHAT_PER_SECOND_PER_ADDRESS: u32 = 5;
+pub const CHAT_PER_SECOND_PER_ADDRESS: u32 = 20;
 
 /// Tells to one player at once, from everyone, before the rate below applies.
-pub const TELL_BURST_PER_RECIPIENT: u32 = 20;
+pub const TELL_BURST_PER_RECIPIENT: u32 = 40;
 
 /// Tells a second to one player, from everyone, after the burst.
-pub const TELLS_PER_SECOND_PER_RECIPIENT: u32 = 2;
+pub const TELLS_PER_SECOND_PER_RECIPIENT: u32 = 4;
 
 /// What the sender hears when its address has sent too much.
 pub const ADDRESS_TOO_FAST: &str =
