@@ -411,7 +411,7 @@ mod tests {
     use crate::catalog::levels::Levels;
     use crate::catalog::saves;
     use crate::catalog::table::Context;
-    use crate::players::accounts::LoginThrottle;
+    use crate::players::throttle::LoginThrottle;
     use crate::players::inbox::{Delivery, Inbox};
     use crate::players::registry::{Registration, Registry};
     use crate::seat::Services;
@@ -490,9 +490,7 @@ mod tests {
                 tokio::time::timeout(std::time::Duration::from_secs(5), self.inbox.recv())
                     .await
                     .expect("a message comes");
-            let Delivery::Message { message, skipped } = delivery else {
-                panic!("{delivery:?}");
-            };
+            let Delivery { message, skipped } = delivery;
             match self.console.on_message(message, skipped) {
                 Outcome::Send(text) | Outcome::Close(text) => text,
                 Outcome::Wait(_) => panic!("a message made a job"),
@@ -710,7 +708,7 @@ mod tests {
         );
         assert!(matches!(
             ann.inbox.recv().await,
-            Delivery::Message { message: Message::Close(text), .. }
+            Delivery { message: Message::Close(text), .. }
                 if text == "Someone logged in as Ann from elsewhere."
         ));
         // A registered name cannot be registered again, nor taken without it.

@@ -252,7 +252,7 @@ impl Session {
                     }
                     return Ok(Ending::ClientClosed);
                 }
-                Event::Delivery(Delivery::Message { message, skipped }) => {
+                Event::Delivery(Delivery { message, skipped }) => {
                     match self.console.on_message(message, skipped) {
                         Outcome::Close(text) => {
                             return Ok(self.last_words(&text, Ending::Closed).await)
@@ -461,7 +461,7 @@ mod tests {
             store,
             crate::catalog::table::Contexts::new(Arc::clone(&context), None),
             crate::records::recorder::DEFAULT_KEEP,
-            crate::players::accounts::LoginThrottle::new(),
+            crate::players::throttle::LoginThrottle::new(),
         )
         .await
         .unwrap();

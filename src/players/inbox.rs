@@ -84,17 +84,14 @@ pub enum Message {
     RaceStop(RaceId),
 }
 
-/// What [`Inbox::recv`] hands the session: the next message; `skipped` frames were
+/// What [`Inbox::recv`] hands the session: the next message, and how many frames were
 /// dropped before it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Delivery {
-    /// The next message.
-    Message {
-        /// The message.
-        message: Message,
-        /// Frames dropped since the last delivery.
-        skipped: u64,
-    },
+pub struct Delivery {
+    /// The message.
+    pub message: Message,
+    /// Frames dropped since the last delivery.
+    pub skipped: u64,
 }
 
 /// The receiving side, owned by the session.
@@ -319,14 +316,14 @@ impl Inbox {
             if matches!(message, Message::Frame(_)) {
                 queue.frames -= 1;
             }
-            Delivery::Message {
+            Delivery {
                 message,
                 skipped: std::mem::take(&mut queue.skipped),
             }
         } else if queue.dropped > 0 {
             // What waited is read: now say what did not fit.
             let dropped = std::mem::take(&mut queue.dropped);
-            Delivery::Message {
+            Delivery {
                 message: Message::Line(Arc::from(dropped_notice(dropped))),
                 skipped: std::mem::take(&mut queue.skipped),
             }
@@ -375,7 +372,7 @@ mod tests {
     }
 
     fn message(message: Message, skipped: u64) -> Option<Delivery> {
-        Some(Delivery::Message { message, skipped })
+        Some(Delivery { message, skipped })
     }
 
     #[test]

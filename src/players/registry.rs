@@ -660,7 +660,7 @@ mod tests {
 
     async fn received(inbox: &mut Inbox) -> Message {
         match tokio::time::timeout(Duration::from_secs(5), inbox.recv()).await {
-            Ok(Delivery::Message { message, .. }) => message,
+            Ok(Delivery { message, .. }) => message,
             other => panic!("{other:?}"),
         }
     }

@@ -137,7 +137,7 @@ pub async fn board(State(web): State<Shared>, _: Admin, Path(name): Path<String>
         };
         loop {
             match inbox.recv().await {
-                Delivery::Message {
+                Delivery {
                     message: Message::Frame(text),
                     ..
                 } => {
@@ -146,7 +146,7 @@ pub async fn board(State(web): State<Shared>, _: Admin, Path(name): Path<String>
                         .data(serde_json::to_string(&*text).unwrap_or_default());
                     return Some((Ok::<_, Infallible>(event), Board::Watching(inbox, watching)));
                 }
-                Delivery::Message {
+                Delivery {
                     message: Message::WatchEnded { .. },
                     ..
                 } => {
@@ -154,7 +154,7 @@ pub async fn board(State(web): State<Shared>, _: Admin, Path(name): Path<String>
                     return Some((Ok(event), Board::Ended));
                 }
                 // Nothing else is sent to a watcher's inbox.
-                Delivery::Message { .. } => {}
+                Delivery { .. } => {}
             }
         }
     });
