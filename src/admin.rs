@@ -119,7 +119,10 @@ pub async fn delete(url: &DbUrl, name: &PlayerName) -> Result<String, AccountErr
             "{name} is unregistered: the name is free, its results and recordings stay."
         ))
     } else {
-        Err(AccountError::NotRegistered(name.to_string(), url.to_string()))
+        Err(AccountError::NotRegistered(
+            name.to_string(),
+            url.to_string(),
+        ))
     }
 }
 

@@ -201,7 +201,9 @@ fn accounts(command: AccountsCommand) -> ExitCode {
     match command {
         AccountsCommand::SetPassword(args) => set_password(&args),
         AccountsCommand::Delete(args) => match arcade::admin::parse_name(&args.name) {
-            Ok(name) => on_store(async move { arcade::admin::delete(&args.store.url(), &name).await }),
+            Ok(name) => {
+                on_store(async move { arcade::admin::delete(&args.store.url(), &name).await })
+            }
             Err(error) => {
                 eprintln!("{error}");
                 ExitCode::FAILURE

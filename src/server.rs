@@ -76,6 +76,10 @@ pub struct Options {
     /// result; registered players' results and their recordings are kept for good.
     #[arg(long, env = "ARCADE_KEEP_RECORDINGS", default_value = "90d", value_parser = parse_keep)]
     pub keep_recordings: Duration,
+    /// Names one client address may register in an hour (a class behind one address
+    /// registers in its first minutes: room for it).
+    #[arg(long, env = "ARCADE_REGISTRATIONS_PER_HOUR", default_value_t = crate::players::throttle::REGISTRATIONS_PER_ADDRESS)]
+    pub registrations_per_hour: u32,
     /// A registered name with admin rights once logged in (broadcast, kick, reload,
     /// race ... all); repeat it for more (ARCADE_ADMINS: names separated by commas).
     #[arg(
@@ -162,6 +166,7 @@ impl Default for Options {
             login_timeout: Duration::from_secs(60),
             db: None,
             keep_recordings: crate::records::recorder::DEFAULT_KEEP,
+            registrations_per_hour: crate::players::throttle::REGISTRATIONS_PER_ADDRESS,
             admin: Vec::new(),
             http_port: None,
             http_bind: None,
@@ -289,7 +294,10 @@ pub async fn run_with(
         store.clone(),
         contexts.clone(),
         options.keep_recordings,
-        crate::players::throttle::LoginThrottle::new(),
+        crate::players::throttle::LoginThrottle::with_limits(
+            crate::players::throttle::LOGINS_PER_ADDRESS,
+            options.registrations_per_hour,
+        ),
     )
     .await?
     .with_admins(admins.iter().map(PlayerName::as_str))

@@ -98,15 +98,17 @@ fn is_bidi_control(c: char) -> bool {
 /// server's (`[teacher to everyone]` at the start of an 80-column line).
 pub fn collapsed(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for word in kept(text, Keep::Nothing)
-        .collect::<String>()
-        .split(char::is_whitespace)
-        .filter(|word| !word.is_empty())
-    {
-        if !out.is_empty() {
-            out.push(' ');
+    let mut space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+        } else if is_kept(c, Keep::Nothing) {
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(c);
         }
-        out.push_str(word);
     }
     out
 }

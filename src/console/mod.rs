@@ -411,9 +411,9 @@ mod tests {
     use crate::catalog::levels::Levels;
     use crate::catalog::saves;
     use crate::catalog::table::Context;
-    use crate::players::throttle::LoginThrottle;
     use crate::players::inbox::{Delivery, Inbox};
     use crate::players::registry::{Registration, Registry};
+    use crate::players::throttle::LoginThrottle;
     use crate::seat::Services;
     use crate::store::{DbUrl, Store};
 
@@ -753,9 +753,9 @@ mod tests {
         cy.send(&table, "sokoban").await;
         assert_eq!(
             ann.send(&table, "say  hello  all ").await,
-            "[ann] hello  all\n> "
+            "[ann] hello all\n> "
         );
-        assert_eq!(bob.message().await, "\n[ann] hello  all\n> ");
+        assert_eq!(bob.message().await, "\n[ann] hello all\n> ");
         assert!(!cy.has_message(), "cy plays a game: not in the lobby");
         // In a game, `/say` reaches the game's watchers only, and never the game.
         assert_eq!(

@@ -290,7 +290,7 @@ mod tests {
     fn text_loses_control_characters_and_is_capped() {
         assert_eq!(
             clean_text(" hi \u{1b}[31mred\u{7}\r\u{9b}2J "),
-            Ok(String::from("hi [31mred2J"))
+            Ok(String::from("hi [31mred 2J"))
         );
         assert_eq!(
             clean_text(&"é".repeat(MAX_CHAT)).map(|t| t.chars().count()),

@@ -33,7 +33,9 @@ pub const ADDRESS_TOO_FAST: &str =
 
 /// What the sender of a tell hears when its recipient has been sent too much.
 pub fn recipient_too_busy(name: &str) -> String {
-    format!("{name} is being sent too many messages: yours was not delivered, try again in a moment.")
+    format!(
+        "{name} is being sent too many messages: yours was not delivered, try again in a moment."
+    )
 }
 
 /// The limits of one server.

@@ -338,7 +338,9 @@ impl Inbox {
             // A burst is over: do not keep its memory for an idle session.
             queue.messages = VecDeque::new();
         }
-        self.shared.waiting.store(queue.waiting(), Ordering::Release);
+        self.shared
+            .waiting
+            .store(queue.waiting(), Ordering::Release);
         Poll::Ready(delivery)
     }
 }

@@ -72,8 +72,7 @@ impl RaceDesk for LocalDesk {
                     let timer_registry = registry.clone();
                     let timer = tokio::spawn(async move {
                         tokio::time::sleep(limit).await;
-                        let notices =
-                            timer_registry.with_races(|races| races.time_up(race_id));
+                        let notices = timer_registry.with_races(|races| races.time_up(race_id));
                         timer_registry.deliver(notices);
                     });
                     registry.time_race(race_id, timer.abort_handle());

@@ -101,14 +101,13 @@ fn per_minute(count: u32) -> Quota {
 impl LoginThrottle {
     /// The limits above.
     pub fn new() -> LoginThrottle {
-        LoginThrottle::with_burst(LOGINS_PER_ADDRESS)
+        LoginThrottle::with_limits(LOGINS_PER_ADDRESS, REGISTRATIONS_PER_ADDRESS)
     }
 
     /// `burst` login attempts per address at once, then `burst` a minute (a name twice
-    /// that); registrations as [`REGISTRATIONS_PER_ADDRESS`] unless `burst` is larger.
-    pub fn with_burst(burst: u32) -> LoginThrottle {
-        let registrations = NonZeroU32::new(burst.max(REGISTRATIONS_PER_ADDRESS))
-            .unwrap_or(NonZeroU32::MIN);
+    /// that); `registrations` an hour per address (`--registrations-per-hour`).
+    pub fn with_limits(burst: u32, registrations: u32) -> LoginThrottle {
+        let registrations = NonZeroU32::new(registrations).unwrap_or(NonZeroU32::MIN);
         LoginThrottle {
             by_name: RateLimiter::keyed(per_minute(burst.saturating_mul(2))),
             by_address: RateLimiter::keyed(per_minute(burst)),
@@ -199,7 +198,7 @@ mod tests {
 
     #[test]
     fn a_name_has_few_attempts_in_flight() {
-        let throttle = LoginThrottle::with_burst(100);
+        let throttle = LoginThrottle::with_limits(100, 100);
         let here = IpAddr::from([127, 0, 0, 2]);
         let first = throttle.admit("ann", here).unwrap();
         let _second = throttle.admit("ann", here).unwrap();

@@ -70,7 +70,7 @@ impl Seat {
             Ok(text) => text,
             Err(refusal) => return refusal,
         };
-        if !self.is_admin() && !self.services.chat.to_recipient(id) {
+        if !self.is_admin() && !self.services.safeguards.chat.to_recipient(id) {
             return format!("{}\n", recipient_too_busy(name.as_str()));
         }
         let line = format!("[{} tells you] {text}", self.name);
@@ -85,7 +85,7 @@ impl Seat {
             return Err(format!("{TOO_FAST}\n"));
         }
         // An admin's broadcast to the class is not held back by the class's chat.
-        if !self.is_admin() && !self.services.chat.from_address(self.address) {
+        if !self.is_admin() && !self.services.safeguards.chat.from_address(self.address) {
             return Err(format!("{ADDRESS_TOO_FAST}\n"));
         }
         match clean_text(text) {

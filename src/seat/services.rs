@@ -11,9 +11,9 @@ use crate::metrics::Metrics;
 use crate::players::accounts::{clean_text, PlayerName};
 use crate::players::chat_limits::ChatLimits;
 use crate::players::hashing::Hasher;
-use crate::players::throttle::LoginThrottle;
 use crate::players::inbox::Message;
 use crate::players::registry::Registry;
+use crate::players::throttle::LoginThrottle;
 use crate::records::recorder::Recorder;
 use crate::store::{Store, StoreError};
 
@@ -24,6 +24,18 @@ pub fn taken_over(name: &PlayerName) -> String {
     format!("Someone logged in as {name} from elsewhere.")
 }
 
+/// What limits what one client can make the server spend, behind one handle (a
+/// session's future carries every field of [`Services`]).
+#[derive(Debug)]
+pub struct Safeguards {
+    /// Limits password guessing and registrations.
+    pub throttle: LoginThrottle,
+    /// Hashes and checks passwords, a bounded few at a time.
+    pub hasher: Hasher,
+    /// Chat per address and tells per recipient.
+    pub chat: ChatLimits,
+}
+
 /// What every seat of a server shares.
 #[derive(Debug, Clone)]
 pub struct Services {
@@ -31,12 +43,8 @@ pub struct Services {
     pub registry: Registry,
     /// Accounts.
     pub store: Store,
-    /// Limits password guessing and registrations.
-    pub throttle: Arc<LoginThrottle>,
-    /// Hashes and checks passwords, a bounded few at a time.
-    pub hasher: Hasher,
-    /// Chat per address and tells per recipient.
-    pub chat: Arc<ChatLimits>,
+    /// What limits what one client can make the server spend: logins, hashes, chat.
+    pub safeguards: Arc<Safeguards>,
     /// Records every game.
     pub recorder: Recorder,
     /// The levels and data directory new games start with (`reload` replaces them).
@@ -72,9 +80,11 @@ impl Services {
         Ok(Services {
             registry,
             store,
-            throttle: Arc::new(throttle),
-            hasher: Hasher::default(),
-            chat: Arc::new(ChatLimits::new()),
+            safeguards: Arc::new(Safeguards {
+                throttle,
+                hasher: Hasher::default(),
+                chat: ChatLimits::new(),
+            }),
             recorder,
             contexts,
             admins: Arc::new(HashSet::new()),

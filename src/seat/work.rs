@@ -117,7 +117,7 @@ impl Work {
                 account,
                 password,
             } => {
-                let _attempt = match services.throttle.admit(&name.key(), address) {
+                let _attempt = match services.safeguards.throttle.admit(&name.key(), address) {
                     Ok(attempt) => attempt,
                     Err(refused) => {
                         tracing::warn!(name = %name, %address, %refused, "login refused");
@@ -125,7 +125,12 @@ impl Work {
                     }
                 };
                 let hash = account.password_hash.clone();
-                let matches = match services.hasher.verify(password, Some(hash)).await {
+                let matches = match services
+                    .safeguards
+                    .hasher
+                    .verify(password, Some(hash))
+                    .await
+                {
                     Ok(matches) => matches,
                     Err(busy) => {
                         tracing::warn!(name = %name, %address, "login refused: the hashing queue is full");
@@ -161,16 +166,18 @@ impl Work {
                 password,
                 settings,
             } => {
-                if let Err(refused) = services.throttle.register(address) {
+                if let Err(refused) = services.safeguards.throttle.register(address) {
                     tracing::warn!(name = %name, %address, "registration refused: too many from the address");
                     return Found::Registered(Err(RegisterFailed::Refused(refused.to_string())));
                 }
-                let hash = match services.hasher.hash(password).await {
+                let hash = match services.safeguards.hasher.hash(password).await {
                     Ok(Ok(hash)) => hash,
                     Ok(Err(error)) => {
                         return Found::Registered(Err(RegisterFailed::Store(error.to_string())))
                     }
-                    Err(busy) => return Found::Registered(Err(RegisterFailed::Refused(busy.to_string()))),
+                    Err(busy) => {
+                        return Found::Registered(Err(RegisterFailed::Refused(busy.to_string())))
+                    }
                 };
                 let result = services
                     .store

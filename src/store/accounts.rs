@@ -107,12 +107,14 @@ impl Store {
         password_hash: &str,
     ) -> Result<bool, StoreError> {
         let changed = on_engine!(self, |pool, sql| {
-            sqlx::query(sql("UPDATE accounts SET password_hash = ? WHERE name_key = ?"))
-                .bind(password_hash)
-                .bind(key)
-                .execute(pool)
-                .await?
-                .rows_affected()
+            sqlx::query(sql(
+                "UPDATE accounts SET password_hash = ? WHERE name_key = ?",
+            ))
+            .bind(password_hash)
+            .bind(key)
+            .execute(pool)
+            .await?
+            .rows_affected()
         });
         if changed > 0 {
             return Ok(true);
@@ -147,9 +149,11 @@ impl Store {
     /// [`StoreError::Query`].
     pub async fn account_names(&self) -> Result<Vec<String>, StoreError> {
         on_engine!(self, |pool, sql| {
-            Ok(sqlx::query_scalar(sql("SELECT name FROM accounts ORDER BY name_key"))
-                .fetch_all(pool)
-                .await?)
+            Ok(
+                sqlx::query_scalar(sql("SELECT name FROM accounts ORDER BY name_key"))
+                    .fetch_all(pool)
+                    .await?,
+            )
         })
     }
 }

@@ -184,11 +184,15 @@ pub async fn log_in(
         return login(None, Some(WRONG), StatusCode::UNAUTHORIZED);
     }
     let services = &web.services;
-    let _attempt = match services.throttle.admit(&name.key(), peer.ip()) {
+    let _attempt = match services.safeguards.throttle.admit(&name.key(), peer.ip()) {
         Ok(attempt) => attempt,
         Err(refused) => {
             tracing::warn!(name = %name, address = %peer.ip(), %refused, "web login refused");
-            return login(None, Some(&refused.to_string()), StatusCode::TOO_MANY_REQUESTS);
+            return login(
+                None,
+                Some(&refused.to_string()),
+                StatusCode::TOO_MANY_REQUESTS,
+            );
         }
     };
     let account = match services.store.account(&name.key()).await {
@@ -197,8 +201,10 @@ pub async fn log_in(
     };
     // An unknown name is checked against a stand-in hash: it is answered no sooner
     // than a wrong password, so the page does not tell which names exist.
-    let hash = account.as_ref().map(|account| account.password_hash.clone());
-    let matches = match services.hasher.verify(form.password, hash).await {
+    let hash = account
+        .as_ref()
+        .map(|account| account.password_hash.clone());
+    let matches = match services.safeguards.hasher.verify(form.password, hash).await {
         Ok(matches) => matches,
         Err(busy) => {
             return login(None, Some(&busy.to_string()), StatusCode::TOO_MANY_REQUESTS);

@@ -296,7 +296,9 @@ pub fn set_password_with_cli(name: &str, password: &str, args: &[&str]) -> Strin
         .expect("its stdin")
         .write_all(format!("{password}\n").as_bytes())
         .expect("write the password");
-    let output = child.wait_with_output().expect("arcade admin set-password ends");
+    let output = child
+        .wait_with_output()
+        .expect("arcade admin set-password ends");
     assert!(
         output.status.success(),
         "arcade admin set-password failed: {}",

@@ -39,8 +39,8 @@ mod standings;
 mod start;
 mod stats;
 mod tell;
-mod unregister;
 mod top;
+mod unregister;
 mod watch;
 mod who;
 
