@@ -967,6 +967,310 @@ def t6(binary, work):
     for r in readers:
         r.stop()
     s.stop()
+def owner_login(port, source, name):
+    """Seconds from sending the right password to the lobby prompt, and whether the
+    name was taken (None on a time-out)."""
+    try:
+        c = Client(port, source, timeout=40)
+        c.send(f"name {name}")
+        c.until(b"Password: ", LOBBY)
+        t0 = time.monotonic()
+        c.send(PASSWORD)
+        got = c.until(LOBBY, timeout=40)
+        dt = time.monotonic() - t0
+        c.close()
+        return dt, b"You are now" in got
+    except (OSError, EOFError, socket.timeout):
+        return None, False
+
+
+def t7(binary, work):
+    """Parallel password guessing for 20 s against one name: guesses checked, and the
+    owner's own login from another address meanwhile."""
+    k = int(os.environ.get("GUESS_PARALLEL", "50"))
+    secs = float(os.environ.get("GUESS_SECONDS", "20"))
+    s = Server(binary, work)
+    c = Client(s.port, "127.0.0.9")
+    take_name(c, "target")
+    register(c)
+    c.close()
+    quiet, _ = owner_login(s.port, "127.0.0.2", "target")
+    stop = threading.Event()
+    counts = {"wrong": 0, "other": 0}
+    lock = threading.Lock()
+
+    def guesser():
+        try:
+            c = Client(s.port, "127.0.0.3", timeout=60)
+            while not stop.is_set():
+                c.send("name target")
+                got = c.until(b"Password: ", LOBBY, timeout=60)
+                if not got.endswith(b"Password: "):
+                    with lock:
+                        counts["other"] += 1
+                    time.sleep(0.1)
+                    continue
+                c.send(WRONG)
+                got = c.until(LOBBY, timeout=60)
+                if stop.is_set() and time.monotonic() > t_end:
+                    break
+                with lock:
+                    counts["wrong" if b"Wrong password" in got else "other"] += 1
+            c.close()
+        except (OSError, EOFError, socket.timeout):
+            pass
+
+    t_start = time.monotonic()
+    t_end = t_start + secs
+    threads = [threading.Thread(target=guesser, daemon=True) for _ in range(k)]
+    for t in threads:
+        t.start()
+    logins = {}
+
+    def login_at(at):
+        time.sleep(max(0.0, t_start + at - time.monotonic()))
+        logins[at] = owner_login(s.port, "127.0.0.2", "target")[0]
+
+    owners = [threading.Thread(target=login_at, args=(at,), daemon=True) for at in (3, 8, 13)]
+    for t in owners:
+        t.start()
+    for t in owners:
+        t.join(60)
+    logins = [logins.get(at) for at in (3, 8, 13)]
+    time.sleep(max(0.0, t_end - time.monotonic()))
+    stop.set()
+    with lock:
+        checked = counts["wrong"]
+    fmt = lambda x: "timed out" if x is None else f"{x:.2f} s"
+    out("t7a", f"{k} connections from 127.0.0.3 guessing for {secs:.0f} s: {checked} wrong "
+               f"passwords answered (checked), {counts['other']} other replies")
+    out("t7b", f"owner's login from 127.0.0.2: {fmt(quiet)} before the attack; during it, "
+               f"at 3/8/13 s: {', '.join(fmt(x) for x in logins)}")
+    for t in threads:
+        t.join(1)
+    s.stop()
+def t8(binary, work):
+    """A race start during a `register` prompt: where the password goes."""
+    secret = "hunter2-secret-pw"
+    s = Server(binary, work, http=True)
+    host = Client(s.port, "127.0.0.3")
+    take_name(host, "hosty")
+    got = host.cmd("race sokoban")
+    race = re.search(rb"[Rr]ace (\d+)", got)
+    victim = Client(s.port, "127.0.0.4")
+    take_name(victim, "vicky")
+    victim.cmd(f"join {race.group(1).decode() if race else 1}")
+    victim.send("register")
+    victim.until(b": ")
+    host.send("start")
+    time.sleep(0.5)
+    victim.drain(0.3)
+    victim.send(secret)
+    reply = victim.drain(0.7)
+    victim.send("/leave")
+    victim.drain(0.5)
+    victim.send("e")
+    victim.drain(0.5)
+    time.sleep(1.5)  # the recording's lines reach the store
+    found, where = 0, []
+    for rid in recording_ids(victim):
+        status, _, body, _ = http(s.http, "GET", f"/recordings/{rid}.cast", source="127.0.0.5",
+                                  timeout=10)
+        if status == 200 and secret.encode() in body:
+            found += 1
+            where.append(str(rid))
+    echoed = secret.encode() in reply
+    out("t8", f"the password line went to: "
+              f"{'the game' if b'Invalid command' in reply or echoed else 'the prompt'} "
+              f"(reply \"{line_of(reply)}\"); public .cast files containing it: {found}"
+              + (f" (recording {', '.join(where)})" if where else ""))
+    host.close()
+    victim.close()
+    s.stop()
+class Proc:
+    """Another program (nats-server) run for an item, killed with the servers."""
+
+    def __init__(self, cmd, work):
+        self.dir = tempfile.mkdtemp(prefix="run.", dir=work)
+        self.log = os.path.join(self.dir, "log")
+        self.proc = subprocess.Popen(cmd, stdout=open(self.log, "wb"), stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL)
+        with open(os.path.join(self.dir, "pid"), "w") as f:
+            f.write(str(self.proc.pid))
+        SERVERS.append(self)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        if self in SERVERS:
+            SERVERS.remove(self)
+
+
+class Postgres:
+    """A throwaway PostgreSQL (as tests/common/postgres.rs makes one): initdb in a new
+    directory, loopback only, trusted user `arcade`; as root the programs run as the
+    `postgres` user. None of it if PostgreSQL is not installed."""
+
+    def __init__(self, work):
+        self.bin = None
+        dirs = [os.path.dirname(shutil.which("initdb") or "")]
+        if os.path.isdir("/usr/lib/postgresql"):
+            dirs += sorted((f"/usr/lib/postgresql/{v}/bin" for v in os.listdir(
+                "/usr/lib/postgresql")), reverse=True)
+        for d in dirs:
+            if d and all(os.path.isfile(os.path.join(d, p))
+                         for p in ("initdb", "pg_ctl", "createdb")):
+                self.bin = d
+                break
+        if self.bin is None:
+            raise FileNotFoundError("PostgreSQL (initdb, pg_ctl) is not installed")
+        # Not under WORK: PostgreSQL's user must be able to reach it.
+        self.dir = tempfile.mkdtemp(prefix="arcade-trust-pg.")
+        self.user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+        if self.user:
+            subprocess.run(["chown", "postgres:", self.dir], check=True)
+        self.port = free_port()
+        data = os.path.join(self.dir, "data")
+        self.data = data
+        self.run("initdb", "-D", data, "-U", "arcade", "-A", "trust", "-E", "UTF8", "--no-sync")
+        self.run("pg_ctl", "-D", data, "-l", os.path.join(self.dir, "log"), "-o",
+                 f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off",
+                 "-w", "start")
+        pid_dir = tempfile.mkdtemp(prefix="run.", dir=work)
+        with open(os.path.join(data, "postmaster.pid")) as f, \
+                open(os.path.join(pid_dir, "pid"), "w") as g:
+            g.write(f.readline().strip())
+        self.run("createdb", "-h", HOST, "-p", str(self.port), "-U", "arcade", "arcade")
+        self.url = f"postgres://arcade@{HOST}:{self.port}/arcade"
+
+    def run(self, program, *args):
+        subprocess.run(self.user + [os.path.join(self.bin, program), *args], check=True,
+                       capture_output=True, timeout=60)
+
+    def stop(self):
+        try:
+            self.run("pg_ctl", "-D", self.data, "-m", "immediate", "-w", "stop")
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired):
+            pass
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def nats_publish(port, subject, payloads, user=None, password=None):
+    """Publish raw payloads on core NATS (its text protocol), as anyone on the network
+    can; True if the server took them (a PONG after them)."""
+    s = connect(port, timeout=5)
+    s.recv(4096)  # INFO
+    opts = {"verbose": False, "pedantic": False}
+    if user:
+        opts.update(user=user, **{"pass": password})
+    s.sendall(b"CONNECT " + json.dumps(opts).encode() + b"\r\n")
+    for p in payloads:
+        p = json.dumps(p).encode()
+        s.sendall(f"PUB {subject} {len(p)}\r\n".encode() + p + b"\r\n")
+    s.sendall(b"PING\r\n")
+    got = b""
+    try:
+        while b"PONG" not in got and b"-ERR" not in got:
+            b = s.recv(4096)
+            if not b:
+                break
+            got += b
+    except socket.timeout:
+        pass
+    s.close()
+    return b"PONG" in got
+
+
+def nats_hears(port, subject, wait, user=None, password=None):
+    """Whether anything is published on `subject` within `wait` s."""
+    s = connect(port, timeout=wait)
+    s.recv(4096)  # INFO
+    opts = {"verbose": False, "pedantic": False}
+    if user:
+        opts.update(user=user, **{"pass": password})
+    s.sendall(b"CONNECT " + json.dumps(opts).encode() + f"\r\nSUB {subject} 1\r\n".encode())
+    got, end = b"", time.monotonic() + wait
+    try:
+        while b"MSG " not in got and time.monotonic() < end:
+            s.settimeout(max(0.05, end - time.monotonic()))
+            b = s.recv(4096)
+            if not b:
+                break
+            got += b
+    except socket.timeout:
+        pass
+    s.close()
+    return b"MSG " in got
+
+
+def t9(binary, work):
+    """NATS without credentials: forged deliveries; a password in the --bus URL."""
+    nats = shutil.which("nats-server")
+    if not nats:
+        out("t9a", "skipped: nats-server is not installed")
+        return
+    try:
+        pg = Postgres(work)
+    except (OSError, subprocess.CalledProcessError) as e:
+        out("t9a", f"skipped: PostgreSQL did not start ({e})")
+        return
+    try:
+        nport = free_port()
+        n = Proc([nats, "-a", HOST, "-p", str(nport)], work)
+        time.sleep(0.5)
+        s = Server(binary, work, ["--db", pg.url, "--bus", f"nats://{HOST}:{nport}"])
+        m = re.search(r"instance=(\d+)", s.log_text())
+        instance = m.group(1) if m else "1"
+        player = Client(s.port, "127.0.0.3")
+        take_name(player, "playr")
+        player.cmd("play sokoban", GAME)
+        victim = Client(s.port, "127.0.0.4")
+        take_name(victim, "vicky")
+        victim.send("watch playr")
+        victim.drain(0.5)
+        # Session numbers are the instance's number times a million plus a count
+        # (heard on arcade.presence); both forms, in case a build numbers otherwise.
+        base = int(instance) * 1_000_000
+        to = list(range(base, base + 64)) + list(range(0, 64))
+        esc = "\u001b[2J\u001b[31mFORGED"
+        subject = f"arcade.to.{instance}"
+        took = nats_publish(nport, subject, [
+            {"Deliver": {"to": to, "message": {"Frame": esc + " frame\r\n"}}},
+            {"Deliver": {"to": to, "message": {"Line": esc + " line"}}}])
+        got = victim.drain(1.0)
+        frame = b"FORGED frame" in got
+        line = b"FORGED line" in got
+        escaped = b"\x1b[2J" in got
+        nats_publish(nport, subject, [{"Deliver": {"to": to, "message": {"Close": "forged"}}}])
+        victim.drain(1.0)
+        out("t9a", f"anonymous publish on {subject} taken: {'yes' if took else 'no'}; "
+                   f"forged frame reached a watcher: {'yes' if frame else 'no'}, forged line: "
+                   f"{'yes' if line else 'no'}; ESC bytes reached the watcher: "
+                   f"{'yes' if escaped else 'no'}; forged `Close` closed the player: "
+                   f"{'yes' if victim.closed else 'no'}")
+        player.close()
+        victim.close()
+        s.stop()
+        n.stop()
+
+        secret = "bus-secret-pw-77"
+        nport = free_port()
+        n = Proc([nats, "-a", HOST, "-p", str(nport), "--user", "arcade", "--pass", secret], work)
+        time.sleep(0.5)
+        s = Server(binary, work, ["--db", pg.url, "--bus",
+                                  f"nats://arcade:{secret}@{HOST}:{nport}"], wait=8)
+        time.sleep(0.5)
+        logged = s.log_text().count(secret)
+        heard = nats_hears(nport, "arcade.presence", 3.0, "arcade", secret)
+        out("t9b", f"nats-server with --user/--pass, `--bus nats://arcade:PASSWORD@...`: "
+                   f"{'started' if s.up else f'did not start (exit {s.proc.poll()})'}; its heartbeats "
+                   f"on the bus: {'yes' if heard else 'none in 3 s'}; "
+                   f"log lines with the password: {logged}")
+        s.stop()
+        n.stop()
+    finally:
+        pg.stop()
 ITEMS = {name: fn for name, fn in globals().items() if re.fullmatch(r"t\d+", name)}
 
 if __name__ == "__main__":
