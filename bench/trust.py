@@ -1271,6 +1271,369 @@ def t9(binary, work):
         n.stop()
     finally:
         pg.stop()
+def cpu_seconds(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+def t10(binary, work):
+    """50 replays of a recording at the input cap, none of them read."""
+    k = int(os.environ.get("REPLAYS", "50"))
+    s = Server(binary, work)
+    c = Client(s.port, "127.0.0.3", timeout=30)
+    lines = int(os.environ.get("REPLAY_LINES", "400000"))
+    flood_game(c, "play 2048 seed=1", "r", lines, 20)
+    c.send("q")
+    c.until(LOBBY)
+    time.sleep(1.5)
+    ids = recording_ids(c)
+    c.close()
+    rid = max(ids) if ids else 1
+    time.sleep(0.5)
+    base = s.rss()
+    viewers, first = [], {}
+    for _ in range(k):
+        try:
+            v = Client(s.port, "127.0.0.2", timeout=10)
+            v.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            v.send(f"replay {rid} 1")
+            what = line_of(v.drain(0.1)) or "(nothing)"
+            what = re.sub(r"\d+", "N", what)[:80]
+            first[what] = first.get(what, 0) + 1
+            viewers.append(v)
+        except (OSError, EOFError, socket.timeout):
+            break
+    cpu0, t0 = cpu_seconds(s.pid), time.monotonic()
+    time.sleep(5)
+    cpu = (cpu_seconds(s.pid) - cpu0) / (time.monotonic() - t0) * 100
+    rss = s.rss()
+    top = sorted(first.items(), key=lambda kv: -kv[1])[:2]
+    out("t10", f"recording {rid} ({lines} `r` lines in 2048); {len(viewers)} `replay` from "
+               f"127.0.0.2 that read only their first 0.1 s: server VmRSS {mib(base)} → "
+               f"{mib(rss)} 5 s later (VmHWM {mib(s.hwm())}), CPU {cpu:.0f}% over those 5 s; "
+               f"first lines: " + "; ".join(f"{v}× \"{w}\"" for w, v in top))
+    for v in viewers:
+        v.close()
+    s.stop()
+def t11(binary, work):
+    """Registrations from one address: 4 connections, each registering name after
+    name."""
+    secs = float(os.environ.get("REGISTER_SECONDS", "5"))
+    s = Server(binary, work)
+    ok, refused, first = [0], [0], []
+    lock = threading.Lock()
+    t0 = time.monotonic()
+
+    def one(k):
+        try:
+            c = Client(s.port, "127.0.0.2", timeout=30)
+            i = 0
+            while time.monotonic() - t0 < secs:
+                i += 1
+                take_name(c, f"reg{k}x{i:05d}")
+                done, got = register(c)
+                with lock:
+                    if done:
+                        ok[0] += 1
+                    else:
+                        refused[0] += 1
+                        first.append(line_of(got))
+            c.close()
+        except (OSError, EOFError, socket.timeout):
+            pass
+
+    threads = [threading.Thread(target=one, args=(k,), daemon=True) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(40)
+    dt = time.monotonic() - t0
+    cell = (f"{ok[0]} names registered in {dt:.1f} s = {ok[0] / dt:.0f}/s from 4 connections "
+            f"of 127.0.0.2, {refused[0]} refused")
+    if first:
+        cell += f" (first: \"{first[0]}\")"
+    out("t11", cell)
+    s.stop()
+
+
+def races_closed(s, n, limit):
+    """n races of 2048 (with `limit`, e.g. time=24h, or none) each opened, started and
+    left by one host at once; (races started, seconds, the server's VmRSS growth)."""
+    c = Client(s.port, "127.0.0.3", timeout=30)
+    take_name(c, "hosty")
+    time.sleep(0.5)
+    base = s.rss()
+    started, t0 = 0, time.monotonic()
+    for _ in range(n):
+        c.cmd(f"race 2048 seed=1 {limit}".strip())
+        c.send("start")
+        got = c.until(GAME, LOBBY)
+        if got.endswith(LOBBY) and b"again" in got:  # "type start again to race alone"
+            c.send("start")
+            got = c.until(GAME, LOBBY)
+        if got.endswith(LOBBY) and b"starts now" in got:  # the board follows
+            got = c.until(GAME, LOBBY)
+        if got.endswith(GAME):
+            started += 1
+            c.send("/leave")
+            c.until(LOBBY)
+        c.drain(0)
+    dt = time.monotonic() - t0
+    time.sleep(1.5)
+    c.close()
+    return started, dt, s.rss() - base
+
+
+def t12(binary, work):
+    """Race timers of closed races: not visible from outside but as memory, so the
+    same races are run with `time=24h` and without, on two servers, and the growth
+    compared."""
+    n = int(os.environ.get("RACES", "10000"))
+    cells = []
+    for limit in ("time=24h", ""):
+        s = Server(binary, work)
+        started, dt, grew = races_closed(s, n, limit)
+        cells.append((limit or "no time limit", started, dt, grew, s.threads()))
+        s.stop()
+    (l1, s1, d1, g1, th1), (l2, s2, d2, g2, th2) = cells
+    out("t12", f"{n} races opened, started and left by their host: with {l1}: {s1} started "
+               f"in {d1:.0f} s, VmRSS +{g1} kB, {th1} threads; with {l2}: {s2} started, "
+               f"VmRSS +{g2} kB, {th2} threads; difference {(g1 - g2) / max(1, s1) * 1024:.0f} "
+               f"bytes per race (sleeping timer tasks; noisy)")
+def first_event(port, path="/events", wait=5.0):
+    """The data of the first Server-Sent Event on path, as JSON (None if none)."""
+    s = connect(port, "127.0.0.7", timeout=wait)
+    s.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+    got, end = b"", time.monotonic() + wait
+    try:
+        while time.monotonic() < end:
+            s.settimeout(max(0.05, end - time.monotonic()))
+            b = s.recv(1 << 20)
+            if not b:
+                break
+            got += b
+            m = re.search(rb"data: (\{.*?\})\r?\n\r?\n", got, re.S)
+            if m and b'"rows":[]' not in m.group(1):
+                return json.loads(m.group(1))
+    except (socket.timeout, OSError):
+        pass
+    finally:
+        s.close()
+    m = re.search(rb"data: (\{.*?\})\r?\n", got)
+    return json.loads(m.group(1)) if m else None
+
+
+def t13(binary, work):
+    """100 sessions named --00 ... --99 and three real players: the live table."""
+    s = Server(binary, work, http=True)
+    fillers = []
+    for i in range(100):
+        c = Client(s.port, "127.0.0.2")
+        take_name(c, f"--{i:02d}")
+        fillers.append(c)
+    real = []
+    for name, game in (("alice", "sokoban"), ("bob", "2048"), ("carol", None)):
+        c = Client(s.port, "127.0.0.3")
+        take_name(c, name)
+        if game:
+            c.cmd(f"play {game}", GAME)
+            c.cmd("d1" if game == "sokoban" else "a", GAME)
+        real.append(c)
+    time.sleep(1)
+    snap = first_event(s.http)
+    if not snap:
+        out("t13", "no table came on /events")
+    else:
+        names = [r.get("name") for r in snap.get("rows", [])]
+        where = {n: names.index(n) + 1 for n in ("alice", "bob", "carol") if n in names}
+        shown = ", ".join(f"{n} row {i}" for n, i in where.items()) or "none of them"
+        out("t13", f"{snap.get('total')} sessions, {len(names)} rows sent to the page; the "
+                   f"real players (alice and bob in games, carol in the lobby): {shown}")
+    for c in fillers + real:
+        c.close()
+    s.stop()
+CSI = "\u009b"  # C1 control: CSI, as ESC [ to a terminal that takes 8-bit controls
+RLO = "\u202e"  # bidi: right-to-left override
+
+
+def marks(data):
+    """Which of the two controls (as UTF-8) are in data."""
+    found = [n for n, ch in (("C1 U+009B", CSI), ("bidi U+202E", RLO)) if ch.encode() in data]
+    return " and ".join(found) if found else "neither"
+
+
+def cast_text(cast):
+    """The output an asciicast carries (its frames' text, JSON escapes undone), as
+    UTF-8."""
+    text = []
+    for line in cast.decode(errors="replace").splitlines()[1:]:
+        try:
+            frame = json.loads(line)
+            text.append(frame[2])
+        except (ValueError, IndexError, TypeError):
+            pass
+    return "".join(text).encode(errors="replace")
+
+
+def t14(binary, work):
+    """C1 controls and bidi overrides in chat, in a tell, and in a game's input (which
+    watchers and the .cast show)."""
+    s = Server(binary, work, http=True)
+    sender = Client(s.port, "127.0.0.2")
+    take_name(sender, "sendr")
+    other = Client(s.port, "127.0.0.3")
+    take_name(other, "othr")
+    text = f"hi {CSI}31mred {RLO}desrever"
+    sender.cmd(f"say {text}")
+    said = other.drain(0.5)
+    sender.cmd(f"tell othr {text}")
+    told = other.drain(0.5)
+    player = Client(s.port, "127.0.0.4")
+    take_name(player, "playr")
+    player.cmd("play sokoban", GAME)
+    other.send("watch playr")
+    other.drain(0.5)
+    player.cmd(f"d1{CSI}2J{RLO}", GAME)
+    watched = other.drain(0.5)
+    player.send("e")
+    player.until(LOBBY)
+    time.sleep(1.5)
+    rid = max(recording_ids(player) or [1])
+    _, _, cast, _ = http(s.http, "GET", f"/recordings/{rid}.cast", source="127.0.0.5")
+    cast = cast if isinstance(cast, bytes) else b""
+    out_ = cast_text(cast if isinstance(cast, bytes) else b"")
+    out("t14", f"reached the other player: by `say` {marks(said)}; by `tell` {marks(told)}; "
+               f"a game input line, to a watcher: {marks(watched)}; in the .cast: {marks(out_)}")
+    for c in (sender, other, player):
+        c.close()
+    s.stop()
+def t15(binary, work):
+    """Chat padded with spaces so that a fake line starts at column 0 of an 80-column
+    terminal."""
+    s = Server(binary, work)
+    sender = Client(s.port, "127.0.0.2")
+    take_name(sender, "mallory")
+    other = Client(s.port, "127.0.0.3")
+    fake = "[teacher to everyone] Type quit now, the lab closes."
+    pad = 80 - len("[mallory] ")
+    sender.cmd("say " + "x" + " " * (pad - 1) + fake)
+    got = other.drain(0.5).decode(errors="replace")
+    line = next((x for x in got.replace("\r", "").split("\n") if "to everyone]" in x), None)
+    if line is None:
+        out("t15", "the chat did not arrive")
+    else:
+        col = line.index("[teacher")
+        out("t15", f"`say x` + {pad - 1} spaces + `{fake[:21]}…`: arrives as a {len(line)}-"
+                   f"character line with the fake at column {col}: on an 80-column terminal "
+                   f"it {'starts a line of its own (fake line: yes)' if col % 80 == 0 else 'does not start a line (fake line: no)'}")
+    sender.close()
+    other.close()
+    s.stop()
+def proxy_header(src, sport, dst="127.0.0.1", dport=4000):
+    """A PROXY protocol v2 header (PROXY command, TCP over IPv4)."""
+    addrs = socket.inet_aton(src) + socket.inet_aton(dst) + sport.to_bytes(2, "big") \
+        + dport.to_bytes(2, "big")
+    return b"\r\n\r\n\x00\r\nQUIT\n" + bytes([0x21, 0x11]) + len(addrs).to_bytes(2, "big") + addrs
+
+
+def t16(binary, work):
+    """--proxy-protocol: a header from an address that is not the proxy; connections
+    that never send one."""
+    args = ["--proxy-protocol"]
+    if has_option(binary, "--proxy-from"):
+        args += ["--proxy-from", "127.0.0.2/32"]
+    s = Server(binary, work, args, wait=0)
+    time.sleep(0.5)
+    c = connect(s.port, "127.0.0.3")
+    c.sendall(proxy_header("10.9.8.7", 4242, dport=s.port))
+    cl = Client.__new__(Client)
+    cl.s, cl.buf, cl.closed = c, b"", False
+    got = cl.drain(1.0)
+    logged = "10.9.8.7" in s.log_text()
+    out("t16a", f"{' '.join(args)}; a header claiming 10.9.8.7 sent from 127.0.0.3: "
+                f"{'banner: accepted' if BANNER in got else 'no banner'}"
+                f"{', closed' if cl.closed else ''}; the log names 10.9.8.7: "
+                f"{'yes' if logged else 'no'}")
+    c.close()
+    held = open_idle(s.port, 300, "127.0.0.2")
+    time.sleep(3)
+    n = still_open(held)
+    c = connect(s.port, "127.0.0.2")
+    c.sendall(proxy_header("10.1.1.1", 4243, dport=s.port))
+    cl.s, cl.buf, cl.closed = c, b"", False
+    ok = BANNER in cl.drain(1.0)
+    out("t16b", f"300 connections from the proxy's address 127.0.0.2 that send no header: "
+                f"{n} still open after 3 s; then a proxied connection with a header: "
+                f"{'banner' if ok else 'no banner'}")
+    c.close()
+    for x in held:
+        x.close()
+    s.stop()
+def t17(binary, work):
+    """Web login: an unknown name against a known name with a wrong password."""
+    n = 20
+    names = [f"adm{i:02d}" for i in range(n)]
+    args = [x for name in names for x in ("--admin", name)]
+    data = tempfile.mkdtemp(prefix="run.", dir=work) + "/data"
+    offline = [set_password_offline(binary, data, name) for name in names]
+    s = Server(binary, work, args, http=True, data=data)
+    if offline[0] is None:
+        for i, name in enumerate(names):
+            c = Client(s.port, f"127.0.1.{i + 1}")
+            take_name(c, name)
+            register(c)
+            c.close()
+    known, unknown, statuses = [], [], set()
+    for i in range(n):
+        st, _, dt = web_login(s.http, names[i], WRONG, source=f"127.0.2.{i + 1}")
+        known.append(dt * 1000)
+        statuses.add(st)
+        st, _, dt = web_login(s.http, f"nobody{i:02d}", WRONG, source=f"127.0.3.{i + 1}")
+        unknown.append(dt * 1000)
+        statuses.add(st)
+    med = statistics.median
+    out("t17", f"POST /login, each name once from its own address, {n} of each: unknown name "
+               f"median {med(unknown):.1f} ms, known name with a wrong password median "
+               f"{med(known):.1f} ms (ratio {med(known) / max(0.001, med(unknown)):.0f}×); "
+               f"statuses {sorted(x for x in statuses if x)}")
+    s.stop()
+
+
+def t18(binary, work):
+    """/results.csv: a field starting with `-` that a number parser takes (`-inf`)."""
+    data = tempfile.mkdtemp(prefix="run.", dir=work) + "/data"
+    offline = set_password_offline(binary, data, "teacher")
+    s = Server(binary, work, ["--admin", "teacher"], http=True, data=data)
+    if offline is None:
+        c = Client(s.port, "127.0.0.4")
+        take_name(c, "teacher")
+        register(c)
+        c.close()
+    names = ["-inf", "-1e9", "-2-3"]
+    for i, name in enumerate(names):
+        c = Client(s.port, f"127.0.0.{10 + i}")
+        take_name(c, name)
+        register(c)
+        c.cmd("play wumpus", GAME)
+        c.cmd("climb")
+        c.close()
+    time.sleep(3)  # results are checked by replay before they are listed
+    _, cookie, _ = web_login(s.http, "teacher", PASSWORD, source="127.0.0.4")
+    status, _, body, _ = http(s.http, "GET", "/results.csv", headers={"Cookie": cookie or ""},
+                              source="127.0.0.4")
+    rows = body.decode(errors="replace").splitlines()[1:] if isinstance(body, bytes) else []
+    firsts = [r.split(",")[0] for r in rows]
+    cells = []
+    for name in names:
+        field = next((f for f in firsts if f.lstrip("'\"") == name), None)
+        cells.append(f"`{name}` → " + ("(no row)" if field is None else
+                                        f"`{field}` ({'guarded' if field.startswith(chr(39)) else 'NOT guarded'})"))
+    out("t18", f"GET /results.csv as the admin: {status}, {len(rows)} rows; player field " + ", ".join(cells))
+    s.stop()
 ITEMS = {name: fn for name, fn in globals().items() if re.fullmatch(r"t\d+", name)}
 
 if __name__ == "__main__":
