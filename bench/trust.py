@@ -519,13 +519,13 @@ def t0(binary, work):
     a.stop()
 
 
-
 def set_password_offline(binary, data, name):
     """The out-of-band admin password of a build that has one (`arcade admin
     set-password NAME`, the password on standard input): None if the build has no
     such command, else whether it succeeded."""
     if "set-password" not in help_text(binary, "admin"):
         return None
+    os.makedirs(data, exist_ok=True)
     try:
         r = subprocess.run([binary, "admin", "set-password", "--data-dir", data, name],
                            input=f"{PASSWORD}\n{PASSWORD}\n", capture_output=True, text=True,
@@ -544,6 +544,22 @@ def is_admin_now(c, listener):
     c.send(f"broadcast {mark}")
     c.drain(0.5)
     return mark.encode() in listener.drain(0.5)
+
+
+def with_admin(binary, work, args=(), name="teacher"):
+    """A server with --http-port and `--admin NAME`, NAME's password set (out of band
+    where the build can, else by registering over telnet) and logged in on the web:
+    (server, the cookie header)."""
+    data = tempfile.mkdtemp(prefix="run.", dir=work) + "/data"
+    offline = set_password_offline(binary, data, name)
+    s = Server(binary, work, ["--admin", name, *args], http=True, data=data)
+    if offline is None:
+        c = Client(s.port, "127.0.0.250")
+        take_name(c, name)
+        register(c)
+        c.close()
+    _, cookie, _ = web_login(s.http, name, PASSWORD, source="127.0.0.250")
+    return s, {"Cookie": cookie or ""}
 
 
 def t1(binary, work):
@@ -592,6 +608,8 @@ def t1(binary, work):
         rc = s.proc.wait(5) if s.proc.poll() is None else s.proc.poll()
         out("t1c", f"refuses to start: exit {rc}: \"{s.log_text().strip().splitlines()[-1][:200]}\"")
     s.stop()
+
+
 def open_idle(port, n, source, request=None):
     """n connections to port from source; each sends `request` (or nothing) and then
     nothing more. Returns the sockets that connected."""
@@ -659,6 +677,8 @@ def t2(binary, work):
         for x in socks:
             x.close()
         s.stop()
+
+
 def mem_available_kb():
     with open("/proc/meminfo") as f:
         for line in f:
@@ -731,6 +751,8 @@ def t3(binary, work):
                f"server VmRSS {mib(base)} before, VmHWM {mib(peak)}, VmRSS 3 s after {mib(after)}")
     out("t3b", victim.summary())
     s.stop()
+
+
 def flood_game(c, start, line, n, limit):
     """In game `start`, send `line` n times (in batches, replies read and counted by
     their prompts) for at most `limit` s, then leave the game; lines sent."""
@@ -761,7 +783,7 @@ def recording_ids(c):
 def t4(binary, work):
     """GET /recordings/ID.cast of a big recording: server memory and bytes."""
     n = int(os.environ.get("CAST_LINES", "100000"))
-    s = Server(binary, work, http=True)
+    s, admin = with_admin(binary, work)
     c = Client(s.port, "127.0.0.2")
     sent, took = flood_game(c, "play 2048 size=8 seed=1", "r", n, 20)
     c.send("q")
@@ -780,14 +802,18 @@ def t4(binary, work):
             time.sleep(0.02)
 
     threading.Thread(target=sample, daemon=True).start()
-    status, _, nbytes, dt = http(s.http, "GET", f"/recordings/{rid}.cast", source="127.0.0.3",
-                                 timeout=60, sink=lambda k: None)
+    anonymous, _, _, _ = http(s.http, "GET", f"/recordings/{rid}.cast", source="127.0.0.3",
+                              timeout=60, sink=lambda k: None)
+    status, _, nbytes, dt = http(s.http, "GET", f"/recordings/{rid}.cast", source="127.0.0.250",
+                                 headers=admin, timeout=60, sink=lambda k: None)
     halt.set()
     time.sleep(0.1)
     out("t4", f"recording {rid}: {sent} `r` lines in 2048 size=8 (sent in {took:.1f} s); "
-              f"anonymous GET: {status}, {nbytes / 1e6:.1f} MB in {dt:.1f} s; server VmRSS "
+              f"anonymous GET: {anonymous}; the admin's GET: {status}, {nbytes / 1e6:.1f} MB in {dt:.1f} s; server VmRSS "
               f"{mib(base)} before, peak {mib(max(peak[0], 0))} (VmHWM {mib(s.hwm())})")
     s.stop()
+
+
 def t5(binary, work):
     """One guest filling the disk: games of 1000-byte lines, one after another."""
     secs = float(os.environ.get("DISK_SECONDS", "10"))
@@ -856,6 +882,8 @@ def flood_more(c, line, n, stop):
                 c.buf = c.buf[-len(GAME):]
         sent += k
     return sent, last
+
+
 class Reader(threading.Thread):
     """A player that reads everything it is sent (and says nothing); notes whether the
     server closed it, and the last line before that."""
@@ -967,6 +995,8 @@ def t6(binary, work):
     for r in readers:
         r.stop()
     s.stop()
+
+
 def owner_login(port, source, name):
     """Seconds from sending the right password to the lobby prompt, and whether the
     name was taken (None on a time-out)."""
@@ -1049,10 +1079,12 @@ def t7(binary, work):
     for t in threads:
         t.join(1)
     s.stop()
+
+
 def t8(binary, work):
     """A race start during a `register` prompt: where the password goes."""
     secret = "hunter2-secret-pw"
-    s = Server(binary, work, http=True)
+    s, admin = with_admin(binary, work)
     host = Client(s.port, "127.0.0.3")
     take_name(host, "hosty")
     got = host.cmd("race sokoban")
@@ -1074,19 +1106,21 @@ def t8(binary, work):
     time.sleep(1.5)  # the recording's lines reach the store
     found, where = 0, []
     for rid in recording_ids(victim):
-        status, _, body, _ = http(s.http, "GET", f"/recordings/{rid}.cast", source="127.0.0.5",
-                                  timeout=10)
-        if status == 200 and secret.encode() in body:
+        status, _, body, _ = http(s.http, "GET", f"/recordings/{rid}.cast",
+                                  source="127.0.0.250", headers=admin, timeout=10)
+        if status == 200 and secret.encode() in cast_text(body):
             found += 1
             where.append(str(rid))
     echoed = secret.encode() in reply
     out("t8", f"the password line went to: "
               f"{'the game' if b'Invalid command' in reply or echoed else 'the prompt'} "
-              f"(reply \"{line_of(reply)}\"); public .cast files containing it: {found}"
+              f"(reply \"{line_of(reply)}\"); .cast files (fetched by the admin) containing it: {found}"
               + (f" (recording {', '.join(where)})" if where else ""))
     host.close()
     victim.close()
     s.stop()
+
+
 class Proc:
     """Another program (nats-server) run for an item, killed with the servers."""
 
@@ -1134,14 +1168,18 @@ class Postgres:
         data = os.path.join(self.dir, "data")
         self.data = data
         self.run("initdb", "-D", data, "-U", "arcade", "-A", "trust", "-E", "UTF8", "--no-sync")
-        self.run("pg_ctl", "-D", data, "-l", os.path.join(self.dir, "log"), "-o",
-                 f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off",
-                 "-w", "start")
-        pid_dir = tempfile.mkdtemp(prefix="run.", dir=work)
-        with open(os.path.join(data, "postmaster.pid")) as f, \
-                open(os.path.join(pid_dir, "pid"), "w") as g:
-            g.write(f.readline().strip())
-        self.run("createdb", "-h", HOST, "-p", str(self.port), "-U", "arcade", "arcade")
+        try:
+            self.run("pg_ctl", "-D", data, "-l", os.path.join(self.dir, "log"), "-o",
+                     f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 "
+                     "-c fsync=off", "-w", "start")
+            pid_dir = tempfile.mkdtemp(prefix="run.", dir=work)
+            with open(os.path.join(data, "postmaster.pid")) as f, \
+                    open(os.path.join(pid_dir, "pid"), "w") as g:
+                g.write(f.readline().strip())
+            self.run("createdb", "-h", HOST, "-p", str(self.port), "-U", "arcade", "arcade")
+        except BaseException:
+            self.stop()
+            raise
         self.url = f"postgres://arcade@{HOST}:{self.port}/arcade"
 
     def run(self, program, *args):
@@ -1271,6 +1309,8 @@ def t9(binary, work):
         n.stop()
     finally:
         pg.stop()
+
+
 def cpu_seconds(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -1319,6 +1359,8 @@ def t10(binary, work):
     for v in viewers:
         v.close()
     s.stop()
+
+
 def t11(binary, work):
     """Registrations from one address: 4 connections, each registering name after
     name."""
@@ -1404,6 +1446,8 @@ def t12(binary, work):
                f"in {d1:.0f} s, VmRSS +{g1} kB, {th1} threads; with {l2}: {s2} started, "
                f"VmRSS +{g2} kB, {th2} threads; difference {(g1 - g2) / max(1, s1) * 1024:.0f} "
                f"bytes per race (sleeping timer tasks; noisy)")
+
+
 def first_event(port, path="/events", wait=5.0):
     """The data of the first Server-Sent Event on path, as JSON (None if none)."""
     s = connect(port, "127.0.0.7", timeout=wait)
@@ -1456,6 +1500,8 @@ def t13(binary, work):
     for c in fillers + real:
         c.close()
     s.stop()
+
+
 CSI = "\u009b"  # C1 control: CSI, as ESC [ to a terminal that takes 8-bit controls
 RLO = "\u202e"  # bidi: right-to-left override
 
@@ -1482,7 +1528,7 @@ def cast_text(cast):
 def t14(binary, work):
     """C1 controls and bidi overrides in chat, in a tell, and in a game's input (which
     watchers and the .cast show)."""
-    s = Server(binary, work, http=True)
+    s, admin = with_admin(binary, work)
     sender = Client(s.port, "127.0.0.2")
     take_name(sender, "sendr")
     other = Client(s.port, "127.0.0.3")
@@ -1503,7 +1549,8 @@ def t14(binary, work):
     player.until(LOBBY)
     time.sleep(1.5)
     rid = max(recording_ids(player) or [1])
-    _, _, cast, _ = http(s.http, "GET", f"/recordings/{rid}.cast", source="127.0.0.5")
+    _, _, cast, _ = http(s.http, "GET", f"/recordings/{rid}.cast", source="127.0.0.250",
+                         headers=admin)
     cast = cast if isinstance(cast, bytes) else b""
     out_ = cast_text(cast if isinstance(cast, bytes) else b"")
     out("t14", f"reached the other player: by `say` {marks(said)}; by `tell` {marks(told)}; "
@@ -1511,6 +1558,8 @@ def t14(binary, work):
     for c in (sender, other, player):
         c.close()
     s.stop()
+
+
 def t15(binary, work):
     """Chat padded with spaces so that a fake line starts at column 0 of an 80-column
     terminal."""
@@ -1533,6 +1582,8 @@ def t15(binary, work):
     sender.close()
     other.close()
     s.stop()
+
+
 def proxy_header(src, sport, dst="127.0.0.1", dport=4000):
     """A PROXY protocol v2 header (PROXY command, TCP over IPv4)."""
     addrs = socket.inet_aton(src) + socket.inet_aton(dst) + sport.to_bytes(2, "big") \
@@ -1573,6 +1624,8 @@ def t16(binary, work):
     for x in held:
         x.close()
     s.stop()
+
+
 def t17(binary, work):
     """Web login: an unknown name against a known name with a wrong password."""
     n = 20
@@ -1605,14 +1658,7 @@ def t17(binary, work):
 
 def t18(binary, work):
     """/results.csv: a field starting with `-` that a number parser takes (`-inf`)."""
-    data = tempfile.mkdtemp(prefix="run.", dir=work) + "/data"
-    offline = set_password_offline(binary, data, "teacher")
-    s = Server(binary, work, ["--admin", "teacher"], http=True, data=data)
-    if offline is None:
-        c = Client(s.port, "127.0.0.4")
-        take_name(c, "teacher")
-        register(c)
-        c.close()
+    s, admin = with_admin(binary, work)
     names = ["-inf", "-1e9", "-2-3"]
     for i, name in enumerate(names):
         c = Client(s.port, f"127.0.0.{10 + i}")
@@ -1622,9 +1668,8 @@ def t18(binary, work):
         c.cmd("climb")
         c.close()
     time.sleep(3)  # results are checked by replay before they are listed
-    _, cookie, _ = web_login(s.http, "teacher", PASSWORD, source="127.0.0.4")
-    status, _, body, _ = http(s.http, "GET", "/results.csv", headers={"Cookie": cookie or ""},
-                              source="127.0.0.4")
+    status, _, body, _ = http(s.http, "GET", "/results.csv", headers=admin,
+                              source="127.0.0.250")
     rows = body.decode(errors="replace").splitlines()[1:] if isinstance(body, bytes) else []
     firsts = [r.split(",")[0] for r in rows]
     cells = []
@@ -1634,6 +1679,8 @@ def t18(binary, work):
                                         f"`{field}` ({'guarded' if field.startswith(chr(39)) else 'NOT guarded'})"))
     out("t18", f"GET /results.csv as the admin: {status}, {len(rows)} rows; player field " + ", ".join(cells))
     s.stop()
+
+
 ITEMS = {name: fn for name, fn in globals().items() if re.fullmatch(r"t\d+", name)}
 
 if __name__ == "__main__":
