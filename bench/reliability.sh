@@ -972,7 +972,7 @@ declare -A TRUST_WHAT=(
   [t3b]="… a victim session from 127.0.0.5 in \`play sokoban\` sends \`d0\` every 50 ms throughout: reply latency (ms), disconnected?"
   [t4]="A guest plays \`2048 size=8\` and sends \`r\` (restart: a board each) CAST_LINES times (default 100,000); anonymous \`GET /recordings/ID.cast\` from another address: size, time, server memory"
   [t5]="One guest from 127.0.0.2, for DISK_SECONDS (10): \`play 2048\`, 4500 lines of 1000 bytes (past the 4 MiB recording cap), \`q\`, again: store growth (arcade.db + WAL)"
-  [t6a]="\`teacher\` (a guest so named, reading everything) in the lobby from 127.0.0.4; 250 connections from 127.0.0.2 each send 5 \`tell teacher …\` in one write, one after another"
+  [t6a]="\`teacher\` (a guest so named, reading everything) in the lobby from 127.0.0.4; 250 connections from 127.0.0.2 each send 5 \`tell teacher …\` in one write, one after another (the burst repeated, up to 3 times, while the teacher stays connected)"
   [t6b]="20 lobby players from 127.0.0.3, reading everything; 250 connections from 127.0.0.2 each send 5 \`say …\`"
   [t7a]="Registered \`target\`; GUESS_PARALLEL (50) connections from 127.0.0.3 loop \`name target\` + a wrong password for GUESS_SECONDS (20): wrong passwords answered"
   [t7b]="… the owner logs in with the right password from 127.0.0.2, before the attack and 3, 8 and 13 s into it: time from the password to the lobby"

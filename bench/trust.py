@@ -969,10 +969,18 @@ def t6(binary, work):
     s = Server(binary, work)
     teacher = Reader(s.port, "127.0.0.4", "teacher")
     teacher.start()
-    n, told = burst(s.port, 250, "127.0.0.2", [f"tell teacher hello {i}" for i in range(5)])
-    time.sleep(1)
+    # Whether the queue overflows depends on how closely the 1250 tells come: the
+    # burst is tried up to three times (new connections each time) while the teacher
+    # is still connected.
+    told, tries = {}, 0
+    while tries < 3 and not teacher.closed:
+        tries += 1
+        n, more = burst(s.port, 250, "127.0.0.2", [f"tell teacher hello {i}" for i in range(5)])
+        for k, v in more.items():
+            told[k] = told.get(k, 0) + v
+        time.sleep(1)
     got = teacher.got.count(b"tells you]")
-    out("t6a", f"{n} connections × 5 `tell teacher`: teacher (reading) "
+    out("t6a", f"{n} connections × 5 `tell teacher`, {tries} burst(s): teacher (reading) "
                f"{'DISCONNECTED' if teacher.closed else 'still connected'}, got {got} tells"
                + (f", last line \"{teacher.last_line()}\"" if teacher.closed else "")
                + f"; {told_summary(told)}")
