@@ -39,7 +39,6 @@ PASSWORD = "correct-horse-1"
 WRONG = "wrong-password-9"
 
 SERVERS = []
-ROWS = []
 
 
 def out(key, cell):
