@@ -493,6 +493,7 @@ impl Drop for Proxy {
 /// can be stopped and started again on the same port.
 pub struct Nats {
     program: PathBuf,
+    args: Vec<String>,
     port: u16,
     log: PathBuf,
     child: Option<Child>,
@@ -503,10 +504,17 @@ impl Nats {
     /// nats-server, once it accepts connections (its `INFO` line read). `None`
     /// (`skipped: ...`) without nats-server.
     pub async fn start() -> Option<Nats> {
+        Nats::start_with(&[]).await
+    }
+
+    /// [`Nats::start`] with `args` added to nats-server's command line (`--user U
+    /// --pass P`, `--auth TOKEN`: credentials every client must give).
+    pub async fn start_with(args: &[&str]) -> Option<Nats> {
         let program = super::program("nats-server", "nats-server")?;
         let dir = tempfile::tempdir().expect("a temporary directory");
         let mut nats = Nats {
             program,
+            args: args.iter().map(|arg| (*arg).to_string()).collect(),
             port: free_port(),
             log: dir.path().join("nats-server.log"),
             child: None,
@@ -551,6 +559,7 @@ impl Nats {
         let mut child = Command::new(&self.program)
             .args(["-a", "127.0.0.1", "-p"])
             .arg(self.port.to_string())
+            .args(&self.args)
             .stdin(Stdio::null())
             .stdout(output.try_clone().expect("nats-server's log"))
             .stderr(output)
