@@ -24,7 +24,8 @@ use common::cluster::{Instance, Nats, START_TIMEOUT};
 use common::postgres::Postgres;
 use common::{eventually, TIMEOUT};
 
-/// The bus's user and password (nats-server `--user`, `--pass`).
+/// The bus's user (docker/nats.conf's) and password (nats-server `--user`, `--pass`,
+/// or ARCADE_BUS_PASSWORD for docker/nats.conf).
 const USER: &str = "arcade";
 const PASSWORD: &str = "Pw-7xQ2zK9";
 
@@ -82,7 +83,7 @@ async fn the_bus_takes_credentials_and_never_shows_the_password() {
     let Some(postgres) = Postgres::start() else {
         return;
     };
-    let Some(nats) = Nats::start_with(&["--user", USER, "--pass", PASSWORD]).await else {
+    let Some(nats) = Nats::start_with(&["--user", USER, "--pass", PASSWORD], &[]).await else {
         return;
     };
     let db = postgres.database("arcade");
@@ -161,7 +162,10 @@ async fn a_forged_instance_cannot_paint_a_watchers_screen_nor_close_sessions() {
     let Some(postgres) = Postgres::start() else {
         return;
     };
-    let Some(nats) = Nats::start_with(&["--user", USER, "--pass", PASSWORD]).await else {
+    // Compose's own configuration of the bus, its password from the environment.
+    let config = concat!(env!("CARGO_MANIFEST_DIR"), "/docker/nats.conf");
+    let Some(nats) = Nats::start_with(&["-c", config], &[("ARCADE_BUS_PASSWORD", PASSWORD)]).await
+    else {
         return;
     };
     let db = postgres.database("arcade");
@@ -208,8 +212,7 @@ async fn a_forged_instance_cannot_paint_a_watchers_screen_nor_close_sessions() {
     .await
     .expect("the instance asks the forged instance for pia's board");
     let to_watcher = |message: Value, from: Option<u64>| {
-        json!({"Deliver": {"to": [session], "message": message, "from": from}})
-            .to_string()
+        json!({"Deliver": {"to": [session], "message": message, "from": from}}).to_string()
     };
     let subject = format!("arcade.to.{here}");
 
