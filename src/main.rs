@@ -31,7 +31,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run the server (the default).
-    Serve(Options),
+    Serve(Box<Options>),
     /// Play one game on stdin/stdout.
     Play(PlayArgs),
     /// Check every level file under DIR (laid out like levels/); exit 1 on any problem.
@@ -157,7 +157,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         None => serve(cli.serve),
-        Some(Command::Serve(options)) => serve(options),
+        Some(Command::Serve(options)) => serve(*options),
         Some(Command::Play(args)) => play(args),
         Some(Command::CheckLevels { dir }) => check_levels(&dir),
         Some(Command::Loadtest { args }) => load_test(&args),

@@ -20,13 +20,15 @@ use tracing::{error, info, warn};
 use crate::catalog::levels::{self, LayoutError, Levels};
 use crate::catalog::saves;
 use crate::catalog::table::{Context, Contexts};
+use crate::cluster::auth::BusAuth;
+use crate::cluster::url::BusUrl;
 use crate::net::idle::Timeouts;
 use crate::net::listener::{Gate, Listener, Shared};
 use crate::net::shutdown::ShutdownSignal;
 use crate::players::accounts::PlayerName;
 use crate::players::registry::Registry;
 use crate::seat::Services;
-use crate::store::{DbUrl, Store, StoreError};
+use crate::store::{DbUrl, Store, StoreError, UrlParser};
 
 /// The listen backlog: a whole class (or a load test) connecting in the same second
 /// must not see refused connections.
@@ -67,7 +69,7 @@ pub struct Options {
     /// The database for accounts, results, recordings and unfinished games
     /// (sqlite://PATH, or postgres://USER:PASSWORD@HOST:PORT/DATABASE shared by several
     /// instances) [default: sqlite://DATA-DIR/arcade.db].
-    #[arg(long, env = "ARCADE_DB")]
+    #[arg(long, env = "ARCADE_DB", value_parser = UrlParser::<DbUrl>::new())]
     pub db: Option<DbUrl>,
     /// Close a connection that has not sent one whole line this long after connecting.
     #[arg(long, env = "ARCADE_LOGIN_TIMEOUT", default_value = "60s", value_parser = parse_timeout)]
@@ -113,10 +115,14 @@ pub struct Options {
     )]
     pub proxy_from: Vec<ipnet::IpNet>,
     /// Several instances (SPEC section 11): carry presence, chat, watching, races and
-    /// kicks to the other instances through this NATS server (nats://HOST:PORT). Needs
-    /// --db postgres://..., the store the instances share.
-    #[arg(long, env = "ARCADE_BUS")]
-    pub bus: Option<String>,
+    /// kicks to the other instances through this NATS server (nats://HOST:PORT, or
+    /// tls://; credentials in it or in the --bus-* options). Needs --db postgres://...,
+    /// the store the instances share.
+    #[arg(long, env = "ARCADE_BUS", value_parser = UrlParser::<BusUrl>::new())]
+    pub bus: Option<BusUrl>,
+    /// The bus's credentials and TLS (`--bus-user`, `--bus-token`...).
+    #[command(flatten)]
+    pub bus_auth: BusAuth,
 }
 
 impl Options {
@@ -173,6 +179,7 @@ impl Default for Options {
             proxy_protocol: false,
             proxy_from: Vec::new(),
             bus: None,
+            bus_auth: BusAuth::default(),
         }
     }
 }
@@ -311,6 +318,7 @@ pub async fn run_with(
             Some(
                 crate::cluster::bus::Bus::start(
                     bus_url,
+                    &options.bus_auth,
                     instance,
                     registry.clone(),
                     Arc::clone(&services.metrics),

@@ -74,6 +74,10 @@ pub enum Keep {
     /// Line breaks and tabs (`\n`, `\r`, `\t`): a text of several lines (a line or a
     /// closing text from another instance).
     Layout,
+    /// Line breaks (`\n`) alone: a board from another instance. A board travels as the
+    /// game's plain text (the session that shows it adds the colours), so nothing
+    /// else of the control characters belongs in it.
+    Board,
 }
 
 /// Whether `c` stays in a text cleaned with `keep`. C0 and C1 controls go (U+009B is a
@@ -84,7 +88,12 @@ pub fn is_kept(c: char, keep: Keep) -> bool {
     if is_bidi_control(c) {
         return false;
     }
-    !c.is_control() || (keep == Keep::Layout && matches!(c, '\n' | '\r' | '\t'))
+    !c.is_control()
+        || match keep {
+            Keep::Nothing => false,
+            Keep::Layout => matches!(c, '\n' | '\r' | '\t'),
+            Keep::Board => c == '\n',
+        }
 }
 
 /// A character that changes the direction text is shown in.
@@ -176,6 +185,10 @@ mod tests {
         assert_eq!(lines("a\tb\r\n\u{9b}c"), "a\tb\r\nc");
         assert!(is_kept('é', Keep::Nothing));
         assert!(!is_kept('\u{85}', Keep::Layout));
+        assert_eq!(
+            kept("#\u{1b}[2J@\r\t\u{9b}31m$\n", Keep::Board).collect::<String>(),
+            "#[2J@31m$\n"
+        );
         assert_eq!(
             kept("x\u{0}yz", Keep::Nothing).take(2).collect::<String>(),
             "xy"

@@ -32,10 +32,14 @@ use dashmap::DashMap;
 use futures_util::StreamExt as _;
 use tokio::sync::mpsc;
 
-use crate::cluster::direct::on_direct;
+use async_nats::{ConnectErrorKind, Event};
+
+use crate::cluster::auth::{BusAuth, BusFileError};
+use crate::cluster::direct::{on_direct, safe};
 use crate::cluster::presence::{on_announce, presence_loop, CHANGES};
 pub use crate::cluster::presence::{HEARTBEAT, REFRESH, SILENCE};
 use crate::cluster::shared::Shared;
+use crate::cluster::url::BusUrl;
 use crate::cluster::wire::{subject_of, Announce, Direct, RaceOp, RaceRow, PRESENCE};
 use crate::metrics::Metrics;
 use crate::players::registry::{PresenceTap, Registry, SessionId};
@@ -52,17 +56,40 @@ const OUTBOX: usize = 65_536;
 /// Why the bus could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum BusError {
-    /// The URL is not a NATS server's.
-    #[error("--bus {0}: use nats://HOST:PORT (a NATS server; several separated by commas)")]
-    Url(String),
+    /// A file a `--bus-*` option names cannot be read.
+    #[error("{0}")]
+    File(#[from] BusFileError),
+    /// The NATS server would not let this instance in: its credentials or its TLS.
+    #[error(
+        "--bus {url}: the NATS server refused this instance ({reason}); give the \
+         credentials it expects (--bus-user and --bus-password, --bus-token, --bus-nkey \
+         or --bus-creds) and, for TLS, --bus-ca: see docs/operating.md, \"The bus\""
+    )]
+    Refused {
+        /// The server, its secrets masked.
+        url: String,
+        /// What NATS said.
+        reason: String,
+    },
     /// NATS refused a subscription.
     #[error("cannot subscribe on the bus {url}: {reason}")]
     Subscribe {
-        /// The server.
+        /// The server, its secrets masked.
         url: String,
         /// Why.
         reason: String,
     },
+}
+
+/// Whether a failed first connection is the server's (or TLS's) refusal, which
+/// trying again will not change, rather than a server not there yet.
+fn refused(error: &async_nats::ConnectError) -> bool {
+    matches!(
+        error.kind(),
+        ConnectErrorKind::AuthorizationViolation
+            | ConnectErrorKind::Authentication
+            | ConnectErrorKind::Tls
+    )
 }
 
 /// The bus: cheap to clone.
@@ -72,29 +99,29 @@ pub struct Bus {
 }
 
 impl Bus {
-    /// Connect to the NATS server at `url` as instance `instance` (a number no other
-    /// running instance has: the store's), and carry `registry`'s players to the other
-    /// instances and theirs here. The connection is made in the background and made
-    /// again whenever it is lost: the server starts and runs without the bus.
+    /// Connect to the NATS servers of `url` with `auth`'s credentials as instance
+    /// `instance` (a number no other running instance has: the store's), and carry
+    /// `registry`'s players to the other instances and theirs here. A server that
+    /// refuses the credentials stops the start; one not there yet is tried again in
+    /// the background, as whenever the connection is lost: the server starts and runs
+    /// without the bus.
     ///
     /// # Errors
-    /// [`BusError`] when `url` is not a NATS URL or a subscription is refused.
+    /// [`BusError`] when a credentials file cannot be read, the NATS server refuses
+    /// this instance, or a subscription is refused.
     pub async fn start(
-        url: &str,
+        url: &BusUrl,
+        auth: &BusAuth,
         instance: u64,
         registry: Registry,
         metrics: Arc<Metrics>,
     ) -> Result<Bus, BusError> {
-        if !url
-            .split(',')
-            .all(|server| server.trim().starts_with("nats://") && server.trim().len() > 7)
-        {
-            return Err(BusError::Url(url.to_string()));
-        }
         let shown = url.to_string();
-        let client = async_nats::ConnectOptions::new()
+        let events = shown.clone();
+        let options = auth
+            .options(url)
+            .await?
             .name(format!("arcade-{instance}"))
-            .retry_on_initial_connect()
             .max_reconnects(None)
             // Back within a second of the server's return (the default waits up to
             // several seconds between tries).
@@ -104,16 +131,47 @@ impl Bus {
             })
             .request_timeout(Some(REQUEST_TIMEOUT))
             .event_callback(move |event| {
-                let shown = shown.clone();
+                let shown = events.clone();
                 async move {
-                    tracing::info!(bus = %shown, %event, "bus");
+                    match event {
+                        Event::ServerError(_) | Event::ClientError(_) => {
+                            tracing::warn!(bus = %shown, %event, "bus");
+                        }
+                        _ => tracing::info!(bus = %shown, %event, "bus"),
+                    }
                 }
-            })
-            .connect(url)
-            .await
-            .map_err(|_| BusError::Url(url.to_string()))?;
+            });
+        // Once without retrying, so that a refusal (wrong or missing credentials) is
+        // told now, naming the server, instead of retried in the log forever.
+        let client = match options.clone().connect(url.servers()).await {
+            Ok(client) => client,
+            Err(error) if refused(&error) => {
+                return Err(BusError::Refused {
+                    url: shown,
+                    reason: error.to_string(),
+                })
+            }
+            Err(error) => {
+                tracing::warn!(bus = %shown, %error, "bus: not reachable yet; trying again in the background");
+                options
+                    .retry_on_initial_connect()
+                    .connect(url.servers())
+                    .await
+                    .map_err(|error| BusError::Refused {
+                        url: shown.clone(),
+                        reason: error.to_string(),
+                    })?
+            }
+        };
+        if !auth.given(url) {
+            tracing::warn!(
+                bus = %shown,
+                "the bus has no credentials: anyone who reaches its NATS server can speak \
+                 as an instance (docs/operating.md, \"The bus\")"
+            );
+        }
         let subscribe_error = |error: async_nats::SubscribeError| BusError::Subscribe {
-            url: url.to_string(),
+            url: shown.clone(),
             reason: error.to_string(),
         };
         let presence = client.subscribe(PRESENCE).await.map_err(subscribe_error)?;
@@ -143,12 +201,13 @@ impl Bus {
             rolls_sent: std::sync::atomic::AtomicU64::new(0),
             metrics: Arc::clone(&metrics),
             stopping: AtomicBool::new(false),
+            warned_close: AtomicBool::new(false),
         });
         tokio::spawn(publish_loop(client, queued, metrics));
         tokio::spawn(presence_loop(Arc::clone(&shared), changed));
         tokio::spawn(listen(Arc::downgrade(&shared), presence, on_announce));
         tokio::spawn(listen(Arc::downgrade(&shared), own, on_direct));
-        tracing::info!(bus = url, instance, "on the bus");
+        tracing::info!(bus = %shown, instance, "on the bus");
         Ok(Bus { shared })
     }
 
@@ -200,8 +259,10 @@ impl Bus {
             .request(subject_of(home), Bytes::from(payload))
             .await
             .map_err(|_| String::from("The race's server did not answer: try again."))?;
-        serde_json::from_slice(&answer.payload)
-            .map_err(|_| String::from("The race's server gave an answer this one cannot read."))
+        let mut answer: Answer = serde_json::from_slice(&answer.payload)
+            .map_err(|_| String::from("The race's server gave an answer this one cannot read."))?;
+        answer.text = safe(&answer.text);
+        Ok(answer)
     }
 
     /// Tell instance `home` of racer `from`'s command, not waiting for an answer.
@@ -275,7 +336,6 @@ async fn listen<T: serde::de::DeserializeOwned>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::direct::safe;
     use crate::cluster::presence::heard_roll;
     use crate::cluster::wire::{Direct, RaceOp, Roll, Wire};
     use crate::games::Progress;
@@ -289,6 +349,7 @@ mod tests {
                 instance: 2,
                 session: 2_000_001,
             }),
+            from: Some(2),
         };
         let text = serde_json::to_string(&direct).unwrap();
         let back: Direct = serde_json::from_str(&text).unwrap();
@@ -299,9 +360,14 @@ mod tests {
                 message: Wire::Watch(Remote {
                     instance: 2,
                     session: 2_000_001
-                })
+                }),
+                from: Some(2),
             } if to == [7]
         ));
+        // What instances before `from` sent: read, from no instance.
+        let old = r#"{"Deliver":{"to":[7],"message":{"Close":"bye"}}}"#;
+        let read: Direct = serde_json::from_str(old).unwrap();
+        assert!(matches!(read, Direct::Deliver { from: None, .. }));
         let progress = Progress {
             moves: 12,
             placed: Some((2, 4)),
@@ -353,7 +419,8 @@ mod tests {
         // No NATS server there: the client keeps trying in the background, which is
         // all this test needs of it.
         let bus = Bus::start(
-            "nats://127.0.0.1:9",
+            &"nats://127.0.0.1:9".parse().unwrap(),
+            &BusAuth::default(),
             1,
             registry.clone(),
             Arc::new(Metrics::new()),
@@ -394,23 +461,5 @@ mod tests {
             .collect();
         assert_eq!(names, ["pia", "ray", "sol"]);
         assert!(shared.rolls.is_empty());
-    }
-
-    #[test]
-    fn only_nats_urls_are_taken() {
-        let registry = Registry::new();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        for bad in ["", "http://x", "nats://", "localhost:4222"] {
-            let result = runtime.block_on(Bus::start(
-                bad,
-                1,
-                registry.clone(),
-                Arc::new(Metrics::new()),
-            ));
-            assert!(matches!(result, Err(BusError::Url(_))), "{bad}");
-        }
     }
 }

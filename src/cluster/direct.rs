@@ -1,6 +1,7 @@
 //! Direct messages for this instance: deliveries to its players and racers' commands
 //! for its races, which go through the same local desk as its own racers'.
 
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -16,12 +17,13 @@ use crate::players::registry::Member;
 use crate::players::registry::{Remote, SessionView};
 use crate::races::desk::{Answer, RaceDesk, Reply};
 use crate::races::rules::RaceGame;
+use crate::text::{one_line, Keep};
 
 /// What is for this instance alone: a message for its players, a roll call, a
 /// racer's command (answered on `reply`).
 pub(super) fn on_direct(shared: &Arc<Shared>, direct: Direct, reply: Option<async_nats::Subject>) {
     match direct {
-        Direct::Deliver { to, message } => deliver(shared, &to, message),
+        Direct::Deliver { to, message, from } => deliver(shared, from, &to, message),
         Direct::Snapshot(roll) => heard_roll(shared, roll),
         Direct::Race { from, name, op } => {
             let answer = race_op(shared, from, &name, op);
@@ -42,13 +44,41 @@ pub(super) fn safe(text: &str) -> String {
     crate::text::lines(text)
 }
 
-/// Hand a message from another instance to local sessions (or a page watcher) `to`.
-pub(super) fn deliver(shared: &Arc<Shared>, to: &[u64], wire: Wire) {
+/// A board from the bus, made safe for a terminal: a game's plain text, so of the
+/// control characters only line breaks are kept (the colours are added by the session
+/// that shows it, as for a local board).
+pub(super) fn safe_board(frame: &str) -> String {
+    crate::text::kept(frame, Keep::Board).collect()
+}
+
+/// Whether a `Close` from instance `from` may end a session here: only when `from`
+/// is another instance heard on presence. Without credentials on the bus this is the
+/// only check there is (a message naming no instance, or one never heard, is a
+/// forgery or an instance of an older version); with them, only instances speak there.
+fn may_close(shared: &Shared, from: Option<u64>) -> bool {
+    let heard =
+        from.is_some_and(|from| from != shared.instance && shared.peers.contains_key(&from));
+    if !heard && !shared.warned_close.swap(true, Ordering::Relaxed) {
+        tracing::warn!(
+            from = ?from,
+            "bus: a message closing sessions here came from no instance heard on the bus \
+             and was ignored (told once: a forgery, or an instance of an older version)"
+        );
+    }
+    heard
+}
+
+/// Hand a message from instance `from` to local sessions (or a page watcher) `to`.
+pub(super) fn deliver(shared: &Arc<Shared>, from: Option<u64>, to: &[u64], wire: Wire) {
     let message = match wire {
         Wire::Line(line) => Message::Line(Arc::from(safe(&line))),
-        // A board is a game's own output (colours included), as its player saw it.
-        Wire::Frame(frame) => Message::Frame(Arc::from(frame)),
-        Wire::Close(text) => Message::Close(safe(&text)),
+        Wire::Frame(frame) => Message::Frame(Arc::from(safe_board(&frame))),
+        Wire::Close(text) => {
+            if !may_close(shared, from) {
+                return;
+            }
+            Message::Close(safe(&text))
+        }
         Wire::Watch(remote) => {
             let watcher = *shared
                 .watchers
@@ -79,7 +109,8 @@ pub(super) fn deliver(shared: &Arc<Shared>, to: &[u64], wire: Wire) {
                 race,
                 Arc::new(RaceGame {
                     kind,
-                    args: game.args,
+                    // Shown in `who` as what the racers play.
+                    args: game.args.iter().map(|arg| one_line(arg)).collect(),
                     world: game.world,
                 }),
             )

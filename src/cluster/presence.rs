@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 use crate::cluster::shared::{Peer, Shared};
 use crate::cluster::wire::{subject_of, Announce, Direct, RaceRow, Roll, CHANGES_PART, PRESENCE};
 use crate::players::registry::{Presence, Remote};
+use crate::text::one_line;
 
 /// How often an instance says it is alive (and what races it has).
 pub const HEARTBEAT: Duration = Duration::from_secs(1);
@@ -157,6 +158,15 @@ pub(super) fn on_announce(
     }
     match announce {
         Announce::Heartbeat { from, races } => {
+            // `races` shows them on this instance: words of another instance.
+            let races = races
+                .into_iter()
+                .map(|row| RaceRow {
+                    label: one_line(&row.label),
+                    host: one_line(&row.host),
+                    ..row
+                })
+                .collect();
             if let Some(mut peer) = shared.peers.get_mut(&from) {
                 peer.races = races;
             }

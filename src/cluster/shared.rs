@@ -16,7 +16,8 @@ use crate::cluster::wire::{
 };
 use crate::metrics::Metrics;
 use crate::players::inbox::{Forward, Gone, InboxSender, Message};
-use crate::players::registry::{Registry, Remote, SessionId, SessionView};
+use crate::players::registry::{PlaceView, Registry, Remote, SessionId, SessionView};
+use crate::text::{is_kept, one_line, Keep};
 
 #[derive(Debug)]
 pub(super) struct Shared {
@@ -38,6 +39,9 @@ pub(super) struct Shared {
     /// What /metrics reports of the bus.
     pub(super) metrics: Arc<Metrics>,
     pub(super) stopping: AtomicBool,
+    /// Whether a `Close` from no instance heard was logged already (it is told
+    /// once: a forger could fill the log otherwise).
+    pub(super) warned_close: AtomicBool,
 }
 
 #[derive(Debug, Clone)]
@@ -86,6 +90,7 @@ impl Forward for RemoteInbox {
                 &Direct::Deliver {
                     to: part.to_vec(),
                     message: wire.clone(),
+                    from: Some(bus.instance),
                 },
             );
         }
@@ -192,7 +197,23 @@ impl Shared {
     }
 
     /// Keep what another instance says of its session (a new one gets its sender).
+    /// Its names are checked as names by the registry; its game's label, shown in
+    /// `who`, is cleaned here of control characters.
     pub(super) fn ghost(self: &Arc<Self>, remote: Remote, view: &SessionView) -> Option<SessionId> {
+        if let PlaceView::Game { game, label } = &view.place {
+            if !label.chars().all(|c| is_kept(c, Keep::Nothing)) {
+                let clean = SessionView {
+                    place: PlaceView::Game {
+                        game: game.clone(),
+                        label: one_line(label),
+                    },
+                    ..view.clone()
+                };
+                return self
+                    .registry
+                    .ghost(remote, &clean, || self.sender_to(remote));
+            }
+        }
         self.registry.ghost(remote, view, || self.sender_to(remote))
     }
 }

@@ -64,8 +64,15 @@ pub(super) const DELIVER_PART: usize = 20_000;
 /// What travels on an instance's own subject.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub(super) enum Direct {
-    /// A message for sessions `to` (one player; a place's chat, a broadcast).
-    Deliver { to: Vec<u64>, message: Wire },
+    /// A message for sessions `to` (one player; a place's chat, a broadcast), from
+    /// instance `from` (`None` from an instance of a version before it was sent: a
+    /// `Close` is then not taken).
+    Deliver {
+        to: Vec<u64>,
+        message: Wire,
+        #[serde(default)]
+        from: Option<u64>,
+    },
     /// Part of a roll call of `from`'s sessions, to an instance that has just heard
     /// of it.
     Snapshot(Roll),

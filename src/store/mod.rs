@@ -39,7 +39,7 @@ pub use recordings::{
     Change, Listed, NewRecording, Played, RecordingState, Start, StoredRecording,
 };
 pub use results::{Graded, NewResult, Pending, Ranked, Stats};
-pub use url::{BadDbUrl, DbUrl};
+pub use url::{masked as masked_url, BadDbUrl, DbUrl, UrlParser};
 
 use engine::{on_engine, Engine};
 

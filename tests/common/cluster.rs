@@ -493,6 +493,8 @@ impl Drop for Proxy {
 /// can be stopped and started again on the same port.
 pub struct Nats {
     program: PathBuf,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
     port: u16,
     log: PathBuf,
     child: Option<Child>,
@@ -503,10 +505,22 @@ impl Nats {
     /// nats-server, once it accepts connections (its `INFO` line read). `None`
     /// (`skipped: ...`) without nats-server.
     pub async fn start() -> Option<Nats> {
+        Nats::start_with(&[], &[]).await
+    }
+
+    /// [`Nats::start`] with `args` added to nats-server's command line (`--user U
+    /// --pass P`, or `-c docker/nats.conf`: credentials every client must give) and
+    /// `env` to its environment (what the configuration file reads).
+    pub async fn start_with(args: &[&str], env: &[(&str, &str)]) -> Option<Nats> {
         let program = super::program("nats-server", "nats-server")?;
         let dir = tempfile::tempdir().expect("a temporary directory");
         let mut nats = Nats {
             program,
+            args: args.iter().map(|arg| (*arg).to_string()).collect(),
+            env: env
+                .iter()
+                .map(|(name, value)| ((*name).to_string(), (*value).to_string()))
+                .collect(),
             port: free_port(),
             log: dir.path().join("nats-server.log"),
             child: None,
@@ -551,6 +565,8 @@ impl Nats {
         let mut child = Command::new(&self.program)
             .args(["-a", "127.0.0.1", "-p"])
             .arg(self.port.to_string())
+            .args(&self.args)
+            .envs(self.env.iter().map(|(name, value)| (name, value)))
             .stdin(Stdio::null())
             .stdout(output.try_clone().expect("nats-server's log"))
             .stderr(output)
