@@ -970,6 +970,8 @@ declare -A TRUST_WHAT=(
   [t2b]="… 256 \`GET /events\` streams from 127.0.0.2 instead"
   [t3a]="Registered name \`target\`; N connections from 127.0.0.2 each send \`name target\` and, all at once, a wrong password (GUESSERS, default 250): replies, server memory"
   [t3b]="… a victim session from 127.0.0.5 in \`play sokoban\` sends \`d0\` every 50 ms throughout: reply latency (ms), disconnected?"
+  [t3c]="N registered names \`targetI\`; N connections, each from an address of its own (127.0.X.Y), send \`name targetI\` and, all at once, a wrong password: no throttle applies, only the hashing's bound"
+  [t3d]="… the victim session's reply latency (ms) meanwhile"
   [t4]="A guest plays \`2048 size=8\` and sends \`r\` (restart: a board each) CAST_LINES times (default 100,000); anonymous \`GET /recordings/ID.cast\` from another address: size, time, server memory"
   [t5]="One guest from 127.0.0.2, for DISK_SECONDS (10): \`play 2048\`, 4500 lines of 1000 bytes (past the 4 MiB recording cap), \`q\`, again: store growth (arcade.db + WAL)"
   [t6a]="\`teacher\` (a guest so named, reading everything) in the lobby from 127.0.0.4; 250 connections from 127.0.0.2 each send 5 \`tell teacher …\` in one write, one after another (the burst repeated, up to 3 times, while the teacher stays connected)"

@@ -751,6 +751,43 @@ def t3(binary, work):
     out("t3b", victim.summary())
     s.stop()
 
+    # The same number of guesses, each at a name of its own from an address of its
+    # own: no throttle stops them, so what bounds them is the hashing itself.
+    s = Server(binary, work)
+    names = [f"target{i}" for i in range(n)]
+    def source(i):
+        return f"127.0.{1 + i // 200}.{1 + i % 200}"
+    for i, name in enumerate(names):
+        c = Client(s.port, source(i))
+        take_name(c, name)
+        register(c)
+        c.close()
+    victim = Victim(s.port)
+    victim.start()
+    victim.ready.wait(10)
+    time.sleep(1)
+    base = s.rss()
+    results = []
+    barrier = threading.Barrier(n)
+    threads = [threading.Thread(target=guess_once, daemon=True,
+                                args=(s.port, source(i), names[i], barrier, results, 60))
+               for i in range(n)]
+    t0 = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(70)
+    took = time.monotonic() - t0
+    peak = s.hwm()
+    time.sleep(3)
+    after = s.rss()
+    victim.stop()
+    out("t3c", f"{n} guesses, each at its own name from its own address ({tally(results)}, "
+               f"last after {took:.1f} s): server VmRSS {mib(base)} before, VmHWM {mib(peak)}, "
+               f"VmRSS 3 s after {mib(after)}")
+    out("t3d", victim.summary())
+    s.stop()
+
 
 def flood_game(c, start, line, n, limit):
     """In game `start`, send `line` n times (in batches, replies read and counted by
