@@ -238,42 +238,38 @@ impl Recorder {
     /// Start recording a game: not recorded (the player told why, [`Tape::take_notice`])
     /// when the server is short of disk or the player past their hour's quota.
     pub fn open(&self, player: Player, start: recording::Start, level: String) -> Tape {
-        let unrecorded = |player, notice| {
-            let mut tape = Tape::new(self.clone(), 0, player, &start, level.clone());
-            tape.cut = true;
-            tape.recorded = false;
-            tape.notice = notice;
-            tape
-        };
         if self.low_disk() {
-            return unrecorded(player, Some(SHORT_OF_DISK));
+            return Tape::new(self.clone(), 0, player, &start, level).unrecorded(SHORT_OF_DISK);
         }
         if let Err(refused) = self
             .0
             .quotas
             .game(&player.key, player.address, Instant::now())
         {
-            self.0.metrics.recordings_stopped.inc();
-            tracing::info!(player = %player.name, address = %player.address, ?refused, "games per hour past the quota: this game is not recorded");
-            return unrecorded(player, Some(OVER_QUOTA));
+            // Debug only: a client typing `play` again and again must not fill the log.
+            tracing::debug!(player = %player.name, address = %player.address, ?refused, "games per hour past the quota: this game is not recorded");
+            return Tape::new(self.clone(), 0, player, &start, level).unrecorded(OVER_QUOTA);
         }
         let Some(id) = self.take_id() else {
             tracing::error!(player = %player.name, "no recording ids left (the database has been out of reach): this game is not recorded");
-            return unrecorded(player, None);
+            let mut tape = Tape::new(self.clone(), 0, player, &start, level);
+            tape.cut = true;
+            tape.recorded = false;
+            return tape;
         };
+        let tape = Tape::new(self.clone(), id, player, &start, level);
         let open = Change::Open(Box::new(NewRecording {
             id,
-            player: player.name.clone(),
-            player_key: player.key.clone(),
-            registered: player.registered,
-            start: start.clone(),
+            player: tape.player.name.clone(),
+            player_key: tape.player.key.clone(),
+            registered: tape.player.registered,
+            start,
             started_at: now_ms(),
         }));
         if !self.try_send(open) {
-            self.0.metrics.recordings_stopped.inc();
-            return unrecorded(player, Some(SHORT_OF_DISK));
+            return tape.unrecorded(SHORT_OF_DISK);
         }
-        Tape::new(self.clone(), id, player, &start, level)
+        tape
     }
 
     /// Carry on recording `listed` (a resumed game, whose `recording` was played
@@ -376,6 +372,15 @@ impl Tape {
             allowance: 0,
             notice: None,
         }
+    }
+
+    /// This tape, for a game that is not recorded at all, its player told `notice`.
+    fn unrecorded(mut self, notice: &'static str) -> Tape {
+        self.cut = true;
+        self.recorded = false;
+        self.notice = Some(notice);
+        self.recorder.0.metrics.recordings_stopped.inc();
+        self
     }
 
     /// What the player must be told about this game's recording (it stopped, and
