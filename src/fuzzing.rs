@@ -421,7 +421,7 @@ impl FuzzTable {
                 Registry::new(),
                 store,
                 crate::catalog::table::Contexts::new(context, None),
-                crate::records::recorder::DEFAULT_KEEP,
+                crate::records::recorder::Retention::default(),
                 // Logins are never slowed down: a fuzzer would wait for the throttle.
                 LoginThrottle::with_limits(u32::MAX, u32::MAX),
             ))

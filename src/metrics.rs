@@ -39,6 +39,13 @@ pub struct Metrics {
     pub store_failures: IntCounter,
     /// Changes waiting for the recorder to write them.
     pub store_queue: IntGauge,
+    /// What they weigh, in bytes (bounded: the recorder's queue has a cap).
+    pub store_queue_bytes: IntGauge,
+    /// Games whose recording stopped before their end (a quota, the queue full, a
+    /// low disk, a game too long).
+    pub recordings_stopped: IntCounter,
+    /// Free bytes on the data directory's file system, checked every few seconds.
+    pub data_dir_free_bytes: IntGauge,
     /// Browsers following the web page's live table.
     pub web_viewers: IntGauge,
     /// Messages handed to the bus (`--bus`).
@@ -128,6 +135,21 @@ impl Metrics {
                 &exposition,
                 "store_queue",
                 "Changes waiting to be written to the database",
+            ),
+            store_queue_bytes: gauge(
+                &exposition,
+                "store_queue_bytes",
+                "Bytes of changes waiting to be written to the database (capped)",
+            ),
+            recordings_stopped: counter(
+                &exposition,
+                "recordings_stopped_total",
+                "Games whose recording stopped early: a quota, a full queue, a low disk or a game too long",
+            ),
+            data_dir_free_bytes: gauge(
+                &exposition,
+                "data_dir_free_bytes",
+                "Free bytes on the file system of the data directory",
             ),
             web_viewers: gauge(
                 &exposition,

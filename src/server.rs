@@ -74,14 +74,26 @@ pub struct Options {
     /// Close a connection that has not sent one whole line this long after connecting.
     #[arg(long, env = "ARCADE_LOGIN_TIMEOUT", default_value = "60s", value_parser = parse_timeout)]
     pub login_timeout: Duration,
-    /// How long recordings are kept, e.g. 90d, 12h: guests' games and games without a
-    /// result; registered players' results and their recordings are kept for good.
+    /// How long registered players' games without a result are kept, e.g. 90d, 12h;
+    /// their results and the recordings behind them are kept for good.
     #[arg(long, env = "ARCADE_KEEP_RECORDINGS", default_value = "90d", value_parser = parse_keep)]
     pub keep_recordings: Duration,
     /// Names one client address may register in an hour (a class behind one address
     /// registers in its first minutes: room for it).
     #[arg(long, env = "ARCADE_REGISTRATIONS_PER_HOUR", default_value_t = crate::players::throttle::REGISTRATIONS_PER_ADDRESS)]
     pub registrations_per_hour: u32,
+    /// How long guests' (and other unregistered names') games are kept, e.g. 7d
+    /// (never longer than --keep-recordings).
+    #[arg(long, env = "ARCADE_KEEP_GUEST_RECORDINGS", default_value = "7d", value_parser = parse_keep)]
+    pub keep_guest_recordings: Duration,
+    /// Warn in the log when the data directory's disk has less free space than this
+    /// (K, M, G, T: binary units), e.g. 512M.
+    #[arg(long, env = "ARCADE_DISK_WARN_BELOW", default_value = "512M", value_parser = crate::records::disk::parse_size)]
+    pub disk_warn_below: u64,
+    /// Stop recording games while the database's disk has less free space than this
+    /// (players are told; 0: never), e.g. 64M.
+    #[arg(long, env = "ARCADE_DISK_STOP_BELOW", default_value = "64M", value_parser = crate::records::disk::parse_size)]
+    pub disk_stop_below: u64,
     /// A registered name with admin rights once logged in (broadcast, kick, reload,
     /// race ... all); repeat it for more (ARCADE_ADMINS: names separated by commas).
     #[arg(
@@ -173,6 +185,9 @@ impl Default for Options {
             db: None,
             keep_recordings: crate::records::recorder::DEFAULT_KEEP,
             registrations_per_hour: crate::players::throttle::REGISTRATIONS_PER_ADDRESS,
+            keep_guest_recordings: crate::records::recorder::DEFAULT_KEEP_GUESTS,
+            disk_warn_below: crate::records::disk::DEFAULT_WARN_BELOW,
+            disk_stop_below: crate::records::disk::DEFAULT_STOP_BELOW,
             admin: Vec::new(),
             http_port: None,
             http_bind: None,
@@ -300,7 +315,10 @@ pub async fn run_with(
         registry.clone(),
         store.clone(),
         contexts.clone(),
-        options.keep_recordings,
+        crate::records::recorder::Retention {
+            keep: options.keep_recordings,
+            guests: options.keep_guest_recordings,
+        },
         crate::players::throttle::LoginThrottle::with_limits(
             crate::players::throttle::LOGINS_PER_ADDRESS,
             options.registrations_per_hour,
@@ -336,6 +354,16 @@ pub async fn run_with(
     }
     let reloads = tokio::spawn(reload_on_hangup(contexts));
     let recorder = services.recorder.clone();
+    let disk_watch = crate::records::disk::DiskWatch {
+        data_dir: options.data_dir.clone(),
+        database_dir: match &url {
+            DbUrl::Sqlite(file) => file.parent().map(std::path::Path::to_path_buf),
+            DbUrl::Memory | DbUrl::Postgres(_) => None,
+        },
+        warn_below: options.disk_warn_below,
+        stop_below: options.disk_stop_below,
+    }
+    .start(recorder.clone(), Arc::clone(&services.metrics));
     let stop_web = tokio_util::sync::CancellationToken::new();
     let web =
         web.map(|web| tokio::spawn(crate::web::serve(web, services.clone(), stop_web.clone())));
@@ -412,6 +440,7 @@ pub async fn run_with(
         warn!("some sessions did not close in time");
     }
     reloads.abort();
+    disk_watch.abort();
     stop_web.cancel();
     if let Some(web) = web {
         let abort = web.abort_handle();

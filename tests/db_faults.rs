@@ -173,7 +173,9 @@ async fn a_full_disk_slows_no_one_and_loses_nothing() {
     let Some(disk) = Tmpfs::mount("8m", "mode=0755") else {
         return;
     };
-    let (mut server, addr, log) = common::spawn_server_in(disk.path(), &[]);
+    // The disk is 8 MiB, below the default --disk-stop-below: this test is about a
+    // disk that fills while recording, so recording must not stop before it does.
+    let (mut server, addr, log) = common::spawn_server_in(disk.path(), &["--disk-stop-below", "0"]);
     let log = Log::follow(log);
     let mut player = playing(addr).await;
     let filler = disk.fill();

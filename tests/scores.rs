@@ -402,9 +402,10 @@ async fn old_recordings_are_swept_and_kept_results_stay() {
         });
     }
     store.write(&changes).await.unwrap();
-    let deleted = arcade::records::recorder::sweep(&store, arcade::records::recorder::DEFAULT_KEEP)
-        .await
-        .unwrap();
+    let deleted =
+        arcade::records::recorder::sweep(&store, arcade::records::recorder::Retention::default())
+            .await
+            .unwrap();
     // The old guest's goes; the recent one stays; a registered player's without a
     // result goes too, like any game that gave no result.
     assert_eq!(deleted, 2);

@@ -385,9 +385,10 @@ async fn old_recordings_are_swept(backend: Backend) {
         lines,
     });
     store.write(&changes).await.unwrap();
-    let deleted = arcade::records::recorder::sweep(&store, arcade::records::recorder::DEFAULT_KEEP)
-        .await
-        .unwrap();
+    let deleted =
+        arcade::records::recorder::sweep(&store, arcade::records::recorder::Retention::default())
+            .await
+            .unwrap();
     assert_eq!(deleted, 1);
     assert_eq!(store.recording(id).await.unwrap(), None);
     let left: Vec<i64> = store
@@ -399,7 +400,7 @@ async fn old_recordings_are_swept(backend: Backend) {
         .collect();
     assert_eq!(left, [id + 4, id + 3, id + 2, id + 1]);
     // Once old, the recent guest's goes too; the rest are kept still.
-    assert_eq!(store.sweep(i64::MAX, 10).await.unwrap(), 1);
+    assert_eq!(store.sweep(i64::MAX, i64::MAX, 10).await.unwrap(), 1);
     store.close().await;
 }
 

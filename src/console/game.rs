@@ -153,6 +153,19 @@ impl Console {
         self.after_reply(reply)
     }
 
+    /// Put before `text` what the player must be told about the game's recording (it
+    /// stopped, and why), the once there is something.
+    fn recording_notice(&mut self, text: &mut String) {
+        let notice = self
+            .game
+            .as_mut()
+            .and_then(|playing| playing.tape.as_mut())
+            .and_then(|tape| tape.take_notice());
+        if let Some(notice) = notice {
+            text.insert_str(0, &format!("{notice}\n"));
+        }
+    }
+
     /// Keep what the game reached with the last reply, if anything.
     pub(super) fn note_finish(&mut self) {
         let Some(playing) = &mut self.game else {
@@ -166,7 +179,7 @@ impl Console {
     }
 
     /// Act on a game's reply: what to send, and whether the game is over. Watchers see
-    /// what the player sees.
+    /// what the player sees, except a word about the recording, which is the player's.
     pub(super) fn after_reply(&mut self, reply: Reply) -> Outcome {
         let mut text = reply.text;
         match reply.status {
@@ -174,10 +187,13 @@ impl Console {
                 if let Some(seat) = &mut self.seat {
                     seat.show_watchers(&text);
                 }
+                self.recording_notice(&mut text);
                 Outcome::Send(text)
             }
             Status::Ended if self.single => Outcome::Close(text),
             Status::Ended => {
+                let mut notice = String::new();
+                self.recording_notice(&mut notice);
                 if let Some(mut playing) = self.game.take() {
                     if let Some(tape) = playing.tape.take() {
                         tape.ended();
@@ -189,7 +205,8 @@ impl Console {
                     seat.set_place(Place::Lobby);
                 }
                 text.push_str(lobby::PROMPT);
-                Outcome::Send(text)
+                notice.push_str(&text);
+                Outcome::Send(notice)
             }
             Status::Save { name, state } => {
                 let game = self.game().map_or("unknown", |kind| kind.name);

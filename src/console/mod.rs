@@ -443,7 +443,7 @@ mod tests {
                 Registry::new(),
                 store,
                 crate::catalog::table::Contexts::new(Arc::clone(&context), None),
-                crate::records::recorder::DEFAULT_KEEP,
+                crate::records::recorder::Retention::default(),
                 LoginThrottle::new(),
             )
             .await

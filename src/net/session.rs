@@ -460,7 +460,7 @@ mod tests {
             registry.clone(),
             store,
             crate::catalog::table::Contexts::new(Arc::clone(&context), None),
-            crate::records::recorder::DEFAULT_KEEP,
+            crate::records::recorder::Retention::default(),
             crate::players::throttle::LoginThrottle::new(),
         )
         .await

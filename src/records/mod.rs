@@ -1,6 +1,9 @@
 //! Recordings of games: their format, the recorder sessions hold, its writer task, the
-//! check of results by replay, and the scores read from them.
+//! check of results by replay, and the scores read from them; what bounds them (each
+//! hour's quotas, the data directory's free space).
 
+pub mod disk;
+pub mod quota;
 pub mod recorder;
 pub mod recording;
 pub mod scores;

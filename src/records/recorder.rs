@@ -2,19 +2,29 @@
 //! one game being recorded, and the sweep of old recordings.
 //!
 //! A session never waits on the database: each input line becomes a message to the
-//! one writer task ([`crate::records::writer`], an unbounded channel send), which
-//! writes in batches; [`Recorder::flush`] waits for it (before a resume reads a
+//! one writer task ([`crate::records::writer`], a channel send), which writes in
+//! batches; [`Recorder::flush`] waits for it (before a resume reads a
 //! recording back). A crash (SIGKILL) can lose the last
 //! [`WRITE_EVERY`](crate::records::writer::WRITE_EVERY) of input lines. Results are
 //! checked by replay afterwards ([`crate::records::verifier`]). With several instances
 //! on one PostgreSQL each runs a writer, a verifier and a sweep, and the sweep skips
 //! rows another is deleting.
 //!
+//! What a game records is bounded three ways, and past each the game goes on
+//! unrecorded and its player is told once: a game's own size
+//! ([`MAX_RECORDED_BYTES`]), each player's and address's hour
+//! ([`crate::records::quota`]), and the writer's queue
+//! ([`MAX_QUEUED_BYTES`](crate::records::writer::MAX_QUEUED_BYTES)) or the data
+//! directory's free space ([`crate::records::disk`]), both "short of disk". A recording
+//! stopped so is closed at once (ended): it can never be resumed halfway.
+//!
 //! Recordings are numbered here, from the ids the store hands out
 //! ([`Store::recording_ids`]): on PostgreSQL a block at a time, the next one fetched in
 //! the background, so that starting a game never waits for the database.
 
+use std::net::IpAddr;
 use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -23,9 +33,10 @@ use tokio::sync::{mpsc, oneshot, Notify};
 use crate::catalog::table::Contexts;
 use crate::games::{Finish, Outcome};
 use crate::metrics::Metrics;
+use crate::records::quota::{self, Quotas};
 use crate::records::recording::{self, Recording};
 use crate::records::verifier::verify_loop;
-use crate::records::writer::{write_loop, Note};
+use crate::records::writer::{weight, write_loop, Backlog, Note};
 use crate::store::{
     Change, Listed, NewRecording, NewResult, Played, RecordingState, Store, StoreError,
     RECORDING_ID_BLOCK,
@@ -41,8 +52,42 @@ pub const MAX_RECORDED_BYTES: u64 = 4 * 1024 * 1024;
 const SWEEP_EVERY: Duration = Duration::from_secs(3600);
 const SWEEP_BATCH: u32 = 500;
 
-/// How long recordings of guests (and results-less games) are kept by default.
+/// How long registered players' games without a result are kept by default.
 pub const DEFAULT_KEEP: Duration = Duration::from_secs(90 * 24 * 3600);
+
+/// How long guests' (and other unregistered names') recordings are kept by default: a
+/// week, since anyone can make them.
+pub const DEFAULT_KEEP_GUESTS: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// What the player is told when the server is short of disk (the writer's queue is
+/// full, or the data directory's free space is below `--disk-stop-below`).
+pub const SHORT_OF_DISK: &str = "Recording stopped: the server is short of disk.";
+
+/// What the player is told past their hour's quota (or their address's).
+pub const OVER_QUOTA: &str =
+    "Recording stopped: you have recorded too much this hour. The game goes on unrecorded.";
+
+/// What the player is told when a game reaches [`MAX_RECORDED_BYTES`].
+pub const TOO_LONG: &str =
+    "Recording stopped: this game is too long to record. It goes on unrecorded; start a new one to be recorded again.";
+
+/// How long recordings are kept ([`sweep`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retention {
+    /// Registered players' games without a result (with one they are kept for good).
+    pub keep: Duration,
+    /// Guests' and other unregistered names' games (never longer than `keep`).
+    pub guests: Duration,
+}
+
+impl Default for Retention {
+    fn default() -> Retention {
+        Retention {
+            keep: DEFAULT_KEEP,
+            guests: DEFAULT_KEEP_GUESTS,
+        }
+    }
+}
 
 /// The handle every session holds: one pointer, cheap to clone.
 #[derive(Debug, Clone)]
@@ -53,6 +98,13 @@ struct Shared {
     sender: mpsc::UnboundedSender<Note>,
     ids: Mutex<Ids>,
     store: Store,
+    /// What waits for the writer: bounded by [`Backlog::admit`].
+    backlog: Arc<Backlog>,
+    /// Each player's and address's hour.
+    quotas: Quotas,
+    /// The data directory's free space is below `--disk-stop-below`.
+    low_disk: AtomicBool,
+    metrics: Arc<Metrics>,
 }
 
 /// The recording ids this instance may give ([`Store::recording_ids`]): on SQLite one
@@ -85,7 +137,7 @@ impl Recorder {
     pub async fn start(
         store: Store,
         contexts: Contexts,
-        keep: Duration,
+        keep: Retention,
         metrics: Arc<Metrics>,
     ) -> Result<Recorder, StoreError> {
         let closed = store.close_open_recordings().await?;
@@ -98,11 +150,13 @@ impl Recorder {
         let ids = store.recording_ids().await?;
         let (sender, receiver) = mpsc::unbounded_channel();
         let verify = Arc::new(Notify::new());
+        let backlog = Arc::new(Backlog::default());
         tokio::spawn(write_loop(
             store.clone(),
             receiver,
             Arc::clone(&verify),
-            metrics,
+            Arc::clone(&metrics),
+            Arc::clone(&backlog),
         ));
         tokio::spawn(verify_loop(store.clone(), contexts, verify));
         tokio::spawn(sweep_loop(store.clone(), keep));
@@ -114,7 +168,22 @@ impl Recorder {
                 fetching: false,
             }),
             store,
+            backlog,
+            quotas: Quotas::default(),
+            low_disk: AtomicBool::new(false),
+            metrics,
         })))
+    }
+
+    /// The data directory's free space went below `--disk-stop-below` (`true`) or back
+    /// above it: games stop recording, or new ones are recorded again.
+    pub fn set_low_disk(&self, low: bool) {
+        self.0.low_disk.store(low, Ordering::Relaxed);
+    }
+
+    /// Whether the server is short of disk: the data directory's free space is low.
+    fn low_disk(&self) -> bool {
+        self.0.low_disk.load(Ordering::Relaxed)
     }
 
     /// The next recording id, if any is left (none only after the database has been
@@ -138,9 +207,22 @@ impl Recorder {
         id
     }
 
+    /// Send a change that each game sends a bounded number of times (its states), room
+    /// or not: the queue stays bounded by the games being played.
     fn send(&self, change: Change) {
+        self.0.backlog.add(weight(&change));
         // The writer lives as long as the runtime; after it, nothing is kept anyway.
         let _ = self.0.sender.send(Note::Change(change));
+    }
+
+    /// Send a change if the queue has room for it (and the disk is not low): whether
+    /// it was sent.
+    fn try_send(&self, change: Change) -> bool {
+        if self.low_disk() || !self.0.backlog.admit(weight(&change)) {
+            return false;
+        }
+        let _ = self.0.sender.send(Note::Change(change));
+        true
     }
 
     /// Wait until everything sent so far is written (or `timeout` passes: the
@@ -153,8 +235,21 @@ impl Recorder {
         matches!(tokio::time::timeout(timeout, wait).await, Ok(Ok(())))
     }
 
-    /// Start recording a game.
+    /// Start recording a game: not recorded (the player told why, [`Tape::take_notice`])
+    /// when the server is short of disk or the player past their hour's quota.
     pub fn open(&self, player: Player, start: recording::Start, level: String) -> Tape {
+        if self.low_disk() {
+            return Tape::new(self.clone(), 0, player, &start, level).unrecorded(SHORT_OF_DISK);
+        }
+        if let Err(refused) = self
+            .0
+            .quotas
+            .game(&player.key, player.address, Instant::now())
+        {
+            // Debug only: a client typing `play` again and again must not fill the log.
+            tracing::debug!(player = %player.name, address = %player.address, ?refused, "games per hour past the quota: this game is not recorded");
+            return Tape::new(self.clone(), 0, player, &start, level).unrecorded(OVER_QUOTA);
+        }
         let Some(id) = self.take_id() else {
             tracing::error!(player = %player.name, "no recording ids left (the database has been out of reach): this game is not recorded");
             let mut tape = Tape::new(self.clone(), 0, player, &start, level);
@@ -163,14 +258,17 @@ impl Recorder {
             return tape;
         };
         let tape = Tape::new(self.clone(), id, player, &start, level);
-        self.send(Change::Open(Box::new(NewRecording {
+        let open = Change::Open(Box::new(NewRecording {
             id,
             player: tape.player.name.clone(),
             player_key: tape.player.key.clone(),
             registered: tape.player.registered,
             start,
             started_at: now_ms(),
-        })));
+        }));
+        if !self.try_send(open) {
+            return tape.unrecorded(SHORT_OF_DISK);
+        }
         tape
     }
 
@@ -195,9 +293,12 @@ impl Recorder {
         tape
     }
 
-    /// Give up `player_key`'s unfinished game.
+    /// Give up `player_key`'s unfinished game (unless the queue is full: then it stays
+    /// resumable).
     pub fn discard(&self, player_key: String) {
-        self.send(Change::Discard { player_key });
+        if !self.try_send(Change::Discard { player_key }) {
+            tracing::debug!("an unfinished game not discarded: the recorder's queue is full");
+        }
     }
 }
 
@@ -212,6 +313,8 @@ pub struct Player {
     pub registered: bool,
     /// A guest (`guest-N`): no results.
     pub guest: bool,
+    /// Where the player connects from, for the address's quota.
+    pub address: IpAddr,
 }
 
 /// One game being recorded: what the console holds while the game runs.
@@ -232,10 +335,16 @@ pub struct Tape {
     outcome: Option<Outcome>,
     /// Input bytes recorded so far.
     bytes: u64,
-    /// Past [`MAX_RECORDED_BYTES`]: no more input is recorded.
+    /// Past [`MAX_RECORDED_BYTES`], a quota, or short of disk: no more input is
+    /// recorded.
     cut: bool,
-    /// Whether the game has a recording at all (it has unless no id was left).
+    /// Whether the game has a recording at all (it has unless no id was left, a
+    /// quota was reached, or the server was short of disk when it began).
     recorded: bool,
+    /// Input bytes taken from the player's quotas and not used yet.
+    allowance: u64,
+    /// What to tell the player about the recording, once.
+    notice: Option<&'static str>,
 }
 
 impl Tape {
@@ -260,6 +369,42 @@ impl Tape {
             bytes: 0,
             cut: false,
             recorded: true,
+            allowance: 0,
+            notice: None,
+        }
+    }
+
+    /// This tape, for a game that is not recorded at all, its player told `notice`.
+    fn unrecorded(mut self, notice: &'static str) -> Tape {
+        self.cut = true;
+        self.recorded = false;
+        self.notice = Some(notice);
+        self.recorder.0.metrics.recordings_stopped.inc();
+        self
+    }
+
+    /// What the player must be told about this game's recording (it stopped, and
+    /// why), once: `None` ever after.
+    pub fn take_notice(&mut self) -> Option<&'static str> {
+        self.notice.take()
+    }
+
+    /// Stop recording: no more input, no results, no resume. The recording is closed
+    /// at once, so that a restart or a resume never takes it for a game to play on.
+    fn cut(&mut self, notice: &'static str) {
+        self.cut = true;
+        self.notice = Some(notice);
+        self.recorder.0.metrics.recordings_stopped.inc();
+        if self.recorded {
+            self.recorder.send(Change::State {
+                id: self.id,
+                state: RecordingState::Ended,
+                outcome: None,
+                played: Some(Played {
+                    inputs: self.inputs,
+                    duration_ms: self.elapsed_ms(),
+                }),
+            });
         }
     }
 
@@ -273,24 +418,49 @@ impl Tape {
             .saturating_add(u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX))
     }
 
-    /// A line the game got.
+    /// A line the game got: recorded, unless that goes past the game's size, the
+    /// player's quota or the queue's room (then the recording stops, and
+    /// [`Tape::take_notice`] says so).
     pub fn input(&mut self, line: &str) {
         if self.cut {
             return;
         }
-        self.bytes += line.len() as u64 + 8;
+        let cost = line.len() as u64 + 8;
+        self.bytes += cost;
         if self.bytes > MAX_RECORDED_BYTES {
-            self.cut = true;
             tracing::warn!(recording = self.id, player = %self.player.name, "a game's recording reached its size limit: the rest of the game is not recorded");
+            self.cut(TOO_LONG);
             return;
         }
+        if self.allowance < cost {
+            let chunk = cost.max(quota::CHUNK);
+            let player = &self.player;
+            match self
+                .recorder
+                .0
+                .quotas
+                .bytes(&player.key, player.address, Instant::now(), chunk)
+            {
+                Ok(()) => self.allowance += chunk,
+                Err(refused) => {
+                    tracing::info!(recording = self.id, player = %player.name, address = %player.address, ?refused, "input bytes per hour past the quota: the rest of the game is not recorded");
+                    self.cut(OVER_QUOTA);
+                    return;
+                }
+            }
+        }
+        self.allowance -= cost;
         let mut lines = String::with_capacity(line.len() + 8);
         recording::encode_input(self.elapsed_ms(), line, &mut lines);
-        self.recorder.send(Change::Inputs {
+        let sent = self.recorder.try_send(Change::Inputs {
             id: self.id,
             first: self.inputs,
             lines,
         });
+        if !sent {
+            self.cut(SHORT_OF_DISK);
+            return;
+        }
         self.inputs += 1;
     }
 
@@ -301,7 +471,7 @@ impl Tape {
             return;
         }
         let level = finish.level.clone().unwrap_or_else(|| self.level.clone());
-        self.recorder.send(Change::Result(Box::new(NewResult {
+        let sent = self.recorder.try_send(Change::Result(Box::new(NewResult {
             recording_id: self.id,
             upto: self.inputs,
             player: self.player.name.clone(),
@@ -314,6 +484,11 @@ impl Tape {
             finished_at: now_ms(),
             finish,
         })));
+        if !sent {
+            // A result the store cannot take now: the game goes on unrecorded rather
+            // than leave a recording whose results are missing.
+            self.cut(SHORT_OF_DISK);
+        }
     }
 
     /// The game ended (by its rules or its exit).
@@ -383,8 +558,8 @@ async fn fetch_ids(shared: Weak<Shared>) {
     }
 }
 
-/// Delete recordings older than `keep`, a batch at a time, every [`SWEEP_EVERY`].
-async fn sweep_loop(store: Store, keep: Duration) {
+/// Delete recordings older than `keep` says, a batch at a time, every [`SWEEP_EVERY`].
+async fn sweep_loop(store: Store, keep: Retention) {
     loop {
         match sweep(&store, keep).await {
             Ok(0) => {}
@@ -395,17 +570,22 @@ async fn sweep_loop(store: Store, keep: Duration) {
     }
 }
 
-/// One sweep: every recording past `keep`, in batches with a pause between them so
-/// that the writer gets its turns. How many were deleted.
+/// One sweep: every recording past what `keep` says (guests' past `keep.guests`, but
+/// never kept longer than the others), in batches with a pause between them so that
+/// the writer gets its turns. How many were deleted.
 ///
 /// # Errors
 /// [`StoreError`] from the database.
-pub async fn sweep(store: &Store, keep: Duration) -> Result<u64, StoreError> {
-    let keep_ms = i64::try_from(keep.as_millis()).unwrap_or(i64::MAX);
-    let cutoff = now_ms().saturating_sub(keep_ms);
+pub async fn sweep(store: &Store, keep: Retention) -> Result<u64, StoreError> {
+    let cutoff = |keep: Duration| {
+        let keep_ms = i64::try_from(keep.as_millis()).unwrap_or(i64::MAX);
+        now_ms().saturating_sub(keep_ms)
+    };
+    let registered = cutoff(keep.keep);
+    let guests = cutoff(keep.guests.min(keep.keep));
     let mut deleted = 0;
     loop {
-        let done = store.sweep(cutoff, SWEEP_BATCH).await?;
+        let done = store.sweep(registered, guests, SWEEP_BATCH).await?;
         deleted += done;
         if done < u64::from(SWEEP_BATCH) {
             return Ok(deleted);

@@ -3,7 +3,6 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Duration;
 
 use crate::catalog::table::Contexts;
 use crate::cluster::bus::Bus;
@@ -14,7 +13,7 @@ use crate::players::hashing::Hasher;
 use crate::players::inbox::Message;
 use crate::players::registry::Registry;
 use crate::players::throttle::LoginThrottle;
-use crate::records::recorder::Recorder;
+use crate::records::recorder::{Recorder, Retention};
 use crate::store::{Store, StoreError};
 
 use super::shown::shown_name;
@@ -63,7 +62,7 @@ pub struct Services {
 
 impl Services {
     /// What the seats of a server on `store` share, its recorder started (which
-    /// checks results against `context`'s levels and keeps recordings for `keep`).
+    /// checks results against `context`'s levels and keeps recordings as `keep` says).
     ///
     /// # Errors
     /// [`StoreError`] when the database cannot be read.
@@ -71,7 +70,7 @@ impl Services {
         registry: Registry,
         store: Store,
         contexts: Contexts,
-        keep: Duration,
+        keep: Retention,
         throttle: LoginThrottle,
     ) -> Result<Services, StoreError> {
         let metrics = Arc::new(Metrics::new());

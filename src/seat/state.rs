@@ -209,6 +209,7 @@ impl Seat {
             key: self.name.key(),
             registered: self.registered,
             guest: self.name.is_guest(),
+            address: self.address,
         }
     }
 

@@ -440,19 +440,28 @@ impl Store {
         })
     }
 
-    /// Delete up to `batch` recordings that started before `cutoff_ms` and are not
-    /// kept: a guest's or unregistered name's, or a registered player's without a
-    /// result. Unfinished games are kept. Their inputs and results go with them.
-    /// Returns how many were deleted. On PostgreSQL the rows another instance's sweep
-    /// is deleting at the same time are left to it.
+    /// Delete up to `batch` recordings that are not kept: a guest's or unregistered
+    /// name's that started before `guests_cutoff_ms`, or a registered player's
+    /// without a result that started before `cutoff_ms` (the earlier of the two: guests
+    /// are kept no longer). Unfinished games are kept. Their inputs and results go
+    /// with them. Returns how many were deleted. On PostgreSQL the rows another
+    /// instance's sweep is deleting at the same time are left to it.
     ///
     /// # Errors
     /// [`StoreError::Query`].
-    pub async fn sweep(&self, cutoff_ms: i64, batch: u32) -> Result<u64, StoreError> {
+    pub async fn sweep(
+        &self,
+        cutoff_ms: i64,
+        guests_cutoff_ms: i64,
+        batch: u32,
+    ) -> Result<u64, StoreError> {
         const OLD: &str = "SELECT id FROM recordings r WHERE started_at < ? \
              AND state NOT IN ('open', 'unfinished') \
-             AND NOT (registered AND EXISTS (SELECT 1 FROM results WHERE recording_id = r.id)) \
+             AND (NOT registered OR (started_at < ? \
+                  AND NOT EXISTS (SELECT 1 FROM results WHERE recording_id = r.id))) \
              ORDER BY id LIMIT ?";
+        // The later cutoff bounds every row, the earlier one the registered players'.
+        let guests_cutoff_ms = guests_cutoff_ms.max(cutoff_ms);
         let batch = i64::from(batch);
         let locked = match self.shared.engine {
             // One writer at a time: nothing to skip.
@@ -463,6 +472,7 @@ impl Store {
         on_engine!(self, |pool, sql| {
             let mut tx = pool.begin().await?;
             let ids: Vec<i64> = sqlx::query_scalar(sql(&old))
+                .bind(guests_cutoff_ms)
                 .bind(cutoff_ms)
                 .bind(batch)
                 .fetch_all(&mut *tx)
