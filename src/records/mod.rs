@@ -1,6 +1,9 @@
 //! Recordings of games: their format, the recorder sessions hold, its writer task, the
 //! check of results by replay, and the scores read from them.
 
+pub mod cast;
+pub mod places;
+pub mod reader;
 pub mod recorder;
 pub mod recording;
 pub mod scores;

@@ -12,7 +12,9 @@
 //! Content-Security-Policy that allows no other script.
 //!
 //! The files, lowest first (each uses only those above it):
-//! - `listener.rs`: the listener, bounded to [`MAX_CONNECTIONS`], and the client's address;
+//! - `connection.rs`: one connection, served by hyper, and its timeouts;
+//! - `listener.rs`: the listener, bounded to [`MAX_CONNECTIONS`] and a share per
+//!   address, with places kept for `/healthz`, and the client's address;
 //! - `logins.rs`: the admins logged in, their cookie and CSRF tokens;
 //! - `live.rs`: the live table's publisher, one snapshot for every browser;
 //! - `state.rs`: what every handler shares;
@@ -25,6 +27,7 @@
 //! - `router.rs`: which handler answers which path, headers and assets.
 
 mod auth;
+mod connection;
 mod csv;
 mod events;
 mod forms;
@@ -47,28 +50,28 @@ use tokio_util::sync::CancellationToken;
 use crate::seat::Services;
 
 pub use health::{check_health, Unhealthy};
-pub use listener::MAX_CONNECTIONS;
+pub use connection::Timeouts;
+pub use listener::{MAX_CONNECTIONS, RESERVED};
 
 /// Serve the page on `listener` until `shutdown` is cancelled.
-pub async fn serve(listener: TcpListener, services: Services, shutdown: CancellationToken) {
+pub async fn serve(
+    listener: TcpListener,
+    services: Services,
+    timeouts: Timeouts,
+    shutdown: CancellationToken,
+) {
     let live = live::Live::start(services.registry.clone(), shutdown.clone());
     let web = Arc::new(state::Web {
         services,
         logins: logins::Logins::default(),
         live,
         shutdown: shutdown.clone(),
+        streams: state::streams(),
+        downloads: state::downloads(),
     });
     if let Ok(address) = listener.local_addr() {
         tracing::info!(%address, "web page listening");
     }
-    let app = router::router(web);
-    let served = axum::serve(
-        listener::Limited::new(listener),
-        app.into_make_service_with_connect_info::<listener::Peer>(),
-    )
-    .with_graceful_shutdown(async move { shutdown.cancelled().await })
-    .await;
-    if let Err(error) = served {
-        tracing::error!(%error, "the web page stopped");
-    }
+    let app = router::router(web, timeouts);
+    listener::serve(listener, app, timeouts, shutdown).await;
 }
