@@ -11,6 +11,7 @@ use crate::metrics::Metrics;
 use crate::players::accounts::{clean_text, LoginThrottle, PlayerName};
 use crate::players::inbox::Message;
 use crate::players::registry::Registry;
+use crate::records::places::Places;
 use crate::records::recorder::Recorder;
 use crate::store::{Store, StoreError};
 
@@ -20,6 +21,13 @@ use super::shown::shown_name;
 pub fn taken_over(name: &PlayerName) -> String {
     format!("Someone logged in as {name} from elsewhere.")
 }
+
+/// Replays (`replay ID`) running at once on this server: each reads its recording a
+/// page at a time and replays the game as it goes, so what they cost is CPU.
+pub const MAX_REPLAYS: usize = 100;
+
+/// Replays running at once from one address (a class behind one NAT shares it).
+pub const REPLAYS_PER_ADDRESS: usize = 10;
 
 /// What every seat of a server shares.
 #[derive(Debug, Clone)]
@@ -44,6 +52,8 @@ pub struct Services {
     pub web: bool,
     /// The bus to the other instances (`--bus`), if any.
     pub bus: Option<Bus>,
+    /// Replays running ([`MAX_REPLAYS`], [`REPLAYS_PER_ADDRESS`]).
+    pub replays: Places,
 }
 
 impl Services {
@@ -72,6 +82,7 @@ impl Services {
             metrics,
             web: false,
             bus: None,
+            replays: Places::new(MAX_REPLAYS, REPLAYS_PER_ADDRESS),
         })
     }
 

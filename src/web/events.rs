@@ -16,7 +16,7 @@ use std::time::Duration;
 use axum::body::Body;
 use std::net::SocketAddr;
 
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{ConnectInfo, Path, RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
@@ -68,20 +68,26 @@ fn stream_place(web: &Web, peer: SocketAddr) -> Result<Place, Response> {
 /// default for its own events).
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-/// `GET /events`: the table now, then every change, as Server-Sent Events written by
+/// `GET /events` (`/events?all`: every row): the table now, then every change, as Server-Sent Events written by
 /// hand rather than through axum's `Sse`: every browser is sent the one encoding of
 /// the table, where `Sse` would copy and scan it again for each.
 pub async fn sessions(
     State(web): State<Shared>,
     ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
+    RawQuery(query): RawQuery,
 ) -> Response {
     let place = match stream_place(&web, peer) {
         Ok(place) => place,
         Err(refusal) => return refusal,
     };
     // Subscribed before the first snapshot, so that no change falls between them.
-    let (receiver, delay) = web.live.follow();
-    let first = live::now(web.services.registry.clone()).await;
+    let live = if live::asks_all(query.as_deref()) {
+        &web.live_all
+    } else {
+        &web.live
+    };
+    let (receiver, delay) = live.follow();
+    let first = live.now(web.services.registry.clone()).await;
     let viewer = (Viewer::new(Arc::clone(&web.services.metrics)), place);
     let changes = stream::unfold(
         (receiver, viewer),

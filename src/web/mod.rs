@@ -60,11 +60,13 @@ pub async fn serve(
     timeouts: Timeouts,
     shutdown: CancellationToken,
 ) {
-    let live = live::Live::start(services.registry.clone(), shutdown.clone());
+    let live = live::Live::start(services.registry.clone(), live::MAX_ROWS, shutdown.clone());
+    let live_all = live::Live::start(services.registry.clone(), live::ALL_ROWS, shutdown.clone());
     let web = Arc::new(state::Web {
         services,
         logins: logins::Logins::default(),
         live,
+        live_all,
         shutdown: shutdown.clone(),
         streams: state::streams(),
         downloads: state::downloads(),

@@ -42,6 +42,8 @@ pub struct Web {
     pub logins: Logins,
     /// The live table, published once for every browser.
     pub live: Live,
+    /// The live table with every row (`/?all`), published only while followed.
+    pub live_all: Live,
     /// Cancelled at shutdown: the live streams end, so that serving can.
     pub shutdown: CancellationToken,
     /// Live streams open, counted per address ([`STREAMS_PER_ADDRESS`]).
