@@ -9,11 +9,13 @@ use crate::store::{RecordingHead, Store, StoreError};
 use super::cast::CastError;
 use super::recording::{decode_inputs, Input, ReplayError};
 
-/// Batches of input lines read in one query. A recording's inputs are at most
-/// [`MAX_RECORDED_BYTES`](super::recorder::MAX_RECORDED_BYTES) in all, so a page is at
-/// most that too; a batch is usually a few lines, so a page is a few kilobytes and a
-/// recording at its limit a few thousand queries.
-pub const PAGE_ROWS: u32 = 256;
+/// Batches of input lines read in one query. A batch is what the writer wrote of a
+/// recording at once: a few lines from a person, a few hundred from a script. A page
+/// of a script's is a few hundred kilobytes decoded (ten replays of one measured 1 MB
+/// each at 256 batches a page); a recording's inputs are at most
+/// [`MAX_RECORDED_BYTES`](super::recorder::MAX_RECORDED_BYTES) in all, so a page is
+/// never more than that.
+pub const PAGE_ROWS: u32 = 64;
 
 /// The inputs of one recording, page by page.
 #[derive(Debug, Clone)]

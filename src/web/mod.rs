@@ -51,7 +51,8 @@ use crate::seat::Services;
 
 pub use health::{check_health, Unhealthy};
 pub use connection::Timeouts;
-pub use listener::{MAX_CONNECTIONS, RESERVED};
+pub use listener::{CONNECTIONS_PER_ADDRESS, MAX_CONNECTIONS, RESERVED};
+pub use state::{DOWNLOADS_PER_ADDRESS, MAX_DOWNLOADS, STREAMS_PER_ADDRESS};
 
 /// Serve the page on `listener` until `shutdown` is cancelled.
 pub async fn serve(
