@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
-# Reliability items of the hardening issue, measured on two builds of arcade side by
-# side; prints the machine and a markdown table (item, what was done, BEFORE, AFTER).
-# docs/RELIABILITY.md explains every row.
+# Reliability items of the hardening issue (1-10) and of the trust issue (t0-t18,
+# issue 28), measured on two builds of arcade side by side; prints the machine and a
+# markdown table (item, what was done, BEFORE, AFTER). docs/RELIABILITY.md explains
+# every row.
 #
 #   bench/reliability.sh                                   # the defaults below
 #   BEFORE=path/to/old/arcade AFTER=path/to/new/arcade bench/reliability.sh
+#   TRUST_BEFORE=old/arcade TRUST_AFTER=new/arcade ITEMS="t0 t3" bench/reliability.sh
 #   ITEMS="1 3" bench/reliability.sh                       # some items only
+#
+# Items 1-10 run BEFORE and AFTER; the trust items run TRUST_BEFORE and TRUST_AFTER
+# (the builds before and after issue 28). A trust build that is missing is reported
+# in its column ("not measured") instead of stopping the run, so that the BEFORE
+# figures can be taken before the AFTER build exists. The trust items' clients are in
+# bench/trust.py (beside this script); item t9 also needs nats-server and PostgreSQL
+# (it says "skipped" without them).
 #
 # Every server binds 127.0.0.1 on a free port, with a fresh --data-dir under one
 # temporary directory; clients connect to 127.0.0.1 (item 2 binds its client sockets
@@ -20,7 +29,11 @@ shopt -s nullglob
 
 BEFORE=${BEFORE:-/work/bin-old/arcade}
 AFTER=${AFTER:-/work/bin-new/arcade}
-ITEMS=${ITEMS:-"1 2 3 4 5 6 7 8 9 10"}
+TRUST_BEFORE=${TRUST_BEFORE:-/work/bin-trust-before/arcade}
+TRUST_AFTER=${TRUST_AFTER:-/work/bin-trust-after/arcade}
+TRUST_ITEMS="t0 t1 t2 t3 t4 t5 t6 t7 t8 t9 t10 t11 t12 t13 t14 t15 t16 t17 t18"
+ITEMS=${ITEMS:-"1 2 3 4 5 6 7 8 9 10 $TRUST_ITEMS"}
+TRUST_PY=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/trust.py
 # Seconds after which a start or a check-levels that has not finished is given up on.
 HANG=${HANG:-10}
 # Item 4's address-space cap (ulimit -v, KiB) for both builds: 3 GiB lets a 2 GB file
@@ -32,9 +45,12 @@ MOVE_LINES=${MOVE_LINES:-20000}
 SAVES=${SAVES:-3000}
 LISTED=${LISTED:-100000}
 
-for bin in "$BEFORE" "$AFTER"; do
-  [[ -x $bin ]] || { echo "not an executable: $bin" >&2; exit 2; }
-done
+# The old items need both builds; the trust items report a missing one in its column.
+if [[ " $ITEMS " =~ \ [0-9]+\  ]]; then
+  for bin in "$BEFORE" "$AFTER"; do
+    [[ -x $bin ]] || { echo "not an executable: $bin" >&2; exit 2; }
+  done
+fi
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/arcade-reliability.XXXXXX")
 PIDS=()
@@ -942,6 +958,63 @@ if __name__ == "__main__":
 PY
 }
 
+# The trust items (issue 28): bench/trust.py attacks one build and prints "KEY<tab>cell"
+# per row; here both builds are measured, one after the other, and the rows made.
+declare -A TRUST_WHAT=(
+  [t0a]="Data-directory lock: \`serve\` on DATA-DIR; a registered player in \`play sokoban\` (its recording open); a second \`serve\` on the same DATA-DIR (another port): does it start; the first's recording's state in the store before → after"
+  [t0b]="… the same player logs in on the second server and types \`resume\`; does the first server's session still answer"
+  [t1a]="\`--admin teacher\`, nobody registered: a student types \`name Teacher\`, \`register\`; then \`broadcast\` (seen by another player?); then the real teacher's \`name teacher\`"
+  [t1b]="\`ARCADE_ADMINS=\"ann, bob\"\`: bob logs in (a password set as the build allows) and types \`broadcast\`: is bob an admin"
+  [t1c]="\`--admin \"Mr Smith\"\` (not a possible name): does the server start"
+  [t2a]="\`--http-port\`: 256 TCP connections from 127.0.0.2 that send nothing; then GET /healthz and / from 127.0.0.3 (5 s cap each)"
+  [t2b]="… 256 \`GET /events\` streams from 127.0.0.2 instead"
+  [t3a]="Registered name \`target\`; N connections from 127.0.0.2 each send \`name target\` and, all at once, a wrong password (GUESSERS, default 250): replies, server memory"
+  [t3b]="… a victim session from 127.0.0.5 in \`play sokoban\` sends \`d0\` every 50 ms throughout: reply latency (ms), disconnected?"
+  [t4]="A guest plays \`2048 size=8\` and sends \`r\` (restart: a board each) CAST_LINES times (default 100,000); anonymous \`GET /recordings/ID.cast\` from another address: size, time, server memory"
+  [t5]="One guest from 127.0.0.2, for DISK_SECONDS (10): \`play 2048\`, 4500 lines of 1000 bytes (past the 4 MiB recording cap), \`q\`, again: store growth (arcade.db + WAL)"
+  [t6a]="\`teacher\` (a guest so named, reading everything) in the lobby from 127.0.0.4; 250 connections from 127.0.0.2 each send 5 \`tell teacher …\` in one write, one after another (the burst repeated, up to 3 times, while the teacher stays connected)"
+  [t6b]="20 lobby players from 127.0.0.3, reading everything; 250 connections from 127.0.0.2 each send 5 \`say …\`"
+  [t7a]="Registered \`target\`; GUESS_PARALLEL (50) connections from 127.0.0.3 loop \`name target\` + a wrong password for GUESS_SECONDS (20): wrong passwords answered"
+  [t7b]="… the owner logs in with the right password from 127.0.0.2, before the attack and 3, 8 and 13 s into it: time from the password to the lobby"
+  [t8]="Race host opens \`race sokoban\`; \`vicky\` joins and types \`register\` (prompt: Choose a password); the host types \`start\`; vicky types her password: where it goes; \`.cast\` files (anonymous GET) that contain it"
+  [t9a]="\`--db postgres://… --bus nats://…\` (nats-server without credentials); a player watching another; a raw NATS client publishes \`Deliver\` of a \`Frame\` and a \`Line\` with ESC [2J, then a \`Close\`, to arcade.to.INSTANCE"
+  [t9b]="nats-server with --user/--pass; \`--bus nats://arcade:PASSWORD@…\`: does the instance get on the bus; its log lines holding the password"
+  [t10]="A guest's 2048 game of REPLAY_LINES (400,000) \`r\` lines; REPLAYS (50) connections from 127.0.0.2 send \`replay ID 1\` and stop reading: server memory and CPU"
+  [t11]="4 connections from 127.0.0.2, each looping \`name regN\` + \`register\` (password twice) for REGISTER_SECONDS (5)"
+  [t12]="RACES (10,000) races of 2048 opened, started alone and left by one host, once with \`time=24h\` and once without (two servers): memory growth; a timer that outlives its race is a sleeping task, visible only as memory"
+  [t13]="100 sessions from 127.0.0.2 named \`--00\` … \`--99\`; alice (sokoban), bob (2048) and carol (lobby) from 127.0.0.3; the live table's first event on \`/events\`"
+  [t14]="U+009B (C1 CSI) and U+202E (bidi override) in \`say\`, in \`tell\`, and in a game's input line (a watcher; the public \`.cast\`): what reaches the others"
+  [t15]="\`mallory\` says \`x\` + spaces + \`[teacher to everyone] …\`, padded so that on an 80-column terminal the fake starts a line"
+  [t16a]="\`--proxy-protocol\` (AFTER: \`--proxy-from 127.0.0.2/32\`): a PROXY v2 header claiming 10.9.8.7, sent from 127.0.0.3"
+  [t16b]="… 300 connections from 127.0.0.2 (the proxy's address) that never send a header, then one that does"
+  [t17]="20 \`--admin\` names with passwords; \`POST /login\` with a wrong password for each, and for 20 unknown names, each from its own address: median time"
+  [t18]="Players \`-inf\`, \`-1e9\` and \`-2-3\` finish a wumpus game; the admin's \`GET /results.csv\`: their player field"
+)
+
+# trust ITEM: both trust builds through bench/trust.py, then the item's rows.
+trust() {
+  local item=$1 side key cell bin keys=()
+  for side in TRUST_BEFORE TRUST_AFTER; do
+    bin=${!side}
+    if [[ ! -x $bin ]]; then
+      R[$side.missing]="not measured: no $bin"
+      continue
+    fi
+    say "item $item (${side#TRUST_})"
+    while IFS=$'\t' read -r key cell; do
+      R[$side.$key]=$cell
+      [[ " ${keys[*]} " == *" $key "* ]] || keys+=("$key")
+    done < <(python3 "$TRUST_PY" "$item" "$bin" "$WORK" || printf '%s\tfailed (exit %s)\n' "$item" "$?")
+  done
+  for key in "${keys[@]}"; do
+    row "$key" "${TRUST_WHAT[$key]:-}" "${R[TRUST_BEFORE.$key]:-${R[TRUST_BEFORE.missing]:-}}" \
+      "${R[TRUST_AFTER.$key]:-${R[TRUST_AFTER.missing]:-}}"
+  done
+}
+for t in $TRUST_ITEMS; do
+  eval "item$t() { trust $t; }"
+done
+
 write_clients
 : >"$WORK/rows"
 for item in $ITEMS; do
@@ -952,9 +1025,18 @@ echo "## arcade reliability: BEFORE vs AFTER"
 echo
 echo "- date: $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 echo "- machine: $(nproc) CPUs ($(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo)), $(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo) RAM, kernel $(uname -sr), load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "- BEFORE: $BEFORE ($(sha256sum "$BEFORE" | cut -c1-12))"
-echo "- AFTER: $AFTER ($(sha256sum "$AFTER" | cut -c1-12))"
-echo "- HANG=$HANG s, MEMCAP_KB=$MEMCAP_KB, MOVE_LINES=$MOVE_LINES, SAVES=$SAVES, LISTED=$LISTED"
+if [[ " $ITEMS " =~ \ [0-9]+\  ]]; then
+  echo "- BEFORE: $BEFORE ($(sha256sum "$BEFORE" | cut -c1-12))"
+  echo "- AFTER: $AFTER ($(sha256sum "$AFTER" | cut -c1-12))"
+  echo "- HANG=$HANG s, MEMCAP_KB=$MEMCAP_KB, MOVE_LINES=$MOVE_LINES, SAVES=$SAVES, LISTED=$LISTED"
+fi
+for bin in "$TRUST_BEFORE" "$TRUST_AFTER"; do
+  if [[ -x $bin ]]; then
+    echo "- trust items: $bin ($(sha256sum "$bin" | cut -c1-12))"
+  else
+    echo "- trust items: $bin (missing: not measured)"
+  fi
+done
 echo
 echo "| # | what was done | BEFORE | AFTER |"
 echo "|---|---|---|---|"

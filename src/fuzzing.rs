@@ -29,9 +29,9 @@ use crate::games::starpusher::{self, xsb, StarPusher};
 use crate::games::world::{Level, World};
 use crate::games::wumpus::{self, Cave, Wumpus};
 use crate::games::{twenty48, Game, Memory, Reply, Status, PROMPT};
-use crate::players::accounts::LoginThrottle;
 use crate::players::inbox::Inbox;
 use crate::players::registry::{Registration, Registry};
+use crate::players::throttle::LoginThrottle;
 use crate::seat::{Seat, Services};
 use crate::store::{DbUrl, Store};
 
@@ -423,7 +423,7 @@ impl FuzzTable {
                 crate::catalog::table::Contexts::new(context, None),
                 crate::records::recorder::DEFAULT_KEEP,
                 // Logins are never slowed down: a fuzzer would wait for the throttle.
-                LoginThrottle::with_burst(u32::MAX),
+                LoginThrottle::with_limits(u32::MAX, u32::MAX),
             ))
             .expect("the services start");
         FuzzTable { runtime, services }

@@ -26,10 +26,12 @@
 //! - `fuzzing` (hidden, not an API) holds the properties the fuzz targets under `fuzz/`
 //!   check, so that `cargo test` replays the inputs kept under `fuzz/regressions/`.
 
+pub mod admin;
 pub mod catalog;
 pub mod cluster;
 pub mod codec;
 pub mod console;
+pub mod data_dir;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod games;

@@ -54,6 +54,57 @@ enum Command {
     /// Ask the server's web page for /healthz on this machine; exit 0 if it answers
     /// 200 (Docker's HEALTHCHECK, without curl in the image).
     Healthcheck(HealthcheckArgs),
+    /// The admins' accounts: `arcade admin set-password NAME` sets the password of an
+    /// `--admin` name (nobody can register one over telnet).
+    #[command(subcommand)]
+    Admin(AdminCommand),
+    /// Players' accounts: reset a forgotten password, free a name, list them.
+    #[command(subcommand)]
+    Accounts(AccountsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum AdminCommand {
+    /// Set NAME's password (asked with echo off, or the first line of stdin),
+    /// registering the name if it is not.
+    SetPassword(AccountArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum AccountsCommand {
+    /// Set NAME's password (asked with echo off, or the first line of stdin),
+    /// registering the name if it is not.
+    SetPassword(AccountArgs),
+    /// Delete NAME's account: the name is free again; results and recordings stay.
+    Delete(AccountArgs),
+    /// List the registered names.
+    List(StoreArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct AccountArgs {
+    /// The name.
+    name: String,
+    #[command(flatten)]
+    store: StoreArgs,
+}
+
+#[derive(Debug, clap::Args)]
+struct StoreArgs {
+    /// The database [default: sqlite://DATA-DIR/arcade.db].
+    #[arg(long, env = "ARCADE_DB")]
+    db: Option<arcade::store::DbUrl>,
+    /// The server's data directory.
+    #[arg(long, env = "ARCADE_DATA_DIR", default_value = "./data")]
+    data_dir: PathBuf,
+}
+
+impl StoreArgs {
+    fn url(&self) -> arcade::store::DbUrl {
+        self.db
+            .clone()
+            .unwrap_or_else(|| arcade::store::DbUrl::in_data_dir(&self.data_dir))
+    }
 }
 
 #[derive(Debug, clap::Args)]
@@ -111,6 +162,8 @@ fn main() -> ExitCode {
         Some(Command::CheckLevels { dir }) => check_levels(&dir),
         Some(Command::Loadtest { args }) => load_test(&args),
         Some(Command::Export(args)) => export(&args),
+        Some(Command::Admin(AdminCommand::SetPassword(args))) => set_password(&args),
+        Some(Command::Accounts(command)) => accounts(command),
         Some(Command::Healthcheck(args)) => {
             let address = SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, args.port));
             match arcade::web::check_health(address, args.timeout) {
@@ -120,6 +173,74 @@ fn main() -> ExitCode {
                     ExitCode::FAILURE
                 }
             }
+        }
+    }
+}
+
+/// `arcade admin set-password` and `arcade accounts set-password`.
+fn set_password(args: &AccountArgs) -> ExitCode {
+    let outcome = arcade::admin::parse_name(&args.name).and_then(|name| {
+        let password = arcade::admin::read_password()?;
+        Ok((name, password))
+    });
+    match outcome {
+        Ok((name, password)) => on_store(arcade::admin::set_password(
+            &args.store.url(),
+            &name,
+            &password,
+        )),
+        Err(error) => {
+            eprintln!("{error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `arcade accounts ...`.
+fn accounts(command: AccountsCommand) -> ExitCode {
+    match command {
+        AccountsCommand::SetPassword(args) => set_password(&args),
+        AccountsCommand::Delete(args) => match arcade::admin::parse_name(&args.name) {
+            Ok(name) => {
+                on_store(async move { arcade::admin::delete(&args.store.url(), &name).await })
+            }
+            Err(error) => {
+                eprintln!("{error}");
+                ExitCode::FAILURE
+            }
+        },
+        AccountsCommand::List(args) => on_store(async move {
+            arcade::admin::list(&args.url())
+                .await
+                .map(|names| names.trim_end().to_string())
+        }),
+    }
+}
+
+/// Run an account command on a small runtime: print what it says, or its error.
+fn on_store(
+    work: impl std::future::Future<Output = Result<String, arcade::admin::AccountError>>,
+) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("cannot start: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(work) {
+        Ok(text) => {
+            if !text.is_empty() {
+                println!("{text}");
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("{error}");
+            ExitCode::FAILURE
         }
     }
 }

@@ -23,6 +23,7 @@ use crate::catalog::table::{Context, Contexts};
 use crate::net::idle::Timeouts;
 use crate::net::listener::{Gate, Listener, Shared};
 use crate::net::shutdown::ShutdownSignal;
+use crate::players::accounts::PlayerName;
 use crate::players::registry::Registry;
 use crate::seat::Services;
 use crate::store::{DbUrl, Store, StoreError};
@@ -75,6 +76,10 @@ pub struct Options {
     /// result; registered players' results and their recordings are kept for good.
     #[arg(long, env = "ARCADE_KEEP_RECORDINGS", default_value = "90d", value_parser = parse_keep)]
     pub keep_recordings: Duration,
+    /// Names one client address may register in an hour (a class behind one address
+    /// registers in its first minutes: room for it).
+    #[arg(long, env = "ARCADE_REGISTRATIONS_PER_HOUR", default_value_t = crate::players::throttle::REGISTRATIONS_PER_ADDRESS)]
+    pub registrations_per_hour: u32,
     /// A registered name with admin rights once logged in (broadcast, kick, reload,
     /// race ... all); repeat it for more (ARCADE_ADMINS: names separated by commas).
     #[arg(
@@ -100,6 +105,17 @@ pub struct Options {
     /// connection without a valid header is closed.
     #[arg(long, env = "ARCADE_PROXY_PROTOCOL")]
     pub proxy_protocol: bool,
+    /// With --proxy-protocol: a network the proxies connect from, as ADDR/BITS
+    /// (repeatable; ARCADE_PROXY_FROM: separated by commas); a connection from
+    /// anywhere else is closed, so that no client can claim another's address.
+    /// [default: 127.0.0.0/8 and ::1/128]
+    #[arg(
+        long = "proxy-from",
+        env = "ARCADE_PROXY_FROM",
+        value_delimiter = ',',
+        value_name = "ADDR/BITS"
+    )]
+    pub proxy_from: Vec<ipnet::IpNet>,
     /// Several instances (SPEC section 11): carry presence, chat, watching, races and
     /// kicks to the other instances through this NATS server (nats://HOST:PORT). Needs
     /// --db postgres://..., the store the instances share.
@@ -154,11 +170,13 @@ impl Default for Options {
             login_timeout: Duration::from_secs(60),
             db: None,
             keep_recordings: crate::records::recorder::DEFAULT_KEEP,
+            registrations_per_hour: crate::players::throttle::REGISTRATIONS_PER_ADDRESS,
             admin: Vec::new(),
             http_port: None,
             http_bind: None,
             http_idle_timeout: Duration::from_secs(30),
             proxy_protocol: false,
+            proxy_from: Vec::new(),
             bus: None,
         }
     }
@@ -219,6 +237,12 @@ pub enum StartError {
     /// The bus cannot be used.
     #[error("{0}")]
     Bus(#[from] crate::cluster::bus::BusError),
+    /// Another server uses the data directory.
+    #[error("{0}")]
+    Locked(#[from] crate::data_dir::LockError),
+    /// An `--admin` name is no possible name.
+    #[error("--admin: {0}")]
+    BadAdmin(#[from] crate::admin::AccountError),
     /// `--bus` without a store the instances share.
     #[error("--bus needs --db postgres://...: the instances on one bus must share their players' accounts and games")]
     BusWithoutSharedStore,
@@ -250,7 +274,15 @@ pub async fn run_with(
     registry: Registry,
     shutdown: impl Future,
 ) -> Result<(), StartError> {
+    let admins = options
+        .admin
+        .iter()
+        .map(|name| crate::admin::parse_name(name))
+        .collect::<Result<Vec<_>, _>>()?;
     let levels = prepare(options.levels.clone(), options.data_dir.clone()).await?;
+    // Held until the server returns: a second server on this directory refuses to start.
+    let lock = crate::data_dir::DataDirLock::take(&options.data_dir)?;
+    info!(lock = %lock.path().display(), "data directory locked");
     let url = options
         .db
         .clone()
@@ -267,10 +299,13 @@ pub async fn run_with(
         store.clone(),
         contexts.clone(),
         options.keep_recordings,
-        crate::players::accounts::LoginThrottle::new(),
+        crate::players::throttle::LoginThrottle::with_limits(
+            crate::players::throttle::LOGINS_PER_ADDRESS,
+            options.registrations_per_hour,
+        ),
     )
     .await?
-    .with_admins(options.admin.iter().map(String::as_str))
+    .with_admins(admins.iter().map(PlayerName::as_str))
     .with_web(web.is_some());
     let bus = match &options.bus {
         Some(bus_url) => {
@@ -291,8 +326,10 @@ pub async fn run_with(
         None => None,
     };
     let services = services.with_bus(bus.clone());
-    if !options.admin.is_empty() {
-        info!(admins = %options.admin.join(", "), "admins (once logged in with their password)");
+    if !admins.is_empty() {
+        let names: Vec<&str> = admins.iter().map(PlayerName::as_str).collect();
+        info!(admins = %names.join(", "), "admins (once logged in with their password)");
+        warn_of_admins_without_password(&store, &admins, &options).await;
     }
     let reloads = tokio::spawn(reload_on_hangup(contexts));
     let recorder = services.recorder.clone();
@@ -343,14 +380,19 @@ pub async fn run_with(
             shared,
             done_tx,
         },
-        proxy_protocol: options.proxy_protocol,
+        proxy: options
+            .proxy_protocol
+            .then(|| crate::net::proxy::Proxies::new(options.proxy_from.clone())),
         notify_shutdown,
     };
     if let Ok(address) = listener.listener.local_addr() {
         info!(%address, max_sessions, "listening");
     }
-    if options.proxy_protocol {
-        info!("--proxy-protocol: every connection must start with a PROXY protocol v2 header");
+    if let Some(proxies) = &listener.proxy {
+        info!(
+            from = %proxies.describe(),
+            "--proxy-protocol: every connection must come from a proxy and start with a PROXY protocol v2 header"
+        );
     }
     tokio::select! {
         () = listener.accept_loop() => {}
@@ -392,12 +434,32 @@ pub async fn run_with(
         warn!("recordings not written at shutdown: the database does not answer");
     }
     store.close().await;
+    // Only now may another server take the data directory.
+    drop(lock);
     Ok(())
 }
 
 /// Whether the server can write in `data_dir`: a temporary file made and removed. A
 /// directory that exists but is not ours (a host folder mounted into a container) is
 /// found at start, with how to fix it, not at the first save.
+/// Say in the log how to set the password of each admin who has none yet: until it is
+/// set, nobody can log in with that name.
+async fn warn_of_admins_without_password(store: &Store, admins: &[PlayerName], options: &Options) {
+    let place = match &options.db {
+        Some(_) => String::from("--db \"$ARCADE_DB\""),
+        None => format!("--data-dir {}", options.data_dir.display()),
+    };
+    for admin in admins {
+        if let Ok(None) = store.account(&admin.key()).await {
+            warn!(
+                admin = %admin,
+                "the admin {admin} has no password yet, so nobody can log in with that name: \
+                 set it with `arcade admin set-password {admin} {place}`"
+            );
+        }
+    }
+}
+
 fn check_writable(data_dir: &std::path::Path) -> Result<(), StartError> {
     match tempfile::Builder::new()
         .prefix(".arcade-write-check")

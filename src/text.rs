@@ -76,9 +76,41 @@ pub enum Keep {
     Layout,
 }
 
-/// Whether `c` stays in a text cleaned with `keep`.
+/// Whether `c` stays in a text cleaned with `keep`. C0 and C1 controls go (U+009B is a
+/// CSI of its own on many terminals), and so do the bidirectional overrides, embeddings,
+/// isolates and marks (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C), which
+/// make a line read backwards or hide where one player's words end.
 pub fn is_kept(c: char, keep: Keep) -> bool {
+    if is_bidi_control(c) {
+        return false;
+    }
     !c.is_control() || (keep == Keep::Layout && matches!(c, '\n' | '\r' | '\t'))
+}
+
+/// A character that changes the direction text is shown in.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
+/// `text` as one line without control characters, each run of white space (of any
+/// kind: a no-break space, an ideographic space) one plain space, trimmed: a chat line
+/// cannot be padded to push words onto a line of their own and pass them off as the
+/// server's (`[teacher to everyone]` at the start of an 80-column line).
+pub fn collapsed(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            space = !out.is_empty();
+        } else if is_kept(c, Keep::Nothing) {
+            if space {
+                out.push(' ');
+                space = false;
+            }
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The characters of `text` that stay when it is cleaned with `keep`, in order.
@@ -123,6 +155,17 @@ mod tests {
         assert_eq!(date(-1), "1970-01-01 00:00");
         assert_eq!(date(i64::MAX), "9999-12-31 23:59");
         assert_eq!(rfc3339(i64::MIN), "1970-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn bidi_controls_go_and_chat_white_space_collapses() {
+        assert_eq!(one_line("a\u{202E}b\u{2066}c\u{2069}d\u{200F}"), "abcd");
+        assert_eq!(lines("x\u{202D}y\n"), "xy\n");
+        assert_eq!(
+            collapsed("  hi \u{a0}\u{3000}  there\t\u{85}you  "),
+            "hi there you"
+        );
+        assert_eq!(collapsed(" \u{202E} "), "");
     }
 
     #[test]

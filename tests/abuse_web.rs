@@ -135,13 +135,14 @@ async fn idle_sockets_and_streams_from_some_addresses_leave_the_page_to_the_othe
     let (status, page) = get_from(4, web, "/").await.expect("/ answers");
     assert_eq!(status, StatusCode::OK);
     assert!(page.contains("Who is playing"), "{page}");
-    let (status, ok) = get_from(4, web, "/healthz").await.expect("/healthz answers");
+    let (status, ok) = get_from(4, web, "/healthz")
+        .await
+        .expect("/healthz answers");
     assert_eq!((status, ok.as_str()), (StatusCode::OK, "ok\n"));
-    let checked = tokio::task::spawn_blocking(move || {
-        arcade::web::check_health(web, Duration::from_secs(5))
-    })
-    .await
-    .expect("the check runs");
+    let checked =
+        tokio::task::spawn_blocking(move || arcade::web::check_health(web, Duration::from_secs(5)))
+            .await
+            .expect("the check runs");
     assert!(checked.is_ok(), "{checked:?}");
     drop(open);
     drop(idle);
@@ -508,7 +509,10 @@ async fn a_hundred_sessions_named_to_sort_first_do_not_hide_the_class() {
     assert_eq!(first["total"], 103);
     assert_eq!(names.len(), 100);
     for name in ["ann", "bob", "cy"] {
-        assert!(names.contains(&name.to_string()), "{name} hidden: {names:?}");
+        assert!(
+            names.contains(&name.to_string()),
+            "{name} hidden: {names:?}"
+        );
     }
     assert_eq!(&names[..3], ["ann", "bob", "cy"]);
     // Every row on demand, and the page that asks for them.

@@ -319,10 +319,16 @@ async fn without_the_bus_each_instance_carries_on_alone() {
     let args = ["--db", db.as_str(), "--bus", bus.as_str(), "--admin", "ann"];
     let one = Instance::start(&args).await;
     let two = Instance::start(&args).await;
+    // The admin's password is set out of band, on the shared database.
+    common::set_password_with_cli("ann", "anns-pw", &["--db", db.as_str()]);
     let mut ann = one.client().await;
     let mut bob = two.client().await;
     let mut cy = one.client().await;
-    for (client, name) in [(&mut ann, "ann"), (&mut bob, "bob"), (&mut cy, "cy")] {
+    ann.send("name ann").await;
+    ann.read_text_until("Password: ").await;
+    ann.send("anns-pw").await;
+    ann.read_text_until("> ").await;
+    for (client, name) in [(&mut bob, "bob"), (&mut cy, "cy")] {
         client.send(&format!("name {name}")).await;
         client.read_text_until("> ").await;
     }
@@ -373,7 +379,6 @@ async fn without_the_bus_each_instance_carries_on_alone() {
     bob.read_text_until("> ").await;
 
     // The admin, on one instance, broadcasts to both and kicks a player of the other.
-    common::register(&mut ann, "anns-pw").await;
     let mut dee = two.client().await;
     dee.send("name dee").await;
     dee.read_text_until("> ").await;

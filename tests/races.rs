@@ -480,7 +480,7 @@ async fn teachers_commands_for_admins_only() {
     };
     let server = TestServer::start_with(options).await;
     // Admin rights come with the registered name and its password.
-    let mut teacher = common::registered(server.addr, "teacher", "secret-teacher").await;
+    let mut teacher = common::admin(&server, "teacher", "secret-teacher").await;
     let mut ann = named(&server, "ann").await;
     let mut bob = named(&server, "bob").await;
     for line in ["broadcast hello", "kick bob", "reload", "race sokoban all"] {

@@ -35,7 +35,7 @@ async fn reload_gives_new_games_the_new_files_and_games_in_progress_keep_theirs(
         ..Options::default()
     };
     let server = TestServer::start_with(options).await;
-    let mut teacher = common::registered(server.addr, "teacher", "secret-teacher").await;
+    let mut teacher = common::admin(&server, "teacher", "secret-teacher").await;
     let mut ann = Client::connect(server.addr).await;
     let mut bob = Client::connect(server.addr).await;
 

@@ -217,7 +217,7 @@ async fn a_teacher_races_three_students_on_telnet() {
         ..arcade::server::Options::default()
     };
     let server = TestServer::start_with(options).await;
-    let mut teacher = common::registered(server.addr, "teacher", "secret-teacher").await;
+    let mut teacher = common::admin(&server, "teacher", "secret-teacher").await;
     let mut ann = registered_student(&program, &server, "ann").await;
     let mut bob = registered_student(&program, &server, "bob").await;
     let mut cy = registered_student(&program, &server, "cy").await;

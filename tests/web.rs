@@ -95,7 +95,7 @@ async fn admin_pages_refuse_everyone_else_with_403() {
     let (status, _) = get(&anyone, &format!("{base}/results.csv")).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     // Nor can the admin's name with a wrong password.
-    let _teacher = common::registered(server.addr, "Teacher", "secret-te").await;
+    let _teacher = common::admin(&server, "Teacher", "secret-te").await;
     assert_eq!(
         log_in(&anyone, &base, "Teacher", "wrong-one").await,
         StatusCode::UNAUTHORIZED
@@ -109,7 +109,7 @@ async fn admin_pages_refuse_everyone_else_with_403() {
 async fn the_admin_logs_in_broadcasts_and_kicks_with_csrf_checked_forms() {
     let server = server().await;
     let base = base(&server);
-    let _teacher = common::registered(server.addr, "Teacher", "secret-te").await;
+    let _teacher = common::admin(&server, "Teacher", "secret-te").await;
     let mut ann = common::named(&server, "ann").await;
     let mut bob = common::named(&server, "bob").await;
 
@@ -196,7 +196,7 @@ async fn the_admin_logs_in_broadcasts_and_kicks_with_csrf_checked_forms() {
 async fn results_leaderboards_recordings_and_metrics() {
     let server = server().await;
     let base = base(&server);
-    let _teacher = common::registered(server.addr, "Teacher", "secret-te").await;
+    let _teacher = common::admin(&server, "Teacher", "secret-te").await;
     let mut ann = common::won_wumpus(&server, "ann", "secret-pw", Duration::ZERO).await;
     ann.send("say done").await;
     ann.read_text_until("> ").await;
@@ -372,7 +372,7 @@ fn check_with_promtool(metrics: &str) {
 async fn the_live_table_and_a_watched_board_stream_as_events() {
     let server = server().await;
     let base = base(&server);
-    let _teacher = common::registered(server.addr, "Teacher", "secret-te").await;
+    let _teacher = common::admin(&server, "Teacher", "secret-te").await;
     let admin = browser();
     assert_eq!(
         log_in(&admin, &base, "Teacher", "secret-te").await,

@@ -76,7 +76,7 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
     })
     .await;
     let base = format!("http://{}", server.web_addr.expect("the web page is on"));
-    let _teacher = common::registered(server.addr, "Teacher", "secret-te").await;
+    let _teacher = common::admin(&server, "Teacher", "secret-te").await;
 
     // A visitor: the public table, and 403 on an admin page.
     browser.goto(&format!("{base}/results.csv")).await;

@@ -108,9 +108,6 @@ impl Console {
                     if let Some(text) = seat.stop_watching() {
                         before.push_str(&text);
                     }
-                    if seat.cancel_secret() {
-                        before.push_str("(The race started: type your password again later.)\n");
-                    }
                     seat.racing(race);
                     reply.text = format!("{before}Race {race}: go!\n{}", reply.text);
                 }
@@ -121,7 +118,25 @@ impl Console {
             }
         }
         let reply = self.race_step(reply);
-        self.after_reply(reply)
+        match self.after_reply(reply) {
+            // A password being typed is never cancelled (the next line would go to
+            // the game, its watchers and its recording): the prompt asks for it again
+            // after the board, for this player only.
+            Outcome::Send(mut text) if race.is_some() => {
+                if let Some(prompt) = self
+                    .seat
+                    .as_ref()
+                    .and_then(crate::seat::Seat::secret_prompt)
+                {
+                    text.push_str(
+                        "\n(The race started: finish typing your password, then play.)\n",
+                    );
+                    text.push_str(prompt);
+                }
+                Outcome::Send(text)
+            }
+            outcome => outcome,
+        }
     }
 
     /// A line for the running game: recorded, then played.

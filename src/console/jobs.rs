@@ -16,8 +16,8 @@ use crate::games::SaveName;
 use crate::players::inbox::InboxSender;
 use crate::races::desk::{Answer, Pending};
 use crate::races::rules::{RaceGame, RaceId};
-use crate::records::recorder::Player;
 use crate::records::reader::{self, Inputs};
+use crate::records::recorder::Player;
 use crate::records::scores;
 use crate::seat::{self, Services};
 
@@ -262,7 +262,7 @@ impl StoreWork {
                 inbox,
                 address,
             } => {
-                let Ok(place) = services.replays.take(address) else {
+                let Ok(place) = services.safeguards.replays.take(address) else {
                     return Finished::Replaying(Err(String::from(TOO_MANY_REPLAYS)));
                 };
                 let head = match reader::head(&services.store, id).await {

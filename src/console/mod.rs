@@ -143,9 +143,14 @@ impl Console {
             if !arrows.is_empty() {
                 return self.arrows(&arrows);
             }
-            if line.bytes().any(|b| b < 0x20 || b == 0x7f) {
+            // What reaches a game reaches its watchers, replays and `.cast` files:
+            // no control character (C1 and bidirectional ones included) gets there.
+            if line
+                .chars()
+                .any(|c| !crate::text::is_kept(c, crate::text::Keep::Nothing))
+            {
                 return match terminal::clean_line(line) {
-                    Some(clean) => self.command_line(clean.trim()),
+                    Some(clean) => self.command_line(crate::text::one_line(&clean).trim()),
                     // Ctrl-C: the line is abandoned.
                     None => self.say(String::new()),
                 };
@@ -406,9 +411,9 @@ mod tests {
     use crate::catalog::levels::Levels;
     use crate::catalog::saves;
     use crate::catalog::table::Context;
-    use crate::players::accounts::LoginThrottle;
     use crate::players::inbox::{Delivery, Inbox};
     use crate::players::registry::{Registration, Registry};
+    use crate::players::throttle::LoginThrottle;
     use crate::seat::Services;
     use crate::store::{DbUrl, Store};
 
@@ -485,9 +490,7 @@ mod tests {
                 tokio::time::timeout(std::time::Duration::from_secs(5), self.inbox.recv())
                     .await
                     .expect("a message comes");
-            let Delivery::Message { message, skipped } = delivery else {
-                panic!("{delivery:?}");
-            };
+            let Delivery { message, skipped } = delivery;
             match self.console.on_message(message, skipped) {
                 Outcome::Send(text) | Outcome::Close(text) => text,
                 Outcome::Wait(_) => panic!("a message made a job"),
@@ -705,7 +708,7 @@ mod tests {
         );
         assert!(matches!(
             ann.inbox.recv().await,
-            Delivery::Message { message: Message::Close(text), .. }
+            Delivery { message: Message::Close(text), .. }
                 if text == "Someone logged in as Ann from elsewhere."
         ));
         // A registered name cannot be registered again, nor taken without it.
@@ -750,9 +753,9 @@ mod tests {
         cy.send(&table, "sokoban").await;
         assert_eq!(
             ann.send(&table, "say  hello  all ").await,
-            "[ann] hello  all\n> "
+            "[ann] hello all\n> "
         );
-        assert_eq!(bob.message().await, "\n[ann] hello  all\n> ");
+        assert_eq!(bob.message().await, "\n[ann] hello all\n> ");
         assert!(!cy.has_message(), "cy plays a game: not in the lobby");
         // In a game, `/say` reaches the game's watchers only, and never the game.
         assert_eq!(

@@ -63,7 +63,10 @@ pub(super) async fn play_back(
             Ok(Some(page)) => page,
             Ok(None) => break,
             Err(error) => {
-                let text = format!("Cannot read the rest of recording {id}: {}.\n", seat::store_failed(&error));
+                let text = format!(
+                    "Cannot read the rest of recording {id}: {}.\n",
+                    seat::store_failed(&error)
+                );
                 let _ = inbox.send(Message::Frame(Arc::from(text)));
                 break;
             }
@@ -72,8 +75,7 @@ pub(super) async fn play_back(
             if replay.is_over() {
                 break 'pages;
             }
-            let pause =
-                Duration::from_millis(input.at_ms.saturating_sub(previous)).min(MAX_PAUSE);
+            let pause = Duration::from_millis(input.at_ms.saturating_sub(previous)).min(MAX_PAUSE);
             previous = input.at_ms;
             tokio::time::sleep(pause / speed).await;
             let step = replay.step(&input.line);

@@ -45,8 +45,9 @@ pub(crate) struct Shared {
 pub(crate) struct Listener {
     pub(crate) listener: TcpListener,
     pub(crate) gate: Gate,
-    /// `--proxy-protocol`: each connection starts with a PROXY header.
-    pub(crate) proxy_protocol: bool,
+    /// `--proxy-protocol`: each connection comes from a proxy and starts with a PROXY
+    /// header.
+    pub(crate) proxy: Option<proxy::Proxies>,
     pub(crate) notify_shutdown: ShutdownSignal,
 }
 
@@ -81,10 +82,25 @@ impl Listener {
                     continue;
                 }
             };
-            if self.proxy_protocol {
+            if let Some(proxies) = &self.proxy {
+                if !proxies.trusts(peer.ip()) {
+                    // A client that could claim any address: closed without a word.
+                    info!(%peer, "a connection from outside --proxy-from: closed");
+                    continue;
+                }
+                let Some(place) = proxies.wait_for_header() else {
+                    warn!(%peer, limit = proxy::MAX_WAITING_FOR_HEADER, "too many connections waiting for their PROXY header: closed");
+                    continue;
+                };
                 // Subscribed now, so that a shutdown during the header is seen.
                 let shutdown = self.notify_shutdown.subscribe();
-                tokio::spawn(behind_proxy(self.gate.clone(), stream, peer, shutdown));
+                tokio::spawn(behind_proxy(
+                    self.gate.clone(),
+                    stream,
+                    peer,
+                    shutdown,
+                    place,
+                ));
                 continue;
             }
             let shutdown = || self.notify_shutdown.subscribe();
@@ -160,11 +176,13 @@ async fn behind_proxy(
     mut stream: TcpStream,
     proxy_address: SocketAddr,
     mut shutdown: Shutdown,
+    waiting: tokio::sync::OwnedSemaphorePermit,
 ) {
     let header = tokio::select! {
         header = proxy::read_header(&mut stream, proxy::HEADER_TIMEOUT) => header,
         () = &mut shutdown => return,
     };
+    drop(waiting);
     let client = match header {
         Ok(Proxied::Client(client)) => client,
         Ok(Proxied::Local) => {

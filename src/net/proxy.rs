@@ -3,9 +3,13 @@
 //! [`crate::codec::proxy`], so that a command the client sent right behind the header
 //! stays in the stream for the session.
 
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::sync::Arc;
 use std::time::Duration;
 
+use ipnet::{IpNet, Ipv4Net};
 use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::codec::proxy::{self, Fixed, HeaderError, Proxied, FIXED};
 
@@ -13,6 +17,56 @@ use crate::codec::proxy::{self, Fixed, HeaderError, Proxied, FIXED};
 /// the connection, so anything slower is not HAProxy; short, since until then the
 /// connection holds a file descriptor outside `--max-sessions`.
 pub const HEADER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Connections waiting for their header at once; beyond it a new connection is closed
+/// at once (HAProxy sends the header with the connection: a crowd of connections that
+/// sends none is no proxy, and each would hold a file descriptor).
+pub const MAX_WAITING_FOR_HEADER: usize = 256;
+
+/// Who may send a PROXY header (`--proxy-from`), and the places of the connections
+/// waiting to send theirs.
+#[derive(Debug)]
+pub struct Proxies {
+    from: Vec<IpNet>,
+    waiting: Arc<Semaphore>,
+}
+
+impl Proxies {
+    /// The proxies on the networks `from`; none given means this machine only
+    /// (127.0.0.0/8 and ::1).
+    pub fn new(from: Vec<IpNet>) -> Proxies {
+        let from = if from.is_empty() {
+            vec![
+                IpNet::V4(Ipv4Net::new_assert(Ipv4Addr::new(127, 0, 0, 0), 8)),
+                IpNet::from(IpAddr::from(Ipv6Addr::LOCALHOST)),
+            ]
+        } else {
+            from
+        };
+        Proxies {
+            from,
+            waiting: Arc::new(Semaphore::new(MAX_WAITING_FOR_HEADER)),
+        }
+    }
+
+    /// Whether `address` is one of the proxies'. An IPv4 address mapped into IPv6 (a
+    /// dual-stack socket) counts as the IPv4 address.
+    pub fn trusts(&self, address: IpAddr) -> bool {
+        let address = address.to_canonical();
+        self.from.iter().any(|net| net.contains(&address))
+    }
+
+    /// A place for a connection waiting for its header, if one is free.
+    pub fn wait_for_header(&self) -> Option<OwnedSemaphorePermit> {
+        Arc::clone(&self.waiting).try_acquire_owned().ok()
+    }
+
+    /// The networks, for the log.
+    pub fn describe(&self) -> String {
+        let nets: Vec<String> = self.from.iter().map(ToString::to_string).collect();
+        nets.join(", ")
+    }
+}
 
 /// Why a connection's header was not read.
 #[derive(Debug, thiserror::Error)]
@@ -78,6 +132,31 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_listed_networks_are_proxies() {
+        let local = Proxies::new(Vec::new());
+        assert!(local.trusts(IpAddr::from([127, 0, 0, 1])));
+        assert!(local.trusts(IpAddr::from([127, 9, 9, 9])));
+        assert!(local.trusts("::1".parse().unwrap()));
+        assert!(local.trusts("::ffff:127.0.0.1".parse().unwrap()));
+        assert!(!local.trusts(IpAddr::from([10, 0, 0, 5])));
+        let docker = Proxies::new(vec!["172.18.0.0/16".parse().unwrap()]);
+        assert!(docker.trusts(IpAddr::from([172, 18, 0, 3])));
+        assert!(!docker.trusts(IpAddr::from([127, 0, 0, 1])));
+        assert_eq!(docker.describe(), "172.18.0.0/16");
+    }
+
+    #[test]
+    fn waiting_places_run_out() {
+        let proxies = Proxies::new(Vec::new());
+        let held: Vec<_> = (0..MAX_WAITING_FOR_HEADER)
+            .map(|_| proxies.wait_for_header().unwrap())
+            .collect();
+        assert!(proxies.wait_for_header().is_none());
+        drop(held);
+        assert!(proxies.wait_for_header().is_some());
+    }
     use ppp::v2::{
         Addresses, Builder, Command, IPv4, IPv6, ParseError, Protocol, Version, PROTOCOL_PREFIX,
     };

@@ -58,10 +58,6 @@ pub const IDLE_CLOSED: &str = "\nClosed after too long without input. Goodbye.\n
 /// Sent, with the limit, to a connection that has not sent a whole line in time.
 pub const LOGIN_TIMED_OUT: &str = "Closed: no command came within";
 
-/// Sent when messages for a player pile up because the client stopped reading.
-pub const FELL_BEHIND: &str =
-    "\nToo many messages are waiting for you: closing. Reconnect to catch up.\n";
-
 /// The most one read takes from the socket, into a buffer on the stack (left
 /// uninitialised, so its size costs nothing per read). A command is a few bytes; pasted
 /// input or a long line simply takes several reads, since the codec keeps what is
@@ -86,7 +82,6 @@ enum Ending {
     LoginTimeout,
     Shutdown,
     Closed,
-    FellBehind,
     Error(std::io::Error),
 }
 
@@ -99,7 +94,6 @@ impl std::fmt::Display for Ending {
             Ending::LoginTimeout => f.write_str("no command after connecting"),
             Ending::Shutdown => f.write_str("server shutdown"),
             Ending::Closed => f.write_str("closed by the server"),
-            Ending::FellBehind => f.write_str("fell behind its messages"),
             Ending::Error(error) => write!(f, "error: {error}"),
         }
     }
@@ -258,7 +252,7 @@ impl Session {
                     }
                     return Ok(Ending::ClientClosed);
                 }
-                Event::Delivery(Delivery::Message { message, skipped }) => {
+                Event::Delivery(Delivery { message, skipped }) => {
                     match self.console.on_message(message, skipped) {
                         Outcome::Close(text) => {
                             return Ok(self.last_words(&text, Ending::Closed).await)
@@ -266,9 +260,6 @@ impl Session {
                         Outcome::Send(text) => Outcome::Send(self.around_typing(text)),
                         outcome => outcome,
                     }
-                }
-                Event::Delivery(Delivery::Overflow) => {
-                    return Ok(self.last_words(FELL_BEHIND, Ending::FellBehind).await);
                 }
                 Event::Idle(IdleEvent::Warn(warning)) => Outcome::Send(format!(
                     "\nNo input for a while: this session closes in {} seconds unless you type something.\n{}",
@@ -470,7 +461,7 @@ mod tests {
             store,
             crate::catalog::table::Contexts::new(Arc::clone(&context), None),
             crate::records::recorder::DEFAULT_KEEP,
-            crate::players::accounts::LoginThrottle::new(),
+            crate::players::throttle::LoginThrottle::new(),
         )
         .await
         .unwrap();

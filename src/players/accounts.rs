@@ -5,23 +5,14 @@
 //!   Guests are `guest-N`; no one may choose a name starting with `guest-`, so a
 //!   guest's name never collides with a chosen or registered one.
 //! - Passwords are hashed with Argon2id (RustCrypto `argon2`, its recommended
-//!   parameters and a random salt) on a blocking thread, never logged, and compared by
-//!   the hash's own verification.
-//! - [`LoginThrottle`]: each login attempt costs a token from a bucket for the name
-//!   and one for the client's address (`governor`); an empty bucket makes the attempt
-//!   wait, so guessing is slowed to a few tries a minute, and the log says so.
+//!   parameters and a random salt) on the hashing threads
+//!   ([`super::hashing::Hasher`]), never logged, and compared by the hash's own
+//!   verification. [`super::throttle`] limits the attempts.
 //! - [`clean_text`]: what one player sends another has no control characters, so no
 //!   escape sequence can reach another terminal, and is at most [`MAX_CHAT`]
 //!   characters long.
 
-use std::net::IpAddr;
-use std::num::NonZeroU32;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::time::Duration;
-
 use argon2::{Argon2, PasswordHasher as _, PasswordVerifier as _};
-use governor::clock::{Clock as _, DefaultClock};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 /// The longest name.
 pub const MAX_NAME: usize = 16;
@@ -116,16 +107,16 @@ impl std::fmt::Display for PlayerName {
 }
 
 /// `text` with every control character removed (so that no escape sequence can be
-/// formed) and white space at its ends trimmed, cut at [`MAX_CHAT`] characters.
+/// formed) and runs of white space made one space ([`crate::text::collapsed`]), at
+/// most [`MAX_CHAT`] characters.
 /// `Err` with the cleaned text's length when it is longer than that.
 pub fn clean_text(text: &str) -> Result<String, usize> {
-    let cleaned = crate::text::one_line(text);
-    let cleaned = cleaned.trim();
+    let cleaned = crate::text::collapsed(text);
     let length = cleaned.chars().count();
     if length > MAX_CHAT {
         return Err(length);
     }
-    Ok(cleaned.to_string())
+    Ok(cleaned)
 }
 
 /// A player's settings (SPEC section 10); registered players keep them.
@@ -271,67 +262,6 @@ pub fn verify_password(password: &str, hash: &str) -> bool {
         .is_ok()
 }
 
-/// Login attempts allowed at once, per name and per address, before they are slowed.
-const LOGIN_BURST: u32 = 5;
-
-/// The longest a login attempt is made to wait.
-const MAX_LOGIN_WAIT: Duration = Duration::from_secs(60);
-
-/// Slows down repeated logins per name and per client address.
-#[derive(Debug)]
-pub struct LoginThrottle {
-    by_name: DefaultKeyedRateLimiter<String>,
-    by_address: DefaultKeyedRateLimiter<IpAddr>,
-    clock: DefaultClock,
-    /// Checks since the limiters last forgot idle keys.
-    checks: AtomicU32,
-}
-
-impl Default for LoginThrottle {
-    fn default() -> Self {
-        LoginThrottle::new()
-    }
-}
-
-impl LoginThrottle {
-    /// Five attempts at once, then one every twelve seconds, per name and per address.
-    pub fn new() -> LoginThrottle {
-        LoginThrottle::with_burst(LOGIN_BURST)
-    }
-
-    /// `burst` attempts at once, then `burst` a minute, per name and per address.
-    pub fn with_burst(burst: u32) -> LoginThrottle {
-        let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);
-        let quota = Quota::per_minute(burst);
-        LoginThrottle {
-            by_name: RateLimiter::keyed(quota),
-            by_address: RateLimiter::keyed(quota),
-            clock: DefaultClock::default(),
-            checks: AtomicU32::new(0),
-        }
-    }
-
-    /// How long a login attempt for `name_key` from `address` must wait before it is
-    /// checked (zero when it may go ahead); the attempt is counted.
-    pub fn delay(&self, name_key: &str, address: IpAddr) -> Duration {
-        if self.checks.fetch_add(1, Ordering::Relaxed) % 256 == 255 {
-            // Keys whose buckets are full again need not be kept.
-            self.by_name.retain_recent();
-            self.by_address.retain_recent();
-        }
-        let now = self.clock.now();
-        let name_wait = match self.by_name.check_key(&name_key.to_string()) {
-            Ok(()) => Duration::ZERO,
-            Err(not_until) => not_until.wait_time_from(now),
-        };
-        let address_wait = match self.by_address.check_key(&address) {
-            Ok(()) => Duration::ZERO,
-            Err(not_until) => not_until.wait_time_from(now),
-        };
-        name_wait.max(address_wait).min(MAX_LOGIN_WAIT)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -360,7 +290,7 @@ mod tests {
     fn text_loses_control_characters_and_is_capped() {
         assert_eq!(
             clean_text(" hi \u{1b}[31mred\u{7}\r\u{9b}2J "),
-            Ok(String::from("hi [31mred2J"))
+            Ok(String::from("hi [31mred 2J"))
         );
         assert_eq!(
             clean_text(&"é".repeat(MAX_CHAT)).map(|t| t.chars().count()),
@@ -397,21 +327,5 @@ mod tests {
         assert!(!verify_password("correct horse", "not a hash"));
         // A fresh salt each time.
         assert_ne!(hash, hash_password("correct horse").unwrap());
-    }
-
-    #[test]
-    fn repeated_logins_are_slowed_per_name_and_per_address() {
-        let throttle = LoginThrottle::new();
-        let here = IpAddr::from([127, 0, 0, 2]);
-        let there = IpAddr::from([127, 0, 0, 3]);
-        for _ in 0..LOGIN_BURST {
-            assert_eq!(throttle.delay("ann", here), Duration::ZERO);
-        }
-        let wait = throttle.delay("ann", here);
-        assert!(wait > Duration::from_secs(5), "{wait:?}");
-        // The name is slowed from anywhere; another name from this address too.
-        assert!(throttle.delay("ann", there) > Duration::ZERO);
-        assert!(throttle.delay("bob", here) > Duration::ZERO);
-        assert_eq!(throttle.delay("bob", there), Duration::ZERO);
     }
 }

@@ -6,10 +6,12 @@
 //! bounded:
 //! - [`Message::Frame`]s (a watched game's output) are kept up to [`FRAME_CAP`]; past
 //!   that the oldest frame is dropped, and the player is told how many were skipped.
-//! - every other message is never dropped. Up to [`MESSAGE_CAP`] wait; one more means
-//!   the player has stopped reading, and the session is closed with
-//!   [`Delivery::Overflow`] rather than let it hold more (as IRC servers do when a
-//!   client's send queue is exceeded).
+//! - [`Message::Line`]s (chat, tells, news) wait up to [`MESSAGE_CAP`]; past that the
+//!   newest are dropped and counted, and once the player has read what waits, one line
+//!   says how many were lost ([`dropped_notice`]). A reading player is never closed for
+//!   what others send: what others can send is limited where they send it (the chat
+//!   limits per player, address and recipient), and a session is closed only when its
+//!   own socket stops taking bytes (the session's write timeout).
 //! - [`Message::Close`] and the messages of watching always get through.
 //!
 //! A player on another instance (`--bus`) has a sender too: a [`Forward`] that hands
@@ -37,8 +39,14 @@ use crate::races::rules::{RaceGame, RaceId};
 /// How many frames of a watched game may wait for a slow player.
 pub const FRAME_CAP: usize = 32;
 
-/// How many other messages may wait before the player counts as gone.
+/// How many lines may wait; past it the newest are dropped and counted.
 pub const MESSAGE_CAP: usize = 256;
+
+/// The line that tells a player how many lines for them were dropped.
+pub fn dropped_notice(dropped: u64) -> String {
+    let lines = if dropped == 1 { "line" } else { "lines" };
+    format!("({dropped} {lines} for you were dropped: they came faster than you read.)")
+}
 
 /// Something for a player from elsewhere in the server.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,18 +84,14 @@ pub enum Message {
     RaceStop(RaceId),
 }
 
-/// What [`Inbox::recv`] hands the session.
+/// What [`Inbox::recv`] hands the session: the next message, and how many frames were
+/// dropped before it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Delivery {
-    /// The next message; `skipped` frames were dropped before it.
-    Message {
-        /// The message.
-        message: Message,
-        /// Frames dropped since the last delivery.
-        skipped: u64,
-    },
-    /// More than [`MESSAGE_CAP`] messages waited: the player is not reading.
-    Overflow,
+pub struct Delivery {
+    /// The message.
+    pub message: Message,
+    /// Frames dropped since the last delivery.
+    pub skipped: u64,
 }
 
 /// The receiving side, owned by the session.
@@ -182,7 +186,8 @@ pub struct Gone;
 
 #[derive(Debug, Default)]
 struct Shared {
-    /// How many messages wait (or 1 for an overflow or a close): read without the lock.
+    /// How many messages wait (one more for a note of dropped lines): read without the
+    /// lock.
     waiting: AtomicUsize,
     waker: AtomicWaker,
     queue: Mutex<Queue>,
@@ -193,7 +198,8 @@ struct Queue {
     messages: VecDeque<Message>,
     frames: usize,
     skipped: u64,
-    overflowed: bool,
+    /// Lines dropped since the player last heard of it.
+    dropped: u64,
     /// The inbox was dropped.
     closed: bool,
 }
@@ -207,6 +213,13 @@ pub fn inbox() -> (InboxSender, Inbox) {
         },
         Inbox { shared },
     )
+}
+
+impl Queue {
+    /// What a session polling the inbox should expect.
+    fn waiting(&self) -> usize {
+        self.messages.len() + usize::from(self.dropped > 0)
+    }
 }
 
 impl Shared {
@@ -271,12 +284,11 @@ impl Shared {
                     queue.messages.push_back(message);
                 }
                 Message::Line(_) if queue.messages.len() - queue.frames >= MESSAGE_CAP => {
-                    queue.overflowed = true;
+                    queue.dropped += 1;
                 }
                 _ => queue.messages.push_back(message),
             }
-            let waiting = queue.messages.len() + usize::from(queue.overflowed);
-            self.waiting.store(waiting, Ordering::Release);
+            self.waiting.store(queue.waiting(), Ordering::Release);
         }
         self.waker.wake();
         Ok(())
@@ -300,14 +312,19 @@ impl Inbox {
             }
         }
         let mut queue = self.shared.queue();
-        let delivery = if queue.overflowed {
-            Delivery::Overflow
-        } else if let Some(message) = queue.messages.pop_front() {
+        let delivery = if let Some(message) = queue.messages.pop_front() {
             if matches!(message, Message::Frame(_)) {
                 queue.frames -= 1;
             }
-            Delivery::Message {
+            Delivery {
                 message,
+                skipped: std::mem::take(&mut queue.skipped),
+            }
+        } else if queue.dropped > 0 {
+            // What waited is read: now say what did not fit.
+            let dropped = std::mem::take(&mut queue.dropped);
+            Delivery {
+                message: Message::Line(Arc::from(dropped_notice(dropped))),
                 skipped: std::mem::take(&mut queue.skipped),
             }
         } else {
@@ -321,8 +338,9 @@ impl Inbox {
             // A burst is over: do not keep its memory for an idle session.
             queue.messages = VecDeque::new();
         }
-        let waiting = queue.messages.len() + usize::from(queue.overflowed);
-        self.shared.waiting.store(waiting, Ordering::Release);
+        self.shared
+            .waiting
+            .store(queue.waiting(), Ordering::Release);
         Poll::Ready(delivery)
     }
 }
@@ -356,7 +374,7 @@ mod tests {
     }
 
     fn message(message: Message, skipped: u64) -> Option<Delivery> {
-        Some(Delivery::Message { message, skipped })
+        Some(Delivery { message, skipped })
     }
 
     #[test]
@@ -390,15 +408,27 @@ mod tests {
     }
 
     #[test]
-    fn too_many_lines_mean_the_reader_is_gone() {
+    fn lines_past_the_cap_are_dropped_and_counted_never_closing_the_reader() {
         let (sender, mut inbox) = inbox();
         for n in 0..MESSAGE_CAP {
             sender.send(line(&n.to_string())).unwrap();
         }
-        assert!(matches!(next(&mut inbox), Some(Delivery::Message { .. })));
+        assert_eq!(next(&mut inbox), message(line("0"), 0));
         sender.send(line("fits again")).unwrap();
         sender.send(line("one too many")).unwrap();
-        assert_eq!(next(&mut inbox), Some(Delivery::Overflow));
+        sender.send(line("two too many")).unwrap();
+        for n in 1..MESSAGE_CAP {
+            assert_eq!(next(&mut inbox), message(line(&n.to_string()), 0));
+        }
+        assert_eq!(next(&mut inbox), message(line("fits again"), 0));
+        assert_eq!(
+            next(&mut inbox),
+            message(line(&dropped_notice(2)), 0),
+            "once the reader has caught up, one line says what was lost"
+        );
+        assert_eq!(next(&mut inbox), None);
+        sender.send(line("heard again")).unwrap();
+        assert_eq!(next(&mut inbox), message(line("heard again"), 0));
     }
 
     #[test]

@@ -71,7 +71,12 @@ impl Registry {
     pub fn table(&self, limit: usize) -> (Vec<SessionRow>, usize) {
         // The named sessions first, so that no shard of `names` is held while
         // `sessions` is read.
-        let named: Vec<SessionId> = self.shared.names.iter().map(|entry| *entry.value()).collect();
+        let named: Vec<SessionId> = self
+            .shared
+            .names
+            .iter()
+            .map(|entry| *entry.value())
+            .collect();
         let total = named.len();
         // The `limit` first in a heap whose top is the last of them.
         let mut first: BinaryHeap<(bool, Reverse<u32>, SessionId)> =

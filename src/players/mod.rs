@@ -2,7 +2,9 @@
 //! players of other instances), and the local desk of this instance's races.
 
 pub mod accounts;
+pub mod chat_limits;
 pub mod ghosts;
+pub mod hashing;
 pub mod ids;
 pub mod inbox;
 pub mod listing;
@@ -10,3 +12,4 @@ pub mod place;
 pub mod presence;
 pub mod race_desk;
 pub mod registry;
+pub mod throttle;

@@ -69,12 +69,13 @@ impl RaceDesk for LocalDesk {
             Ok(((race_id, notices), limit)) => {
                 registry.deliver(notices);
                 if let Some(limit) = limit {
-                    let registry = registry.clone();
-                    tokio::spawn(async move {
+                    let timer_registry = registry.clone();
+                    let timer = tokio::spawn(async move {
                         tokio::time::sleep(limit).await;
-                        let notices = registry.with_races(|races| races.time_up(race_id));
-                        registry.deliver(notices);
+                        let notices = timer_registry.with_races(|races| races.time_up(race_id));
+                        timer_registry.deliver(notices);
                     });
+                    registry.time_race(race_id, timer.abort_handle());
                 }
                 tracing::info!(race = race_id, host = %racer.name, "race started");
                 format!("Race {race_id} starts now.\n")

@@ -20,6 +20,7 @@
 //! player. The bus keeps them up to date ([`Registry::ghost`]) and learns of every
 //! change to a local session through a [`PresenceTap`].
 
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -139,6 +140,10 @@ pub(super) struct Shared {
     /// Every race. One lock: races change a few times a second at most (a join, a box
     /// placed), and it is never held across an `.await` nor while sending.
     pub(super) races: Mutex<Races>,
+    /// The timers of races with a time limit, aborted when their race closes (a race
+    /// with `time=24h` that ends early must not leave its timer a day). Locked only
+    /// while the races' lock is held.
+    pub(super) race_timers: Mutex<HashMap<RaceId, tokio::task::AbortHandle>>,
     /// Remote sessions' numbers here.
     pub(super) ghosts: DashMap<Remote, SessionId>,
     /// Names a remote session has that a session here held when it was told (a
@@ -206,6 +211,7 @@ impl Registry {
                     .checked_sub(EPOCH_HEADROOM)
                     .unwrap_or_else(Instant::now),
                 races: Mutex::new(Races::default()),
+                race_timers: Mutex::new(HashMap::new()),
                 ghosts: DashMap::new(),
                 waiting_names: DashMap::new(),
                 tap: std::sync::OnceLock::new(),
@@ -401,7 +407,55 @@ impl Registry {
             .races
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        change(&mut races)
+        let result = change(&mut races);
+        let mut timers = self
+            .shared
+            .race_timers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !timers.is_empty() {
+            // Whatever closed a race (its end, its last racer gone, a disconnection)
+            // went through here: its timer goes with it.
+            timers.retain(|race, timer| {
+                let open = races.has(*race);
+                if !open {
+                    timer.abort();
+                }
+                open
+            });
+        }
+        result
+    }
+
+    /// Keep race `race`'s timer, to abort it when the race closes (at once if it is
+    /// closed already).
+    pub fn time_race(&self, race: RaceId, timer: tokio::task::AbortHandle) {
+        let races = self
+            .shared
+            .races
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !races.has(race) {
+            timer.abort();
+            return;
+        }
+        let mut timers = self
+            .shared
+            .race_timers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(old) = timers.insert(race, timer) {
+            old.abort();
+        }
+    }
+
+    /// How many race timers are running: for the tests and /metrics.
+    pub fn race_timers(&self) -> usize {
+        self.shared
+            .race_timers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
     }
 
     /// Send what the races had to say.
@@ -606,7 +660,7 @@ mod tests {
 
     async fn received(inbox: &mut Inbox) -> Message {
         match tokio::time::timeout(Duration::from_secs(5), inbox.recv()).await {
-            Ok(Delivery::Message { message, .. }) => message,
+            Ok(Delivery { message, .. }) => message,
             other => panic!("{other:?}"),
         }
     }

@@ -226,7 +226,9 @@ mod tests {
             levels: Levels::built_in().0,
             data_dir: std::env::temp_dir().join("arcade-cast-tests-unused"),
         };
-        let words = ["w", "d", "s", "a", "undo", "nonsense", "", "a \\ b", "w1", "d2"];
+        let words = [
+            "w", "d", "s", "a", "undo", "nonsense", "", "a \\ b", "w1", "d2",
+        ];
         for (game, typed) in [("sokoban", vec![]), ("2048", vec![]), ("wumpus", vec![])] {
             let kind = GameKind::from_name(game).unwrap();
             let args: Vec<String> = (kind.recorded_args)(typed);

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 
 use crate::players::accounts::{clean_text, MAX_CHAT};
+use crate::players::chat_limits::{recipient_too_busy, ADDRESS_TOO_FAST};
 use crate::players::inbox::Message;
 
 use super::shown::{idle, shown_name};
@@ -69,6 +70,9 @@ impl Seat {
             Ok(text) => text,
             Err(refusal) => return refusal,
         };
+        if !self.is_admin() && !self.services.safeguards.chat.to_recipient(id) {
+            return format!("{}\n", recipient_too_busy(name.as_str()));
+        }
         let line = format!("[{} tells you] {text}", self.name);
         self.services.metrics.chat_lines.inc();
         let _ = inbox.send(Message::Line(Arc::from(line)));
@@ -79,6 +83,10 @@ impl Seat {
     pub(super) fn chat_line(&self, text: &str, usage: &str) -> Result<String, String> {
         if self.chat_limit.check().is_err() {
             return Err(format!("{TOO_FAST}\n"));
+        }
+        // An admin's broadcast to the class is not held back by the class's chat.
+        if !self.is_admin() && !self.services.safeguards.chat.from_address(self.address) {
+            return Err(format!("{ADDRESS_TOO_FAST}\n"));
         }
         match clean_text(text) {
             // Nothing left once the control characters are gone.

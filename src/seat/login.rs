@@ -6,7 +6,7 @@ use crate::store::Registered;
 
 use super::services::taken_over;
 use super::state::{Asking, Seat, Unfinished};
-use super::work::{Found, Reply, Work};
+use super::work::{Found, RegisterFailed, Reply, Work};
 
 impl Seat {
     /// Whether the next line is a secret (a password): the client must not echo it.
@@ -54,8 +54,27 @@ impl Seat {
         if self.registered {
             return Reply::Say(format!("{} is registered already.\n", self.name));
         }
+        if self.services.names_admin(self.name.as_str()) {
+            // Whoever typed register first would own the admin role.
+            return Reply::Say(format!(
+                "{name} is this server's admin name: its password is set on the server (arcade admin set-password {name}).\n",
+                name = self.name
+            ));
+        }
         self.asking = Some(Box::new(Asking::NewPassword));
         Reply::Say(String::new())
+    }
+
+    /// `unregister NAME` (admins, checked by the command table): delete the account, so
+    /// that the name is free; its results and recordings stay.
+    pub fn unregister(&mut self, name: Option<&str>) -> Reply {
+        let Some(name) = name else {
+            return Reply::Say(String::from("Usage: unregister NAME\n"));
+        };
+        match PlayerName::parse(name) {
+            Ok(name) => Reply::Work(Work::Unregister { name }),
+            Err(error) => Reply::Say(format!("{error}\n")),
+        }
     }
 
     /// The line typed while a secret was asked for.
@@ -102,7 +121,10 @@ impl Seat {
     /// Take what the work found; the text to say. What answers a secret line starts on
     /// a new line: the client echoed neither the line nor its ending.
     pub fn found(&mut self, found: Found) -> String {
-        let after_secret = matches!(found, Found::LoggedIn { .. } | Found::Registered(_));
+        let after_secret = matches!(
+            found,
+            Found::LoggedIn { .. } | Found::LoginRefused(_) | Found::Registered(_)
+        );
         let text = self.take(found);
         if after_secret {
             format!("\n{text}")
@@ -119,6 +141,10 @@ impl Seat {
                     self.asking = Some(Box::new(Asking::Password { name, account }));
                     String::new()
                 }
+                // An admin name without a password yet is nobody's to take.
+                Ok(None) if self.services.names_admin(name.as_str()) => format!(
+                    "{name} is kept for this server's admin, whose password is not set yet (arcade admin set-password {name}): choose another name.\n"
+                ),
                 Ok(None) => match self.services.registry.rename(self.id, &name) {
                     Ok(()) => {
                         self.name = name;
@@ -128,6 +154,7 @@ impl Seat {
                     Err(taken) => format!("{taken}\n"),
                 },
             },
+            Found::LoginRefused(why) => format!("{why}\n"),
             Found::LoggedIn { account: None, .. } => String::from("Wrong password.\n"),
             Found::LoggedIn {
                 account: Some(account),
@@ -170,8 +197,19 @@ impl Seat {
                 "{} was registered by someone else just now: choose another name.\n",
                 self.name
             ),
-            Found::Registered(Err(error)) => format!("Cannot register now: {error}.\n"),
+            Found::Registered(Err(RegisterFailed::Refused(why))) => format!("{why}\n"),
+            Found::Registered(Err(RegisterFailed::Store(error))) => {
+                format!("Cannot register now: {error}.\n")
+            }
             Found::SettingsSaved { text } => text,
+            Found::Unregistered { name, deleted } => match deleted {
+                Ok(true) => {
+                    tracing::info!(admin = %self.name, unregistered = %name, "unregister");
+                    format!("{name} is unregistered: the name is free again.\n")
+                }
+                Ok(false) => format!("{name} is not registered.\n"),
+                Err(error) => format!("Cannot unregister now: {error}.\n"),
+            },
         }
     }
 
@@ -194,10 +232,5 @@ impl Seat {
     /// The unfinished game is being played again.
     pub fn resumed(&mut self) {
         self.unfinished = None;
-    }
-
-    /// Stop asking for a secret (a race started meanwhile): whether one was asked.
-    pub fn cancel_secret(&mut self) -> bool {
-        self.asking.take().is_some()
     }
 }

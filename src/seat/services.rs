@@ -8,9 +8,12 @@ use std::time::Duration;
 use crate::catalog::table::Contexts;
 use crate::cluster::bus::Bus;
 use crate::metrics::Metrics;
-use crate::players::accounts::{clean_text, LoginThrottle, PlayerName};
+use crate::players::accounts::{clean_text, PlayerName};
+use crate::players::chat_limits::ChatLimits;
+use crate::players::hashing::Hasher;
 use crate::players::inbox::Message;
 use crate::players::registry::Registry;
+use crate::players::throttle::LoginThrottle;
 use crate::records::places::Places;
 use crate::records::recorder::Recorder;
 use crate::store::{Store, StoreError};
@@ -29,6 +32,20 @@ pub const MAX_REPLAYS: usize = 100;
 /// Replays running at once from one address (a class behind one NAT shares it).
 pub const REPLAYS_PER_ADDRESS: usize = 10;
 
+/// What limits what one client can make the server spend, behind one handle (a
+/// session's future carries every field of [`Services`]).
+#[derive(Debug)]
+pub struct Safeguards {
+    /// Limits password guessing and registrations.
+    pub throttle: LoginThrottle,
+    /// Hashes and checks passwords, a bounded few at a time.
+    pub hasher: Hasher,
+    /// Chat per address and tells per recipient.
+    pub chat: ChatLimits,
+    /// Replays running ([`MAX_REPLAYS`], [`REPLAYS_PER_ADDRESS`]).
+    pub replays: Places,
+}
+
 /// What every seat of a server shares.
 #[derive(Debug, Clone)]
 pub struct Services {
@@ -36,8 +53,8 @@ pub struct Services {
     pub registry: Registry,
     /// Accounts.
     pub store: Store,
-    /// Slows down password guessing.
-    pub throttle: Arc<LoginThrottle>,
+    /// What limits what one client can make the server spend: logins, hashes, chat.
+    pub safeguards: Arc<Safeguards>,
     /// Records every game.
     pub recorder: Recorder,
     /// The levels and data directory new games start with (`reload` replaces them).
@@ -52,8 +69,6 @@ pub struct Services {
     pub web: bool,
     /// The bus to the other instances (`--bus`), if any.
     pub bus: Option<Bus>,
-    /// Replays running ([`MAX_REPLAYS`], [`REPLAYS_PER_ADDRESS`]).
-    pub replays: Places,
 }
 
 impl Services {
@@ -75,14 +90,18 @@ impl Services {
         Ok(Services {
             registry,
             store,
-            throttle: Arc::new(throttle),
+            safeguards: Arc::new(Safeguards {
+                throttle,
+                hasher: Hasher::default(),
+                chat: ChatLimits::new(),
+                replays: Places::new(MAX_REPLAYS, REPLAYS_PER_ADDRESS),
+            }),
             recorder,
             contexts,
             admins: Arc::new(HashSet::new()),
             metrics,
             web: false,
             bus: None,
-            replays: Places::new(MAX_REPLAYS, REPLAYS_PER_ADDRESS),
         })
     }
 

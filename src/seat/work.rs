@@ -4,7 +4,7 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use crate::players::accounts::{self, PlayerName, Settings};
+use crate::players::accounts::{PlayerName, Settings};
 use crate::store::{Account, Registered, StoreError};
 
 use super::services::Services;
@@ -46,6 +46,11 @@ pub enum Work {
         /// The settings to keep.
         settings: Settings,
     },
+    /// Delete `name`'s account (an admin's `unregister`).
+    Unregister {
+        /// The name.
+        name: PlayerName,
+    },
     /// Keep a registered player's settings, then say `text`.
     SaveSettings {
         /// The name.
@@ -77,8 +82,17 @@ pub enum Found {
         /// on the connection about to be taken over).
         unfinished: Option<String>,
     },
+    /// A login attempt was refused before its password was checked: what to say.
+    LoginRefused(String),
     /// How registering went.
-    Registered(Result<Registered, String>),
+    Registered(Result<Registered, RegisterFailed>),
+    /// Whether the account was there and is deleted.
+    Unregistered {
+        /// The name.
+        name: PlayerName,
+        /// Whether there was one.
+        deleted: Result<bool, String>,
+    },
     /// The settings are kept (or could not be).
     SettingsSaved {
         /// What to say.
@@ -103,17 +117,26 @@ impl Work {
                 account,
                 password,
             } => {
-                let wait = services.throttle.delay(&name.key(), address);
-                if !wait.is_zero() {
-                    tracing::warn!(name = %name, %address, ?wait, "login slowed down after repeated attempts");
-                    tokio::time::sleep(wait).await;
-                }
+                let _attempt = match services.safeguards.throttle.admit(&name.key(), address) {
+                    Ok(attempt) => attempt,
+                    Err(refused) => {
+                        tracing::warn!(name = %name, %address, %refused, "login refused");
+                        return Found::LoginRefused(refused.to_string());
+                    }
+                };
                 let hash = account.password_hash.clone();
-                let matches = tokio::task::spawn_blocking(move || {
-                    accounts::verify_password(&password, &hash)
-                })
-                .await
-                .unwrap_or(false);
+                let matches = match services
+                    .safeguards
+                    .hasher
+                    .verify(password, Some(hash))
+                    .await
+                {
+                    Ok(matches) => matches,
+                    Err(busy) => {
+                        tracing::warn!(name = %name, %address, "login refused: the hashing queue is full");
+                        return Found::LoginRefused(busy.to_string());
+                    }
+                };
                 if !matches {
                     tracing::warn!(name = %name, %address, "wrong password");
                 }
@@ -143,20 +166,34 @@ impl Work {
                 password,
                 settings,
             } => {
-                let hashed =
-                    tokio::task::spawn_blocking(move || accounts::hash_password(&password)).await;
-                let hash = match hashed {
+                if let Err(refused) = services.safeguards.throttle.register(address) {
+                    tracing::warn!(name = %name, %address, "registration refused: too many from the address");
+                    return Found::Registered(Err(RegisterFailed::Refused(refused.to_string())));
+                }
+                let hash = match services.safeguards.hasher.hash(password).await {
                     Ok(Ok(hash)) => hash,
-                    Ok(Err(error)) => return Found::Registered(Err(error.to_string())),
-                    Err(error) => return Found::Registered(Err(error.to_string())),
+                    Ok(Err(error)) => {
+                        return Found::Registered(Err(RegisterFailed::Store(error.to_string())))
+                    }
+                    Err(busy) => {
+                        return Found::Registered(Err(RegisterFailed::Refused(busy.to_string())))
+                    }
                 };
                 let result = services
                     .store
                     .register(&name.key(), name.as_str(), &hash, &settings.to_stored())
                     .await
-                    .map_err(|error| store_failed(&error));
+                    .map_err(|error| RegisterFailed::Store(store_failed(&error)));
                 Found::Registered(result)
             }
+            Work::Unregister { name } => Found::Unregistered {
+                deleted: services
+                    .store
+                    .delete_account(&name.key())
+                    .await
+                    .map_err(|error| store_failed(&error)),
+                name,
+            },
             Work::SaveSettings {
                 name,
                 settings,
@@ -177,6 +214,15 @@ impl Work {
             }
         }
     }
+}
+
+/// Why a registration did not happen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RegisterFailed {
+    /// A limit refused it: the whole sentence to say.
+    Refused(String),
+    /// The store or the hash failed: what failed.
+    Store(String),
 }
 
 /// A store error as players see it; the details go to the log.

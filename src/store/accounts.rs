@@ -92,4 +92,68 @@ impl Store {
         });
         Ok(())
     }
+
+    /// Set the password of `name` (whose lower-case form is `key`), registering it
+    /// with default settings if it is not: what `arcade admin set-password` and
+    /// `arcade accounts set-password` do, out of band. Whether the name was registered
+    /// already.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn set_password(
+        &self,
+        key: &str,
+        name: &str,
+        password_hash: &str,
+    ) -> Result<bool, StoreError> {
+        let changed = on_engine!(self, |pool, sql| {
+            sqlx::query(sql(
+                "UPDATE accounts SET password_hash = ? WHERE name_key = ?",
+            ))
+            .bind(password_hash)
+            .bind(key)
+            .execute(pool)
+            .await?
+            .rows_affected()
+        });
+        if changed > 0 {
+            return Ok(true);
+        }
+        // A race with a registration in between leaves the registration's password:
+        // set it again.
+        match self.register(key, name, password_hash, "").await? {
+            Registered::Created => Ok(false),
+            Registered::Taken => Box::pin(self.set_password(key, name, password_hash)).await,
+        }
+    }
+
+    /// Delete the account of the name whose lower-case form is `key`: the name is free
+    /// for anyone again. Its results and recordings stay. Whether there was one.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn delete_account(&self, key: &str) -> Result<bool, StoreError> {
+        let deleted = on_engine!(self, |pool, sql| {
+            sqlx::query(sql("DELETE FROM accounts WHERE name_key = ?"))
+                .bind(key)
+                .execute(pool)
+                .await?
+                .rows_affected()
+        });
+        Ok(deleted > 0)
+    }
+
+    /// Every registered name, in order, as chosen.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn account_names(&self) -> Result<Vec<String>, StoreError> {
+        on_engine!(self, |pool, sql| {
+            Ok(
+                sqlx::query_scalar(sql("SELECT name FROM accounts ORDER BY name_key"))
+                    .fetch_all(pool)
+                    .await?,
+            )
+        })
+    }
 }

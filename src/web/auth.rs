@@ -25,7 +25,7 @@ use super::html::{layout, message, page, store_down};
 use super::listener::Peer;
 use super::logins::{Admin, COOKIE};
 use super::state::Shared;
-use crate::players::accounts::{self, PlayerName};
+use crate::players::accounts::PlayerName;
 
 /// The longest password looked at (Argon2 hashes whatever it is given).
 const MAX_PASSWORD: usize = 1024;
@@ -184,27 +184,36 @@ pub async fn log_in(
         return login(None, Some(WRONG), StatusCode::UNAUTHORIZED);
     }
     let services = &web.services;
-    let wait = services.throttle.delay(&name.key(), peer.ip());
-    if !wait.is_zero() {
-        tracing::warn!(name = %name, address = %peer.ip(), ?wait, "web login slowed down after repeated attempts");
-        tokio::time::sleep(wait).await;
-    }
+    let _attempt = match services.safeguards.throttle.admit(&name.key(), peer.ip()) {
+        Ok(attempt) => attempt,
+        Err(refused) => {
+            tracing::warn!(name = %name, address = %peer.ip(), %refused, "web login refused");
+            return login(
+                None,
+                Some(&refused.to_string()),
+                StatusCode::TOO_MANY_REQUESTS,
+            );
+        }
+    };
     let account = match services.store.account(&name.key()).await {
         Ok(account) => account,
         Err(error) => return store_down(&error),
     };
-    let Some(account) = account else {
+    // An unknown name is checked against a stand-in hash: it is answered no sooner
+    // than a wrong password, so the page does not tell which names exist.
+    let hash = account
+        .as_ref()
+        .map(|account| account.password_hash.clone());
+    let matches = match services.safeguards.hasher.verify(form.password, hash).await {
+        Ok(matches) => matches,
+        Err(busy) => {
+            return login(None, Some(&busy.to_string()), StatusCode::TOO_MANY_REQUESTS);
+        }
+    };
+    let (true, Some(account)) = (matches, account) else {
+        tracing::warn!(name = %name, address = %peer.ip(), "web login: wrong name or password");
         return login(None, Some(WRONG), StatusCode::UNAUTHORIZED);
     };
-    let password = form.password;
-    let hash = account.password_hash.clone();
-    let matches = tokio::task::spawn_blocking(move || accounts::verify_password(&password, &hash))
-        .await
-        .unwrap_or(false);
-    if !matches {
-        tracing::warn!(name = %name, address = %peer.ip(), "web login: wrong password");
-        return login(None, Some(WRONG), StatusCode::UNAUTHORIZED);
-    }
     let Ok(name) = PlayerName::parse(&account.name) else {
         return login(None, Some(WRONG), StatusCode::UNAUTHORIZED);
     };

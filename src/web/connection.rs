@@ -129,7 +129,11 @@ impl Stalls {
     }
 
     /// After a write that went through (or failed): no longer stalled.
-    fn moved<T>(&mut self, done: Poll<std::io::Result<T>>, cx: &mut Context<'_>) -> Poll<std::io::Result<T>> {
+    fn moved<T>(
+        &mut self,
+        done: Poll<std::io::Result<T>>,
+        cx: &mut Context<'_>,
+    ) -> Poll<std::io::Result<T>> {
         match done {
             Poll::Pending => self.waiting(cx),
             ready => {

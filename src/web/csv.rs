@@ -178,7 +178,15 @@ mod tests {
         assert_eq!(csv_line(&["=cmd()", "-12", "@x"]), "'=cmd(),-12,'@x\r\n");
         // A sign first: a plain number as it is, anything else guarded.
         assert_eq!(
-            csv_line(&["+3.5", "-0", "-inf", "+NaN", "-1e999", "-2+3", "+cmd|' /C calc'!A0"]),
+            csv_line(&[
+                "+3.5",
+                "-0",
+                "-inf",
+                "+NaN",
+                "-1e999",
+                "-2+3",
+                "+cmd|' /C calc'!A0"
+            ]),
             "+3.5,-0,'-inf,'+NaN,'-1e999,'-2+3,'+cmd|' /C calc'!A0\r\n"
         );
         assert_eq!(csv_line(&["-", "+", "-.5", "\t=1"]), "'-,'+,'-.5,'\t=1\r\n");

@@ -23,14 +23,14 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use futures_util::stream::{self, StreamExt};
 
+use super::listener::Peer;
 use super::live;
 use super::logins::Admin;
-use super::listener::Peer;
 use super::state::{Shared, Web};
-use crate::records::places::{Full, Place};
 use crate::metrics::Metrics;
 use crate::players::inbox::{self, Delivery, Inbox, Message};
 use crate::players::registry::{Registry, SessionId};
+use crate::records::places::{Full, Place};
 
 /// Counts a browser following the table for as long as its stream lives.
 struct Viewer(Arc<Metrics>);
@@ -186,7 +186,7 @@ pub async fn board(
         };
         loop {
             match inbox.recv().await {
-                Delivery::Message {
+                Delivery {
                     message: Message::Frame(text),
                     ..
                 } => {
@@ -195,16 +195,15 @@ pub async fn board(
                         .data(serde_json::to_string(&*text).unwrap_or_default());
                     return Some((Ok::<_, Infallible>(event), Board::Watching(inbox, watching)));
                 }
-                Delivery::Message {
+                Delivery {
                     message: Message::WatchEnded { .. },
                     ..
-                }
-                | Delivery::Overflow => {
+                } => {
                     let event = Event::default().event("ended").data("ended");
                     return Some((Ok(event), Board::Ended));
                 }
                 // Nothing else is sent to a watcher's inbox.
-                Delivery::Message { .. } => {}
+                Delivery { .. } => {}
             }
         }
     });

@@ -49,8 +49,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::seat::Services;
 
-pub use health::{check_health, Unhealthy};
 pub use connection::Timeouts;
+pub use health::{check_health, Unhealthy};
 pub use listener::{CONNECTIONS_PER_ADDRESS, MAX_CONNECTIONS, RESERVED};
 pub use state::{DOWNLOADS_PER_ADDRESS, MAX_DOWNLOADS, STREAMS_PER_ADDRESS};
 

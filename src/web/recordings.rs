@@ -52,7 +52,11 @@ pub async fn recording(
 
 /// The recording numbered `id` (as in the URL), without its inputs, if `admin` may
 /// see it; or the page that says why not.
-async fn find(web: &Web, admin: Option<&Admin>, id: &str) -> Result<(i64, RecordingHead), Response> {
+async fn find(
+    web: &Web,
+    admin: Option<&Admin>,
+    id: &str,
+) -> Result<(i64, RecordingHead), Response> {
     let not_found = |text: &str| message(StatusCode::NOT_FOUND, "No such recording", text);
     let Ok(id) = id.parse::<i64>() else {
         return Err(not_found("Recordings are numbered: /recordings/12."));
@@ -258,8 +262,8 @@ impl std::io::Write for Chunks {
             Vec::with_capacity(CHUNK),
         ));
         // Waits while the browser is behind; fails once it has gone.
-        self.sender
-            .blocking_send(Ok(chunk))
-            .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the browser went away"))
+        self.sender.blocking_send(Ok(chunk)).map_err(|_| {
+            std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the browser went away")
+        })
     }
 }

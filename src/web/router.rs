@@ -2,14 +2,14 @@
 //! page's assets (its stylesheet and scripts, compiled into the binary).
 
 use axum::extract::{Path, Request, State};
-use axum::middleware::Next;
 use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
-use super::html::message;
 use super::connection::Timeouts;
+use super::html::message;
 use super::state::Shared;
 use super::{auth, csv, events, forms, health, pages, recordings, top};
 
@@ -71,11 +71,7 @@ pub fn router(web: Shared, timeouts: Timeouts) -> Router {
 }
 
 /// A request answered within the idle timeout, its body read included, or 408.
-async fn within(
-    State(timeouts): State<Timeouts>,
-    request: Request,
-    next: Next,
-) -> Response {
+async fn within(State(timeouts): State<Timeouts>, request: Request, next: Next) -> Response {
     match tokio::time::timeout(timeouts.idle, next.run(request)).await {
         Ok(response) => response,
         Err(_) => (

@@ -269,6 +269,44 @@ pub async fn registered(addr: SocketAddr, name: &str, password: &str) -> Client 
     client
 }
 
+/// A new connection logged in as the admin `name`, whose password is set out of band
+/// first (nobody can `register` an `--admin` name).
+pub async fn admin(server: &TestServer, name: &str, password: &str) -> Client {
+    server.set_password(name, password).await;
+    let (client, said) = log_in(server.addr, name, password).await;
+    assert!(said.contains(&format!("You are now {name}.")), "{said}");
+    client
+}
+
+/// `arcade admin set-password NAME ARGS...` with `password` on its standard input, as
+/// a teacher's script would run it; what it printed.
+pub fn set_password_with_cli(name: &str, password: &str, args: &[&str]) -> String {
+    use std::io::Write as _;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arcade"))
+        .args(["admin", "set-password", name])
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start arcade admin set-password");
+    child
+        .stdin
+        .take()
+        .expect("its stdin")
+        .write_all(format!("{password}\n").as_bytes())
+        .expect("write the password");
+    let output = child
+        .wait_with_output()
+        .expect("arcade admin set-password ends");
+    assert!(
+        output.status.success(),
+        "arcade admin set-password failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 /// `register` the name `client` has, with `password`.
 pub async fn register(client: &mut Client, password: &str) {
     client.send("register").await;

@@ -23,6 +23,8 @@ pub struct TestServer {
     pub web_addr: Option<SocketAddr>,
     /// The server's sessions, to reach them as the rest of the server would.
     pub registry: Registry,
+    /// Its database.
+    pub db: arcade::store::DbUrl,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<Result<(), server::StartError>>>,
     data: tempfile::TempDir,
@@ -50,6 +52,10 @@ impl TestServer {
         let web_addr = web
             .as_ref()
             .map(|web| web.local_addr().expect("web page's address"));
+        let db = options
+            .db
+            .clone()
+            .unwrap_or_else(|| arcade::store::DbUrl::in_data_dir(&options.data_dir));
         let (stop, stopped) = oneshot::channel::<()>();
         let registry = Registry::new();
         let task = tokio::spawn(server::run_with(
@@ -62,6 +68,7 @@ impl TestServer {
         TestServer {
             addr,
             web_addr,
+            db,
             registry,
             stop: Some(stop),
             task: Some(task),
@@ -72,6 +79,15 @@ impl TestServer {
     /// Where this server saves games.
     pub fn data_dir(&self) -> &Path {
         self.data.path()
+    }
+
+    /// Set `name`'s password out of band, as `arcade admin set-password` does (the
+    /// only way an `--admin` name gets one).
+    pub async fn set_password(&self, name: &str, password: &str) {
+        let name = arcade::admin::parse_name(name).expect("a possible name");
+        arcade::admin::set_password(&self.db, &name, password)
+            .await
+            .expect("the password is set");
     }
 
     /// Stop the server as Ctrl-C would and wait until it has finished.

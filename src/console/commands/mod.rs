@@ -40,6 +40,7 @@ mod start;
 mod stats;
 mod tell;
 mod top;
+mod unregister;
 mod watch;
 mod who;
 
@@ -68,6 +69,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     leave::COMMAND,
     broadcast::COMMAND,
     kick::COMMAND,
+    unregister::COMMAND,
     reload::COMMAND,
     help::COMMAND,
     quit::COMMAND,
