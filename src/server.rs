@@ -342,6 +342,7 @@ pub async fn run_with(
             web,
             services.clone(),
             web_timeouts,
+            crate::net::proxy::Proxies::new(options.proxy_from.clone()),
             stop_web.clone(),
         ))
     });

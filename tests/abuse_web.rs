@@ -406,7 +406,7 @@ async fn downloads_beyond_the_limits_are_refused_and_guests_recordings_are_for_a
         .expect("an answer");
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert!(page.contains("only an admin can see it"), "{page}");
-    let _teacher = common::registered(server.addr, "Teacher", "secret-te").await;
+    let _teacher = common::admin(&server, "Teacher", "secret-te").await;
     let admin = client_from(3);
     let response = admin
         .post(format!("http://{web}/login"))
@@ -562,7 +562,7 @@ fn row_names(snapshot: &serde_json::Value) -> Vec<String> {
 async fn a_name_a_spreadsheet_reads_as_a_formula_is_guarded_in_the_csv() {
     let server = web_server(Duration::from_secs(60)).await;
     let web = server.web_addr.expect("the web page is on");
-    let _teacher = common::registered(server.addr, "Teacher", "secret-te").await;
+    let _teacher = common::admin(&server, "Teacher", "secret-te").await;
     // `-inf` is a name, and Rust's float parser reads it as a number.
     let _player = common::won_wumpus(&server, "-inf", "secret-pw", Duration::ZERO).await;
     let admin = client_from(1);
@@ -583,5 +583,52 @@ async fn a_name_a_spreadsheet_reads_as_a_formula_is_guarded_in_the_csv() {
         .expect("the CSV");
     let row = csv.lines().nth(1).unwrap_or_else(|| panic!("{csv}"));
     assert!(row.starts_with("'-inf,wumpus,"), "{csv}");
+    server.shutdown().await;
+}
+
+/// The admin's cookie from a login from 127.0.0.`n`, with `X-Forwarded-Proto` if given.
+async fn admin_cookie(web: SocketAddr, n: u8, proto: Option<&str>) -> String {
+    let mut request = client_from(n)
+        .post(format!("http://{web}/login"))
+        .form(&[("name", "Teacher"), ("password", "secret-te")]);
+    if let Some(proto) = proto {
+        request = request.header("X-Forwarded-Proto", proto);
+    }
+    let response = request.send().await.expect("log in");
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    response.headers()["set-cookie"]
+        .to_str()
+        .expect("ASCII")
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cookie_is_secure_when_a_trusted_proxy_says_https() {
+    let server = TestServer::start_with(Options {
+        http_port: Some(0),
+        admin: vec![String::from("Teacher")],
+        proxy_from: vec!["127.0.0.1/32".parse().expect("a network")],
+        ..Options::default()
+    })
+    .await;
+    let web = server.web_addr.expect("the web page is on");
+    let _teacher = common::admin(&server, "Teacher", "secret-te").await;
+    let secure = |cookie: &str| {
+        cookie
+            .split(';')
+            .any(|part| part.trim().eq_ignore_ascii_case("secure"))
+    };
+    // The proxy, over HTTPS.
+    let cookie = admin_cookie(web, 1, Some("https")).await;
+    assert!(secure(&cookie), "{cookie}");
+    assert!(cookie.contains("HttpOnly"), "{cookie}");
+    // The proxy, over plain HTTP; no proxy at all.
+    let cookie = admin_cookie(web, 1, Some("http")).await;
+    assert!(!secure(&cookie), "{cookie}");
+    let cookie = admin_cookie(web, 1, None).await;
+    assert!(!secure(&cookie), "{cookie}");
+    // A client that is no proxy is not believed.
+    let cookie = admin_cookie(web, 2, Some("https")).await;
+    assert!(!secure(&cookie), "{cookie}");
     server.shutdown().await;
 }

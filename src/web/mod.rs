@@ -54,11 +54,14 @@ pub use health::{check_health, Unhealthy};
 pub use listener::{CONNECTIONS_PER_ADDRESS, MAX_CONNECTIONS, RESERVED};
 pub use state::{DOWNLOADS_PER_ADDRESS, MAX_DOWNLOADS, STREAMS_PER_ADDRESS};
 
-/// Serve the page on `listener` until `shutdown` is cancelled.
+/// Serve the page on `listener` until `shutdown` is cancelled. `proxies` may say that
+/// the browser reached them over HTTPS (`X-Forwarded-Proto`): the admin's cookie is
+/// then `Secure`.
 pub async fn serve(
     listener: TcpListener,
     services: Services,
     timeouts: Timeouts,
+    proxies: crate::net::proxy::Proxies,
     shutdown: CancellationToken,
 ) {
     let live = live::Live::start(services.registry.clone(), live::MAX_ROWS, shutdown.clone());
@@ -71,6 +74,7 @@ pub async fn serve(
         shutdown: shutdown.clone(),
         streams: state::streams(),
         downloads: state::downloads(),
+        proxies,
     });
     if let Ok(address) = listener.local_addr() {
         tracing::info!(%address, "web page listening");

@@ -50,6 +50,8 @@ pub struct Web {
     pub streams: Places,
     /// Downloads under way ([`MAX_DOWNLOADS`], [`DOWNLOADS_PER_ADDRESS`]).
     pub downloads: Places,
+    /// The proxies whose `X-Forwarded-Proto` is believed (`--proxy-from`).
+    pub proxies: crate::net::proxy::Proxies,
 }
 
 /// The handle every handler receives.
