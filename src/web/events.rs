@@ -14,8 +14,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use std::net::SocketAddr;
-
 use axum::extract::{ConnectInfo, Path, RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -26,7 +24,7 @@ use futures_util::stream::{self, StreamExt};
 use super::listener::Peer;
 use super::live;
 use super::logins::Admin;
-use super::state::{Shared, Web};
+use super::state::Shared;
 use crate::metrics::Metrics;
 use crate::players::inbox::{self, Delivery, Inbox, Message};
 use crate::players::registry::{Registry, SessionId};
@@ -52,16 +50,13 @@ impl Drop for Viewer {
 pub const TOO_MANY_STREAMS: &str =
     "Too many live pages are open from your address: close some and try again.\n";
 
-/// A place for a live stream from `peer`, or the refusal (429, or 503 when the page
-/// is full).
-fn stream_place(web: &Web, peer: SocketAddr) -> Result<Place, Response> {
-    web.streams.take(peer.ip()).map_err(|full| {
-        let status = match full {
-            Full::Address => StatusCode::TOO_MANY_REQUESTS,
-            Full::Total => StatusCode::SERVICE_UNAVAILABLE,
-        };
-        (status, TOO_MANY_STREAMS).into_response()
-    })
+/// A live stream refused: 429, or 503 when the page is full.
+fn refused(full: Full) -> Response {
+    let status = match full {
+        Full::Address => StatusCode::TOO_MANY_REQUESTS,
+        Full::Total => StatusCode::SERVICE_UNAVAILABLE,
+    };
+    (status, TOO_MANY_STREAMS).into_response()
 }
 
 /// How often an idle stream says it is alive, so that proxies keep it open (axum's
@@ -76,9 +71,9 @@ pub async fn sessions(
     ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
     RawQuery(query): RawQuery,
 ) -> Response {
-    let place = match stream_place(&web, peer) {
+    let place = match web.streams.take(peer.ip()) {
         Ok(place) => place,
-        Err(refusal) => return refusal,
+        Err(full) => return refused(full),
     };
     // Subscribed before the first snapshot, so that no change falls between them.
     let live = if live::asks_all(query.as_deref()) {
@@ -155,9 +150,9 @@ pub async fn board(
     ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
     Path(name): Path<String>,
 ) -> Response {
-    let place = match stream_place(&web, peer) {
+    let place = match web.streams.take(peer.ip()) {
         Ok(place) => place,
-        Err(refusal) => return refusal,
+        Err(full) => return refused(full),
     };
     let registry = &web.services.registry;
     let Some((watched, _, player)) = registry.find(&name) else {
