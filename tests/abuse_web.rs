@@ -374,6 +374,10 @@ async fn a_long_recording_downloads_in_flat_memory() {
 async fn downloads_beyond_the_limits_are_refused_and_guests_recordings_are_for_admins() {
     let server = web_server(Duration::from_secs(60)).await;
     let web = server.web_addr.expect("the web page is on");
+    // The page answers once the server's store is open (and migrated): only then is a
+    // second connection to it opened here.
+    let (status, _) = get_from(1, web, "/healthz").await.expect("/healthz");
+    assert_eq!(status, StatusCode::OK);
     let url = DbUrl::in_data_dir(server.data_dir());
     let ann = long_recording(&url, "ann", true, 20_000).await;
     let guest = long_recording(&url, "guest-7", false, 10).await;
@@ -630,5 +634,53 @@ async fn the_cookie_is_secure_when_a_trusted_proxy_says_https() {
     // A client that is no proxy is not believed.
     let cookie = admin_cookie(web, 2, Some("https")).await;
     assert!(!secure(&cookie), "{cookie}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_download_nobody_reads_gives_its_place_back_after_the_idle_timeout() {
+    let server = web_server(Duration::from_secs(1)).await;
+    let web = server.web_addr.expect("the web page is on");
+    let (status, _) = get_from(1, web, "/healthz").await.expect("/healthz");
+    assert_eq!(status, StatusCode::OK);
+    let id = long_recording(&DbUrl::in_data_dir(server.data_dir()), "ann", true, LONG).await;
+    // Two downloads asked for and never read: far more than the sockets' buffers.
+    let mut unread = Vec::new();
+    for _ in 0..arcade::web::DOWNLOADS_PER_ADDRESS {
+        let mut stream = connect_from(2, web).await;
+        stream
+            .write_all(format!("GET /recordings/{id}.cast HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+            .await
+            .expect("send");
+        let mut start = [0; 12];
+        tokio::time::timeout(Duration::from_secs(60), stream.read_exact(&mut start))
+            .await
+            .expect("the download starts")
+            .expect("read");
+        assert_eq!(&start, b"HTTP/1.1 200");
+        unread.push(stream);
+    }
+    let (status, _) = get_from(2, web, &format!("/recordings/{id}"))
+        .await
+        .expect("the page");
+    assert_eq!(status, StatusCode::OK);
+    // Their places come back once the writes have stalled for the idle timeout.
+    let mut again = false;
+    for _ in 0..100 {
+        let response = client_from(2)
+            .get(format!("http://{web}/recordings/{id}.cast"))
+            .timeout(Duration::from_secs(60))
+            .send()
+            .await
+            .expect("an answer");
+        if response.status() == StatusCode::OK {
+            again = true;
+            break;
+        }
+        assert_eq!(response.status(), StatusCode::TOO_MANY_REQUESTS);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(again, "the unread downloads kept their places");
+    drop(unread);
     server.shutdown().await;
 }
