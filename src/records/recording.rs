@@ -4,7 +4,7 @@
 //! arguments with any drawn seed, what the session remembered, a starting world for
 //! games that load one) plus the inputs reproduce every reply byte for byte. This
 //! module holds the recording, its encoding for the store, the replay that rebuilds
-//! the game from it, and the asciicast v2 export. No I/O but [`load`], which reads
+//! the game from it (the asciicast export is `cast.rs`). No I/O but [`load`], which reads
 //! one back from the store and decodes its inputs (the store keeps them as they
 //! were written, and knows nothing of their encoding's meaning).
 
@@ -229,9 +229,6 @@ pub fn decode_inputs(text: &str, inputs: &mut Vec<Input>) -> Result<(), ReplayEr
     }
     Ok(())
 }
-
-/// The asciicast export, written frame by frame in `cast.rs`; whole in memory here.
-pub use super::cast::asciicast;
 
 #[cfg(test)]
 mod tests {

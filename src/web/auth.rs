@@ -23,8 +23,8 @@ use maud::html;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
+use super::connection::Peer;
 use super::html::{layout, message, page, store_down};
-use super::listener::Peer;
 use super::logins::{Admin, COOKIE};
 use super::state::{Shared, Web};
 use crate::players::accounts::PlayerName;

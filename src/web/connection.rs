@@ -12,11 +12,13 @@
 
 use std::convert::Infallible;
 use std::future::Future as _;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Router;
 use hyper::body::Incoming;
@@ -29,11 +31,16 @@ use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 use tower_service::Service as _;
 
-use super::listener::{Crowded, Peer};
-
 /// How long a connection on a reserved place may take to send its request: a health
 /// check sends it at once.
 const RESERVED_HEADER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The client's address, for the login throttle, the limits and the log.
+#[derive(Debug, Clone, Copy)]
+pub struct Peer(
+    /// The client's address and port.
+    pub SocketAddr,
+);
 
 /// The page's timeouts (`--http-idle-timeout`).
 #[derive(Debug, Clone, Copy)]
@@ -44,33 +51,33 @@ pub struct Timeouts {
 }
 
 /// Serve `app` on `stream` from `peer` until the client closes, a timeout passes, or
-/// `shutdown` (then the request under way finishes first). `crowded`: a reserved
-/// place, for `/healthz` only.
+/// `shutdown` (then the request under way finishes first). `refusal`: on a reserved
+/// place, what every path but `/healthz` is answered.
 pub async fn serve(
     stream: TcpStream,
     peer: Peer,
     app: Router,
-    crowded: Option<Crowded>,
+    refusal: Option<(StatusCode, &'static str)>,
     timeouts: Timeouts,
     shutdown: CancellationToken,
 ) {
     let io = TokioIo::new(Stalls::new(stream, timeouts.idle));
     let mut builder = http1::Builder::new();
-    let header_timeout = match crowded {
+    let header_timeout = match refusal {
         Some(_) => timeouts.idle.min(RESERVED_HEADER_TIMEOUT),
         None => timeouts.idle,
     };
     builder
         .timer(TokioTimer::new())
         .header_read_timeout(header_timeout)
-        .keep_alive(crowded.is_none());
+        .keep_alive(refusal.is_none());
     let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
         request.extensions_mut().insert(ConnectInfo(peer));
         let mut app = app.clone();
         async move {
-            match crowded {
-                Some(crowded) if request.uri().path() != "/healthz" => {
-                    Ok::<Response, Infallible>(crowded.refusal().into_response())
+            match refusal {
+                Some(refusal) if request.uri().path() != "/healthz" => {
+                    Ok::<Response, Infallible>(refusal.into_response())
                 }
                 _ => app.call(request).await,
             }

@@ -21,7 +21,7 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use futures_util::stream::{self, StreamExt};
 
-use super::listener::Peer;
+use super::connection::Peer;
 use super::live;
 use super::logins::Admin;
 use super::state::Shared;

@@ -9,7 +9,6 @@
 //! holds. Beyond those too, the refusal is written at once and the connection closed.
 //! How long a connection may stay idle is `connection.rs`'s.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,7 +18,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, Semaphore};
 use tokio_util::sync::CancellationToken;
 
-use super::connection::{self, Timeouts};
+use super::connection::{self, Peer, Timeouts};
 use crate::records::places::{Full, Places};
 
 /// Connections to the page at once (the server keeps this many, and the
@@ -52,13 +51,6 @@ pub const TOO_MANY_FROM_ADDRESS: &str =
 
 /// What a connection beyond [`MAX_CONNECTIONS`] is told.
 pub const PAGE_FULL: &str = "The page is full: try again in a moment.\n";
-
-/// The client's address, for the login throttle, the limits and the log.
-#[derive(Debug, Clone, Copy)]
-pub struct Peer(
-    /// The client's address and port.
-    pub SocketAddr,
-);
 
 /// Why a connection has no ordinary place.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,7 +128,15 @@ pub async fn serve(
         let shutdown = shutdown.clone();
         let done = done.clone();
         tokio::spawn(async move {
-            connection::serve(stream, Peer(peer), app, crowded, timeouts, shutdown).await;
+            connection::serve(
+                stream,
+                Peer(peer),
+                app,
+                crowded.map(Crowded::refusal),
+                timeouts,
+                shutdown,
+            )
+            .await;
             drop(place);
             drop(done);
         });

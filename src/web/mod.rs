@@ -12,9 +12,10 @@
 //! Content-Security-Policy that allows no other script.
 //!
 //! The files, lowest first (each uses only those above it):
-//! - `connection.rs`: one connection, served by hyper, and its timeouts;
+//! - `connection.rs`: one connection, served by hyper, its timeouts, and the client's
+//!   address;
 //! - `listener.rs`: the listener, bounded to [`MAX_CONNECTIONS`] and a share per
-//!   address, with places kept for `/healthz`, and the client's address;
+//!   address, with places kept for `/healthz`;
 //! - `logins.rs`: the admins logged in, their cookie and CSRF tokens;
 //! - `live.rs`: the live table's publisher, one snapshot for every browser;
 //! - `state.rs`: what every handler shares;

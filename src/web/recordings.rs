@@ -19,8 +19,8 @@ use bytes::Bytes;
 use maud::html;
 use tokio::sync::{mpsc, oneshot};
 
+use super::connection::Peer;
 use super::html::{layout, message, page, store_down};
-use super::listener::Peer;
 use super::logins::Admin;
 use super::state::{Shared, Web};
 use crate::records::cast::{write_asciicast, CastError, CastHeader};
