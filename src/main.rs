@@ -402,10 +402,15 @@ fn check_levels(dir: &Path) -> ExitCode {
     }
 }
 
-/// `arcade export ID`: the recording replayed into an asciicast on stdout; errors
-/// on stderr with exit code 1.
+/// `arcade export ID`: the recording replayed into an asciicast on stdout, written
+/// frame by frame as its inputs are read a page at a time (a long recording's file is
+/// close to a gigabyte, never held); errors on stderr with exit code 1.
 fn export(args: &ExportArgs) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    use arcade::records::cast::{write_asciicast, CastHeader};
+    use arcade::records::reader::{self, BlockingInputs};
+    // A worker thread drives the store while this thread replays and writes.
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
         .enable_all()
         .build()
     {
@@ -421,14 +426,14 @@ fn export(args: &ExportArgs) -> ExitCode {
         .unwrap_or_else(|| arcade::store::DbUrl::in_data_dir(&args.data_dir));
     let found = runtime.block_on(async {
         let store = arcade::store::Store::open(&url).await?;
-        let found = arcade::records::recording::load(&store, args.id).await;
-        store.close().await;
-        found
+        let head = reader::head(&store, args.id).await;
+        Ok::<_, arcade::store::StoreError>((store, head?))
     });
-    let (listed, recording) = match found {
-        Ok(Some(found)) => found,
-        Ok(None) => {
+    let (store, head) = match found {
+        Ok((store, Some(head))) => (store, head),
+        Ok((store, None)) => {
             eprintln!("No recording {} in {url}.", args.id);
+            runtime.block_on(store.close());
             return ExitCode::FAILURE;
         }
         Err(error) => {
@@ -441,17 +446,24 @@ fn export(args: &ExportArgs) -> ExitCode {
         levels,
         data_dir: args.data_dir.clone(),
     };
+    let listed = &head.listed;
     let title = format!("{} playing {} {}", listed.player, listed.game, listed.args);
-    match arcade::records::recording::asciicast(
-        &recording,
-        title.trim_end(),
-        listed.started_at / 1000,
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = write_asciicast(
+        &head.start,
+        CastHeader {
+            title: title.trim_end(),
+            timestamp: listed.started_at / 1000,
+        },
         &context,
-    ) {
-        Ok(cast) => {
-            print!("{cast}");
-            ExitCode::SUCCESS
-        }
+        || BlockingInputs::new(runtime.handle().clone(), store.clone(), args.id),
+        &mut out,
+    )
+    .and_then(|()| std::io::Write::flush(&mut out).map_err(Into::into));
+    runtime.block_on(store.close());
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("recording {}: {error}", args.id);
             ExitCode::FAILURE

@@ -110,6 +110,10 @@ pub struct Options {
     /// Address the web page listens on [default: the --bind address].
     #[arg(long, env = "ARCADE_HTTP_BIND")]
     pub http_bind: Option<IpAddr>,
+    /// Close a web page connection that sends no whole request, or takes no byte of
+    /// an answer, for this long (live streams that are read stay open), e.g. 30s.
+    #[arg(long, env = "ARCADE_HTTP_IDLE_TIMEOUT", default_value = "30s", value_parser = parse_timeout)]
+    pub http_idle_timeout: Duration,
     /// Behind HAProxy (`send-proxy-v2`): read the PROXY protocol v2 header before each
     /// connection and take the client's address from it, for the log and the limits; a
     /// connection without a valid header is closed.
@@ -191,6 +195,7 @@ impl Default for Options {
             admin: Vec::new(),
             http_port: None,
             http_bind: None,
+            http_idle_timeout: Duration::from_secs(30),
             proxy_protocol: false,
             proxy_from: Vec::new(),
             bus: None,
@@ -365,11 +370,21 @@ pub async fn run_with(
     }
     .start(recorder.clone(), Arc::clone(&services.metrics));
     let stop_web = tokio_util::sync::CancellationToken::new();
-    let web =
-        web.map(|web| tokio::spawn(crate::web::serve(web, services.clone(), stop_web.clone())));
+    let web_timeouts = crate::web::Timeouts {
+        idle: options.http_idle_timeout,
+    };
+    let web = web.map(|web| {
+        tokio::spawn(crate::web::serve(
+            web,
+            services.clone(),
+            web_timeouts,
+            crate::net::proxy::Proxies::new(options.proxy_from.clone()),
+            stop_web.clone(),
+        ))
+    });
     // The web page's connections come out of the same file descriptors.
     let capacity = session_capacity().saturating_sub(if web.is_some() {
-        crate::web::MAX_CONNECTIONS
+        crate::web::MAX_CONNECTIONS + crate::web::RESERVED
     } else {
         0
     });

@@ -16,13 +16,13 @@ use crate::games::SaveName;
 use crate::players::inbox::InboxSender;
 use crate::races::desk::{Answer, Pending};
 use crate::races::rules::{RaceGame, RaceId};
+use crate::records::reader::{self, Inputs};
 use crate::records::recorder::Player;
-use crate::records::recording;
 use crate::records::scores;
 use crate::seat::{self, Services};
 
 use super::commands::levels;
-use super::replay::play_back;
+use super::replay::{play_back, TOO_MANY_REPLAYS};
 use super::resume::{resume, Resumed};
 
 /// Work a line needs that may block or wait; [`Job::run`] does it. Boxed: jobs are
@@ -54,11 +54,12 @@ pub(super) enum Work {
 /// Work on the store: results, recordings, unfinished games.
 pub(super) enum StoreWork {
     Query(scores::Query),
-    /// Play recording `id` to `inbox`.
+    /// Play recording `id` to `inbox`, for a player at `address`.
     Replay {
         id: i64,
         speed: u32,
         inbox: InboxSender,
+        address: IpAddr,
     },
     /// Rebuild the player's unfinished game.
     Resume {
@@ -255,9 +256,17 @@ impl StoreWork {
                 Ok(text) => Finished::Listed(text),
                 Err(error) => Finished::Listed(format!("{}.\n", seat::store_failed(&error))),
             },
-            StoreWork::Replay { id, speed, inbox } => {
-                let found = match recording::load(&services.store, id).await {
-                    Ok(Some(found)) => found,
+            StoreWork::Replay {
+                id,
+                speed,
+                inbox,
+                address,
+            } => {
+                let Ok(place) = services.safeguards.replays.take(address) else {
+                    return Finished::Replaying(Err(String::from(TOO_MANY_REPLAYS)));
+                };
+                let head = match reader::head(&services.store, id).await {
+                    Ok(Some(head)) => head,
                     Ok(None) => return Finished::Replaying(Err(format!("No recording {id}."))),
                     Err(error) => {
                         return Finished::Replaying(Err(format!(
@@ -266,7 +275,11 @@ impl StoreWork {
                         )))
                     }
                 };
-                let task = tokio::spawn(play_back(found, speed, inbox, context));
+                let inputs = Inputs::new(services.store.clone(), id);
+                let task = tokio::spawn(async move {
+                    play_back(head, inputs, speed, inbox, context).await;
+                    drop(place);
+                });
                 Finished::Replaying(Ok((id, task.abort_handle())))
             }
             StoreWork::Resume { player } => {

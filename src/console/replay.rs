@@ -1,13 +1,18 @@
 //! `replay ID [SPEED]` played back: a recording's frames sent to the viewer's inbox at
-//! the pace they were played, so the session shows them as any other message.
+//! the pace they were played, so the session shows them as any other message. The
+//! inputs are read from the store a page at a time as the replay goes (a recording at
+//! its size limit replays for hours and its frames are hundreds of megabytes), and
+//! each replay holds one of the server's places for replays (`seat::Services`).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::catalog::table::Context;
 use crate::players::inbox::{InboxSender, Message};
-use crate::records::recording::{Recording, Replay};
-use crate::store::Listed;
+use crate::records::reader::Inputs;
+use crate::records::recording::Replay;
+use crate::seat;
+use crate::store::RecordingHead;
 
 /// The fastest `replay ID SPEED`.
 pub const MAX_SPEED: u32 = 100;
@@ -16,16 +21,22 @@ pub const MAX_SPEED: u32 = 100;
 /// not waited for.
 pub const MAX_PAUSE: Duration = Duration::from_secs(5);
 
-/// Send recording `found` to `inbox` at its own pace times `speed`, then say it ended.
+/// What a `replay` beyond [`MAX_REPLAYS`](crate::seat::MAX_REPLAYS) in all, or
+/// [`REPLAYS_PER_ADDRESS`](crate::seat::REPLAYS_PER_ADDRESS) from one address, is told.
+pub const TOO_MANY_REPLAYS: &str = "Too many replays are running, try again in a moment.";
+
+/// Send the recording that `head` begins to `inbox` at its own pace times `speed`,
+/// reading its `inputs` a page at a time, then say it ended.
 pub(super) async fn play_back(
-    found: (Listed, Recording),
+    head: RecordingHead,
+    mut inputs: Inputs,
     speed: u32,
     inbox: InboxSender,
     context: Arc<Context>,
 ) {
-    let (listed, recording) = found;
+    let listed = &head.listed;
     let id = listed.id;
-    let first = Replay::begin(&recording.start, &context);
+    let first = Replay::begin(&head.start, &context);
     let (mut replay, first) = match first {
         Ok(begun) => begun,
         Err(error) => {
@@ -47,18 +58,32 @@ pub(super) async fn play_back(
         return;
     }
     let mut previous = 0;
-    for input in &recording.inputs {
-        if replay.is_over() {
-            break;
-        }
-        let pause = Duration::from_millis(input.at_ms.saturating_sub(previous)).min(MAX_PAUSE);
-        previous = input.at_ms;
-        tokio::time::sleep(pause / speed).await;
-        let step = replay.step(&input.line);
-        // The line as the player's terminal showed it, then the game's answer.
-        let frame = format!("{}\n{}", input.line, step.text);
-        if inbox.send(Message::Frame(Arc::from(frame))).is_err() {
-            return;
+    'pages: loop {
+        let page = match inputs.next_page().await {
+            Ok(Some(page)) => page,
+            Ok(None) => break,
+            Err(error) => {
+                let text = format!(
+                    "Cannot read the rest of recording {id}: {}.\n",
+                    seat::store_failed(&error)
+                );
+                let _ = inbox.send(Message::Frame(Arc::from(text)));
+                break;
+            }
+        };
+        for input in page {
+            if replay.is_over() {
+                break 'pages;
+            }
+            let pause = Duration::from_millis(input.at_ms.saturating_sub(previous)).min(MAX_PAUSE);
+            previous = input.at_ms;
+            tokio::time::sleep(pause / speed).await;
+            let step = replay.step(&input.line);
+            // The line as the player's terminal showed it, then the game's answer.
+            let frame = format!("{}\n{}", input.line, step.text);
+            if inbox.send(Message::Frame(Arc::from(frame))).is_err() {
+                return;
+            }
         }
     }
     let _ = inbox.send(Message::ReplayEnded(id));

@@ -1,6 +1,7 @@
 //! The registry as lists: `who`, the web page's table of sessions, and the places
 //! players are in.
 
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -62,29 +63,49 @@ impl Registry {
         lines
     }
 
-    /// The first `limit` sessions by name (ignoring case) as the web page's table shows
-    /// them, and how many sessions there are. The rows are built for the `limit` shown
-    /// only, so a table of a hundred out of ten thousand sessions costs one walk over
-    /// the names (held in lower case already).
+    /// The first `limit` sessions as the web page's table shows them, and how many
+    /// sessions there are: players in a game (or playing in a race) first, then the
+    /// most recently active, then those who came first. A hundred idle sessions with
+    /// names that sort first cannot push a playing class off the table. The rows are
+    /// built for the `limit` shown only, and nothing is copied for the others.
     pub fn table(&self, limit: usize) -> (Vec<SessionRow>, usize) {
-        // The `limit` first names in a heap whose top is the last of them: a name is
-        // copied only when it belongs there, a few hundred times for ten thousand
-        // sessions rather than ten thousand.
-        let mut first: BinaryHeap<(String, SessionId)> = BinaryHeap::with_capacity(limit + 1);
-        let mut total = 0;
-        for entry in self.shared.names.iter() {
-            total += 1;
+        // The named sessions first, so that no shard of `names` is held while
+        // `sessions` is read.
+        let named: Vec<SessionId> = self
+            .shared
+            .names
+            .iter()
+            .map(|entry| *entry.value())
+            .collect();
+        let total = named.len();
+        // The `limit` first in a heap whose top is the last of them.
+        let mut first: BinaryHeap<(bool, Reverse<u32>, SessionId)> =
+            BinaryHeap::with_capacity(limit.min(total) + 1);
+        for id in named {
+            let Some(entry) = self.shared.sessions.get(&id) else {
+                continue;
+            };
+            let playing = matches!(
+                entry.place,
+                Place::Game { .. } | Place::Race { playing: true, .. }
+            );
+            let key = (
+                !playing,
+                Reverse(entry.activity.last.load(Ordering::Relaxed)),
+                id,
+            );
+            drop(entry);
             if first.len() < limit {
-                first.push((entry.key().clone(), *entry.value()));
-            } else if first.peek().is_some_and(|(last, _)| entry.key() < last) {
+                first.push(key);
+            } else if first.peek().is_some_and(|last| key < *last) {
                 first.pop();
-                first.push((entry.key().clone(), *entry.value()));
+                first.push(key);
             }
         }
         let names = first.into_sorted_vec();
         let mut rows: Vec<SessionRow> = names
             .iter()
-            .filter_map(|(_, id)| {
+            .filter_map(|(_, _, id)| {
                 let entry = self.shared.sessions.get(id)?;
                 Some(SessionRow {
                     name: entry.name.clone(),

@@ -792,7 +792,7 @@ mod tests {
     }
 
     #[test]
-    fn the_table_shows_the_first_by_name_and_counts_everyone() {
+    fn the_table_shows_players_in_games_first_and_counts_everyone() {
         let registry = Registry::new();
         let mut held = Vec::new();
         for (n, name) in ["dora", "Bob", "eve", "ann", "Carl"].iter().enumerate() {
@@ -800,7 +800,7 @@ mod tests {
             registry
                 .rename(registration.id(), &self::name(name))
                 .unwrap();
-            if n == 0 {
+            if n == 3 {
                 registry.set_place(
                     registration.id(),
                     Place::Game {
@@ -811,15 +811,15 @@ mod tests {
             }
             held.push((registration, inbox));
         }
+        // In a game first, then (all as active as each other) those who came first.
         let (rows, total) = registry.table(3);
         assert_eq!(total, 5);
         let names: Vec<&str> = rows.iter().map(|row| row.name.as_str()).collect();
-        assert_eq!(names, ["ann", "Bob", "Carl"]);
+        assert_eq!(names, ["ann", "dora", "Bob"]);
         let (rows, _) = registry.table(10);
         assert_eq!(rows.len(), 5);
-        let dora = rows.iter().find(|row| row.name.as_str() == "dora").unwrap();
-        assert_eq!(dora.game, Some(("sokoban", String::from("classic"))));
-        assert_eq!(rows[0].game, None);
+        assert_eq!(rows[0].game, Some(("sokoban", String::from("classic"))));
+        assert_eq!(rows[1].game, None);
     }
 
     /// A remote player's sender, for tests: what it was handed.

@@ -2,8 +2,11 @@
 //! check of results by replay, and the scores read from them; what bounds them (each
 //! hour's quotas, the data directory's free space).
 
+pub mod cast;
 pub mod disk;
+pub mod places;
 pub mod quota;
+pub mod reader;
 pub mod recorder;
 pub mod recording;
 pub mod scores;

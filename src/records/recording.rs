@@ -4,7 +4,7 @@
 //! arguments with any drawn seed, what the session remembered, a starting world for
 //! games that load one) plus the inputs reproduce every reply byte for byte. This
 //! module holds the recording, its encoding for the store, the replay that rebuilds
-//! the game from it, and the asciicast v2 export. No I/O but [`load`], which reads
+//! the game from it (the asciicast export is `cast.rs`). No I/O but [`load`], which reads
 //! one back from the store and decodes its inputs (the store keeps them as they
 //! were written, and knows nothing of their encoding's meaning).
 
@@ -228,61 +228,6 @@ pub fn decode_inputs(text: &str, inputs: &mut Vec<Input>) -> Result<(), ReplayEr
         });
     }
     Ok(())
-}
-
-/// The terminal size an asciicast is shown in, at least 80x24.
-fn cast_size(frames: &[(u64, String)]) -> (usize, usize) {
-    let mut width = 80;
-    let mut height = 24;
-    for (_, text) in frames {
-        for line in text.lines() {
-            width = width.max(line.chars().count());
-        }
-        height = height.max(text.lines().count() + 1);
-    }
-    (width, height)
-}
-
-/// The recording as an asciicast v2 file (asciinema's format): a JSON header line,
-/// then one `[seconds, "o", text]` line per output, with `\r\n` line endings. The
-/// lines the player typed are shown as a terminal echoes them.
-///
-/// # Errors
-/// [`ReplayError`] when the game cannot start again.
-pub fn asciicast(
-    recording: &Recording,
-    title: &str,
-    timestamp: i64,
-    context: &Context,
-) -> Result<String, ReplayError> {
-    let (mut replay, first) = Replay::begin(&recording.start, context)?;
-    let mut frames = vec![(0, first.text)];
-    for input in &recording.inputs {
-        if replay.is_over() {
-            break;
-        }
-        frames.push((input.at_ms, format!("{}\n", input.line)));
-        let step = replay.step(&input.line);
-        frames.push((input.at_ms, step.text));
-    }
-    let (width, height) = cast_size(&frames);
-    let header = serde_json::json!({
-        "version": 2,
-        "width": width,
-        "height": height,
-        "timestamp": timestamp,
-        "title": title,
-        "env": {"TERM": "xterm-256color"},
-    });
-    let mut out = header.to_string();
-    out.push('\n');
-    for (at_ms, text) in frames {
-        let seconds = at_ms as f64 / 1000.0;
-        let event = serde_json::json!([seconds, "o", text.replace('\n', "\r\n")]);
-        out.push_str(&event.to_string());
-        out.push('\n');
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use crate::players::hashing::Hasher;
 use crate::players::inbox::Message;
 use crate::players::registry::Registry;
 use crate::players::throttle::LoginThrottle;
+use crate::records::places::Places;
 use crate::records::recorder::{Recorder, Retention};
 use crate::store::{Store, StoreError};
 
@@ -22,6 +23,13 @@ use super::shown::shown_name;
 pub fn taken_over(name: &PlayerName) -> String {
     format!("Someone logged in as {name} from elsewhere.")
 }
+
+/// Replays (`replay ID`) running at once on this server: each reads its recording a
+/// page at a time and replays the game as it goes, so what they cost is CPU.
+pub const MAX_REPLAYS: usize = 100;
+
+/// Replays running at once from one address (a class behind one NAT shares it).
+pub const REPLAYS_PER_ADDRESS: usize = 10;
 
 /// What limits what one client can make the server spend, behind one handle (a
 /// session's future carries every field of [`Services`]).
@@ -33,6 +41,8 @@ pub struct Safeguards {
     pub hasher: Hasher,
     /// Chat per address and tells per recipient.
     pub chat: ChatLimits,
+    /// Replays running ([`MAX_REPLAYS`], [`REPLAYS_PER_ADDRESS`]).
+    pub replays: Places,
 }
 
 /// What every seat of a server shares.
@@ -83,6 +93,7 @@ impl Services {
                 throttle,
                 hasher: Hasher::default(),
                 chat: ChatLimits::new(),
+                replays: Places::new(MAX_REPLAYS, REPLAYS_PER_ADDRESS),
             }),
             recorder,
             contexts,

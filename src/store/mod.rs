@@ -36,7 +36,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 pub use accounts::{Account, Registered};
 pub use instances::{HEARTBEAT_EVERY, RECORDING_ID_BLOCK, STALE_AFTER_MS};
 pub use recordings::{
-    Change, Listed, NewRecording, Played, RecordingState, Start, StoredRecording,
+    Change, Listed, NewRecording, Played, RecordingHead, RecordingState, Start, StoredRecording,
 };
 pub use results::{Graded, NewResult, Pending, Ranked, Stats};
 pub use url::{masked as masked_url, BadDbUrl, DbUrl, UrlParser};

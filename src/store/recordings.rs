@@ -208,6 +208,25 @@ struct WholeRow {
     world: Option<String>,
 }
 
+/// A recording's row with its player's standing, for [`Store::recording_head`].
+#[derive(sqlx::FromRow)]
+struct HeadRow {
+    #[sqlx(flatten)]
+    whole: WholeRow,
+    registered: bool,
+}
+
+/// A recording without its inputs ([`Store::recording_head`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordingHead {
+    /// What the lists show of it.
+    pub listed: Listed,
+    /// How it began.
+    pub start: Start,
+    /// Whether its player's name was registered (a guest's is not).
+    pub registered: bool,
+}
+
 impl Store {
     /// Write a batch of the recorder's changes in one transaction. Rows of a kind go
     /// in together, a few hundred to a statement (a second of 10,000 players is
@@ -374,6 +393,65 @@ impl Store {
             world: row.world,
         };
         Ok(Some((listed, StoredRecording { start, batches })))
+    }
+
+    /// The recording `id` without its inputs: what the lists show of it, how it
+    /// began, and whether its player's name was registered. What a reader of a long
+    /// recording asks first, then its inputs page by page ([`Store::recording_inputs`]).
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn recording_head(&self, id: i64) -> Result<Option<RecordingHead>, StoreError> {
+        let row = on_engine!(self, |pool, sql| {
+            sqlx::query_as::<_, HeadRow>(sql(
+                "SELECT id, player, game, args, state, inputs, duration_ms, outcome, started_at, \
+                 memory, world, registered FROM recordings WHERE id = ?",
+            ))
+            .bind(id)
+            .fetch_optional(pool)
+            .await?
+        });
+        Ok(row.map(|row| {
+            let listed = Listed::from(row.whole.listed);
+            let start = Start {
+                game: listed.game.clone(),
+                args: listed.args.split_whitespace().map(String::from).collect(),
+                memory: row.whole.memory,
+                world: row.whole.world,
+            };
+            RecordingHead {
+                listed,
+                start,
+                registered: row.registered,
+            }
+        }))
+    }
+
+    /// Up to `limit` of recording `id`'s batches of input lines (still encoded), in
+    /// order, from the first after batch number `after` (`None`: from the start),
+    /// each with its number: the next page starts after the last one given.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn recording_inputs(
+        &self,
+        id: i64,
+        after: Option<i64>,
+        limit: u32,
+    ) -> Result<Vec<(i64, String)>, StoreError> {
+        // Batch numbers count input lines from 0, so -1 is before every batch.
+        let after = after.unwrap_or(-1);
+        on_engine!(self, |pool, sql| {
+            Ok(sqlx::query_as(sql(
+                "SELECT batch, lines FROM inputs WHERE recording_id = ? AND batch > ? \
+                 ORDER BY batch LIMIT ?",
+            ))
+            .bind(id)
+            .bind(after)
+            .bind(i64::from(limit))
+            .fetch_all(pool)
+            .await?)
+        })
     }
 
     /// The most recent recordings, newest first; only `player_key`'s when given.

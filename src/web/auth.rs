@@ -4,16 +4,18 @@
 //!
 //! Logging in uses the same accounts and `--admin` names as telnet's: the password is
 //! checked as `name` checks it (and slowed down the same way), and the login is a random
-//! session token in a cookie (HttpOnly, SameSite=Strict), kept in `logins.rs`.
+//! session token in a cookie (HttpOnly, SameSite=Strict, and Secure when a trusted
+//! proxy says the browser came over HTTPS), kept in `logins.rs`.
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 
 use axum::extract::rejection::FormRejection;
 use axum::extract::{
     ConnectInfo, FromRequest, FromRequestParts, OptionalFromRequestParts, Request, State,
 };
 use axum::http::request::Parts;
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::Form;
 use axum_extra::extract::cookie::{Cookie, CookieJar, SameSite};
@@ -21,10 +23,10 @@ use maud::html;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
+use super::connection::Peer;
 use super::html::{layout, message, page, store_down};
-use super::listener::Peer;
 use super::logins::{Admin, COOKIE};
-use super::state::Shared;
+use super::state::{Shared, Web};
 use crate::players::accounts::PlayerName;
 
 /// The longest password looked at (Argon2 hashes whatever it is given).
@@ -173,6 +175,7 @@ pub struct LoginForm {
 pub async fn log_in(
     State(web): State<Shared>,
     ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
+    headers: HeaderMap,
     jar: CookieJar,
     Form(form): Form<LoginForm>,
 ) -> Response {
@@ -231,9 +234,28 @@ pub async fn log_in(
     let cookie = Cookie::build((COOKIE, token))
         .http_only(true)
         .same_site(SameSite::Strict)
+        .secure(over_https(&web, peer, &headers))
         .path("/")
         .build();
     (jar.add(cookie), Redirect::to("/")).into_response()
+}
+
+/// Whether the browser reached the page over HTTPS: a proxy of `--proxy-from` (this
+/// machine by default) says so in `X-Forwarded-Proto`. The server speaks plain HTTP
+/// itself; a client's own header is not believed (it would only make its own cookie
+/// unusable, but the page does not act on what a client claims).
+fn over_https(web: &Web, peer: SocketAddr, headers: &HeaderMap) -> bool {
+    web.proxies.trusts(peer.ip())
+        && headers
+            .get("x-forwarded-proto")
+            .and_then(|proto| proto.to_str().ok())
+            .is_some_and(|proto| {
+                // A chain of proxies lists one protocol each; the first is the browser's.
+                proto
+                    .split(',')
+                    .next()
+                    .is_some_and(|first| first.trim().eq_ignore_ascii_case("https"))
+            })
 }
 
 /// A form that carries only its CSRF token.

@@ -119,9 +119,14 @@ fn csv_row(row: &Graded) -> String {
     ])
 }
 
+/// The characters a spreadsheet may take a field starting with for a formula (OWASP's
+/// list: a tab or carriage return first is read past by some).
+const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
+
 /// One CSV line, quoted where needed by the csv crate. A field that a spreadsheet
-/// would take for a formula (`=`, `+`, `-`, `@` first) gets a `'` before it, as
-/// OWASP advises: a player's name must not run in the teacher's spreadsheet.
+/// would take for a formula (`=`, `+`, `-`, `@`, a tab or a carriage return first)
+/// gets a `'` before it, as OWASP advises, unless it is a plain number (`-12`,
+/// `+3.5`): a player's name or a level's must not run in the teacher's spreadsheet.
 fn csv_line(fields: &[&str]) -> String {
     let mut writer = ::csv::WriterBuilder::new()
         .terminator(::csv::Terminator::CRLF)
@@ -129,7 +134,7 @@ fn csv_line(fields: &[&str]) -> String {
     let guarded: Vec<String> = fields
         .iter()
         .map(|field| {
-            if field.starts_with(['=', '+', '-', '@']) && field.parse::<f64>().is_err() {
+            if field.starts_with(FORMULA_STARTS) && !is_plain_number(field) {
                 format!("'{field}")
             } else {
                 field.to_string()
@@ -140,6 +145,17 @@ fn csv_line(fields: &[&str]) -> String {
     let _ = writer.write_record(&guarded);
     let bytes = writer.into_inner().unwrap_or_default();
     String::from_utf8(bytes).unwrap_or_default()
+}
+
+/// A sign, digits, and at most one decimal point among them: what a spreadsheet reads
+/// as a number and nothing else. Not Rust's float syntax, which also takes `-inf`,
+/// `+NaN` and `-1e999`.
+fn is_plain_number(field: &str) -> bool {
+    let digits = field.strip_prefix(['-', '+']).unwrap_or(field);
+    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
+    !whole.is_empty()
+        && whole.bytes().all(|byte| byte.is_ascii_digit())
+        && fraction.bytes().all(|byte| byte.is_ascii_digit())
 }
 
 #[cfg(test)]
@@ -160,5 +176,19 @@ mod tests {
     fn csv_fields_are_quoted_and_formulas_defused() {
         assert_eq!(csv_line(&["a", "b c", "x,y"]), "a,b c,\"x,y\"\r\n");
         assert_eq!(csv_line(&["=cmd()", "-12", "@x"]), "'=cmd(),-12,'@x\r\n");
+        // A sign first: a plain number as it is, anything else guarded.
+        assert_eq!(
+            csv_line(&[
+                "+3.5",
+                "-0",
+                "-inf",
+                "+NaN",
+                "-1e999",
+                "-2+3",
+                "+cmd|' /C calc'!A0"
+            ]),
+            "+3.5,-0,'-inf,'+NaN,'-1e999,'-2+3,'+cmd|' /C calc'!A0\r\n"
+        );
+        assert_eq!(csv_line(&["-", "+", "-.5", "\t=1"]), "'-,'+,'-.5,'\t=1\r\n");
     }
 }

@@ -4,25 +4,31 @@
 //! A board: the page watches the player exactly as `watch NAME` does, with an inbox
 //! of its own. The watched session sends it the frames it sends its other watchers,
 //! dropping the oldest when the browser falls behind; closing the page stops watching.
+//!
+//! A stream lives as long as its browser reads it, so each takes one of its
+//! address's [`STREAMS_PER_ADDRESS`](super::state::STREAMS_PER_ADDRESS) places: one address cannot hold the page's
+//! connections open with streams.
 
 use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, Path, RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use futures_util::stream::{self, StreamExt};
 
+use super::connection::Peer;
 use super::live;
 use super::logins::Admin;
 use super::state::Shared;
 use crate::metrics::Metrics;
 use crate::players::inbox::{self, Delivery, Inbox, Message};
 use crate::players::registry::{Registry, SessionId};
+use crate::records::places::{Full, Place};
 
 /// Counts a browser following the table for as long as its stream lives.
 struct Viewer(Arc<Metrics>);
@@ -40,18 +46,44 @@ impl Drop for Viewer {
     }
 }
 
+/// What a stream beyond its address's share is answered.
+pub const TOO_MANY_STREAMS: &str =
+    "Too many live pages are open from your address: close some and try again.\n";
+
+/// A live stream refused: 429, or 503 when the page is full.
+fn refused(full: Full) -> Response {
+    let status = match full {
+        Full::Address => StatusCode::TOO_MANY_REQUESTS,
+        Full::Total => StatusCode::SERVICE_UNAVAILABLE,
+    };
+    (status, TOO_MANY_STREAMS).into_response()
+}
+
 /// How often an idle stream says it is alive, so that proxies keep it open (axum's
 /// default for its own events).
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
-/// `GET /events`: the table now, then every change, as Server-Sent Events written by
+/// `GET /events` (`/events?all`: every row): the table now, then every change, as Server-Sent Events written by
 /// hand rather than through axum's `Sse`: every browser is sent the one encoding of
 /// the table, where `Sse` would copy and scan it again for each.
-pub async fn sessions(State(web): State<Shared>) -> Response {
+pub async fn sessions(
+    State(web): State<Shared>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let place = match web.streams.take(peer.ip()) {
+        Ok(place) => place,
+        Err(full) => return refused(full),
+    };
     // Subscribed before the first snapshot, so that no change falls between them.
-    let (receiver, delay) = web.live.follow();
-    let first = live::now(web.services.registry.clone()).await;
-    let viewer = Viewer::new(Arc::clone(&web.services.metrics));
+    let live = if live::asks_all(query.as_deref()) {
+        &web.live_all
+    } else {
+        &web.live
+    };
+    let (receiver, delay) = live.follow();
+    let first = live.now(web.services.registry.clone()).await;
+    let viewer = (Viewer::new(Arc::clone(&web.services.metrics)), place);
     let changes = stream::unfold(
         (receiver, viewer),
         move |(mut receiver, viewer)| async move {
@@ -93,6 +125,8 @@ struct Watching {
     registry: Registry,
     watched: SessionId,
     watcher: SessionId,
+    /// The stream's place among its address's ([`STREAMS_PER_ADDRESS`](super::state::STREAMS_PER_ADDRESS)).
+    _place: Place,
 }
 
 impl Drop for Watching {
@@ -110,7 +144,16 @@ enum Board {
 
 /// `GET /watch/NAME/events` (admins): the player's frames as they see them, each as
 /// a JSON string; `ended` when the game ends or the player goes.
-pub async fn board(State(web): State<Shared>, _: Admin, Path(name): Path<String>) -> Response {
+pub async fn board(
+    State(web): State<Shared>,
+    _: Admin,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
+    Path(name): Path<String>,
+) -> Response {
+    let place = match web.streams.take(peer.ip()) {
+        Ok(place) => place,
+        Err(full) => return refused(full),
+    };
     let registry = &web.services.registry;
     let Some((watched, _, player)) = registry.find(&name) else {
         return (StatusCode::NOT_FOUND, "no such player\n").into_response();
@@ -130,6 +173,7 @@ pub async fn board(State(web): State<Shared>, _: Admin, Path(name): Path<String>
         registry: registry.clone(),
         watched,
         watcher,
+        _place: place,
     };
     let frames = stream::unfold(Board::Watching(receiver, watching), |board| async move {
         let Board::Watching(mut inbox, watching) = board else {

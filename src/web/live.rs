@@ -24,10 +24,15 @@ use crate::races::rules::how_far;
 /// sends the table to every browser, so not more often (docs/BENCHMARKS.md, row 11).
 const TICK: Duration = Duration::from_millis(500);
 
-/// The rows the table shows at most (sorted by name); the page says how many more
-/// there are. A class is thirty; a load test of ten thousand is not read row by row,
-/// and every row is sent to every browser at each change.
+/// The rows the table shows at most (players in games first, then by activity: the
+/// registry's `table`); the page says how many more there are and links to `/?all`,
+/// which shows every row ([`ALL_ROWS`]). A class is thirty; a load test of ten
+/// thousand is not read row by row, and every row is sent to every browser at each
+/// change.
 pub const MAX_ROWS: usize = 100;
+
+/// The rows of `/?all`: every session.
+pub const ALL_ROWS: usize = usize::MAX;
 
 /// The live table's publisher.
 #[derive(Debug)]
@@ -37,6 +42,8 @@ pub struct Live {
     latest: Arc<watch::Sender<Bytes>>,
     /// Browsers that have followed the table, for their place in the [`STAGGER`].
     followers: AtomicU64,
+    /// The rows shown at most ([`MAX_ROWS`] or [`ALL_ROWS`]).
+    rows: usize,
 }
 
 /// Browsers are sent a change in [`STAGGER_GROUPS`] groups, [`STAGGER`] apart, rather
@@ -46,15 +53,23 @@ const STAGGER: Duration = Duration::from_millis(20);
 const STAGGER_GROUPS: u64 = 10;
 
 impl Live {
-    /// Start publishing `registry`'s table until `shutdown`.
-    pub fn start(registry: Registry, shutdown: CancellationToken) -> Live {
+    /// Start publishing the first `rows` of `registry`'s table until `shutdown`.
+    pub fn start(registry: Registry, rows: usize, shutdown: CancellationToken) -> Live {
         let (sender, _) = watch::channel(Bytes::new());
         let latest = Arc::new(sender);
-        tokio::spawn(publish(registry, Arc::clone(&latest), shutdown));
+        tokio::spawn(publish(registry, rows, Arc::clone(&latest), shutdown));
         Live {
             latest,
             followers: AtomicU64::new(0),
+            rows,
         }
+    }
+
+    /// The table now, as the event a new follower is sent first.
+    pub async fn now(&self, registry: Registry) -> Bytes {
+        snapshot(registry, self.rows)
+            .await
+            .map_or_else(Bytes::new, |(_, _, event)| event)
     }
 
     /// Follow the table: every change from now on, and how long this follower waits
@@ -66,11 +81,13 @@ impl Live {
     }
 }
 
-/// The table now, as the event every follower is sent first.
-pub async fn now(registry: Registry) -> Bytes {
-    snapshot(registry)
-        .await
-        .map_or_else(Bytes::new, |(_, _, event)| event)
+/// Whether a page's query (`/?all`, `/events?all`) asks for every row.
+pub fn asks_all(query: Option<&str>) -> bool {
+    query.is_some_and(|query| {
+        query
+            .split('&')
+            .any(|part| part == "all" || part.starts_with("all="))
+    })
 }
 
 /// The table as the page receives it.
@@ -102,9 +119,9 @@ struct Row {
 
 /// The registry's table now, and its JSON (on a blocking thread: ten thousand rows
 /// take a millisecond or two that no session should wait behind).
-async fn snapshot(registry: Registry) -> Option<(Vec<SessionRow>, usize, Bytes)> {
+async fn snapshot(registry: Registry, limit: usize) -> Option<(Vec<SessionRow>, usize, Bytes)> {
     tokio::task::spawn_blocking(move || {
-        let (rows, total) = registry.table(MAX_ROWS);
+        let (rows, total) = registry.table(limit);
         let json = render(registry.now(), total, &rows);
         (rows, total, json)
     })
@@ -152,6 +169,7 @@ fn row(session: &SessionRow) -> Row {
 /// Publish the table every [`TICK`] while someone follows it, when it changed.
 async fn publish(
     registry: Registry,
+    limit: usize,
     latest: Arc<watch::Sender<Bytes>>,
     shutdown: CancellationToken,
 ) {
@@ -167,7 +185,7 @@ async fn publish(
             last = None;
             continue;
         }
-        let Some((rows, total, json)) = snapshot(registry.clone()).await else {
+        let Some((rows, total, json)) = snapshot(registry.clone(), limit).await else {
             continue;
         };
         if last

@@ -12,7 +12,10 @@
 //! Content-Security-Policy that allows no other script.
 //!
 //! The files, lowest first (each uses only those above it):
-//! - `listener.rs`: the listener, bounded to [`MAX_CONNECTIONS`], and the client's address;
+//! - `connection.rs`: one connection, served by hyper, its timeouts, and the client's
+//!   address;
+//! - `listener.rs`: the listener, bounded to [`MAX_CONNECTIONS`] and a share per
+//!   address, with places kept for `/healthz`;
 //! - `logins.rs`: the admins logged in, their cookie and CSRF tokens;
 //! - `live.rs`: the live table's publisher, one snapshot for every browser;
 //! - `state.rs`: what every handler shares;
@@ -25,6 +28,7 @@
 //! - `router.rs`: which handler answers which path, headers and assets.
 
 mod auth;
+mod connection;
 mod csv;
 mod events;
 mod forms;
@@ -46,29 +50,36 @@ use tokio_util::sync::CancellationToken;
 
 use crate::seat::Services;
 
+pub use connection::Timeouts;
 pub use health::{check_health, Unhealthy};
-pub use listener::MAX_CONNECTIONS;
+pub use listener::{CONNECTIONS_PER_ADDRESS, MAX_CONNECTIONS, RESERVED};
+pub use state::{DOWNLOADS_PER_ADDRESS, MAX_DOWNLOADS, STREAMS_PER_ADDRESS};
 
-/// Serve the page on `listener` until `shutdown` is cancelled.
-pub async fn serve(listener: TcpListener, services: Services, shutdown: CancellationToken) {
-    let live = live::Live::start(services.registry.clone(), shutdown.clone());
+/// Serve the page on `listener` until `shutdown` is cancelled. `proxies` may say that
+/// the browser reached them over HTTPS (`X-Forwarded-Proto`): the admin's cookie is
+/// then `Secure`.
+pub async fn serve(
+    listener: TcpListener,
+    services: Services,
+    timeouts: Timeouts,
+    proxies: crate::net::proxy::Proxies,
+    shutdown: CancellationToken,
+) {
+    let live = live::Live::start(services.registry.clone(), live::MAX_ROWS, shutdown.clone());
+    let live_all = live::Live::start(services.registry.clone(), live::ALL_ROWS, shutdown.clone());
     let web = Arc::new(state::Web {
         services,
         logins: logins::Logins::default(),
         live,
+        live_all,
         shutdown: shutdown.clone(),
+        streams: state::streams(),
+        downloads: state::downloads(),
+        proxies,
     });
     if let Ok(address) = listener.local_addr() {
         tracing::info!(%address, "web page listening");
     }
-    let app = router::router(web);
-    let served = axum::serve(
-        listener::Limited::new(listener),
-        app.into_make_service_with_connect_info::<listener::Peer>(),
-    )
-    .with_graceful_shutdown(async move { shutdown.cancelled().await })
-    .await;
-    if let Err(error) = served {
-        tracing::error!(%error, "the web page stopped");
-    }
+    let app = router::router(web, timeouts);
+    listener::serve(listener, app, timeouts, shutdown).await;
 }

@@ -2,7 +2,7 @@
 //! broadcast and kick forms), and `/watch/NAME`, one player's board. Both are a frame
 //! that a script fills from `events.rs`'s streams.
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use maud::{html, Markup};
@@ -13,12 +13,17 @@ use super::state::Shared;
 
 /// `GET /`: the live table; for an admin, watch links and the broadcast and kick
 /// forms.
-pub async fn live(State(web): State<Shared>, admin: Option<Admin>) -> Response {
+pub async fn live(
+    State(web): State<Shared>,
+    admin: Option<Admin>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let all = super::live::asks_all(query.as_deref());
     let notice = admin
         .as_ref()
         .and_then(|admin| web.logins.take_notice(admin));
     let body = html! {
-        div id="live" data-admin=(u8::from(admin.is_some())) {
+        div id="live" data-admin=(u8::from(admin.is_some())) data-all=(u8::from(all)) {
             @if let Some(notice) = notice {
                 p class="notice" id="notice" { (notice) }
             }

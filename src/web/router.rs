@@ -1,12 +1,14 @@
 //! Which handler answers which path, the headers every answer carries, and the
 //! page's assets (its stylesheet and scripts, compiled into the binary).
 
-use axum::extract::Path;
+use axum::extract::{Path, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
 
+use super::connection::Timeouts;
 use super::html::message;
 use super::state::Shared;
 use super::{auth, csv, events, forms, health, pages, recordings, top};
@@ -41,8 +43,15 @@ const ASSETS: &[(&str, &str, &str)] = &[
 const SECURITY_POLICY: &str =
     "default-src 'self'; script-src 'self'; style-src 'self'; frame-ancestors 'none'; form-action 'self'";
 
-/// The page's routes, over `web`.
-pub fn router(web: Shared) -> Router {
+/// The page's routes, over `web`. The forms' requests must arrive whole within the
+/// idle timeout: a body sent a byte a minute does not hold its connection.
+pub fn router(web: Shared, timeouts: Timeouts) -> Router {
+    let forms = Router::new()
+        .route("/login", get(auth::login_page).post(auth::log_in))
+        .route("/logout", post(auth::log_out))
+        .route("/admin/broadcast", post(forms::broadcast))
+        .route("/admin/kick", post(forms::kick))
+        .route_layer(axum::middleware::from_fn_with_state(timeouts, within));
     Router::new()
         .route("/", get(pages::live))
         .route("/events", get(events::sessions))
@@ -54,14 +63,23 @@ pub fn router(web: Shared) -> Router {
         .route("/recordings/{id}", get(recordings::recording))
         .route("/metrics", get(health::metrics))
         .route("/healthz", get(health::healthz))
-        .route("/login", get(auth::login_page).post(auth::log_in))
-        .route("/logout", post(auth::log_out))
-        .route("/admin/broadcast", post(forms::broadcast))
-        .route("/admin/kick", post(forms::kick))
+        .merge(forms)
         .route("/assets/{name}", get(asset))
         .fallback(not_found)
         .layer(axum::middleware::map_response(secure))
         .with_state(web)
+}
+
+/// A request answered within the idle timeout, its body read included, or 408.
+async fn within(State(timeouts): State<Timeouts>, request: Request, next: Next) -> Response {
+    match tokio::time::timeout(timeouts.idle, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => (
+            StatusCode::REQUEST_TIMEOUT,
+            "The request took too long to arrive: send it again.\n",
+        )
+            .into_response(),
+    }
 }
 
 /// The headers every answer carries.

@@ -37,7 +37,13 @@ fn run(console: &mut Console, args: Args<'_>) -> Outcome {
         return console.say(String::new());
     };
     let inbox = seat.own_inbox();
-    console.store_job(StoreWork::Replay { id, speed, inbox })
+    let address = seat.address();
+    console.store_job(StoreWork::Replay {
+        id,
+        speed,
+        inbox,
+        address,
+    })
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
   const status = document.getElementById("status");
   const body = document.querySelector("#sessions tbody");
   const admin = root.dataset.admin === "1";
+  const all = root.dataset.all === "1";
   let snapshot = null;
   let received = 0;
   let previous = new Map();
@@ -60,9 +61,15 @@
     previous = seen;
     const shown = snapshot.rows.length;
     const players = snapshot.total === 1 ? "1 player online" : snapshot.total + " players online";
-    status.textContent = shown < snapshot.total
-      ? players + " (the first " + shown + " by name shown)."
-      : players + ".";
+    if (shown < snapshot.total) {
+      status.textContent = players + " (" + shown + " shown: players in games first, then the most active). ";
+      const more = document.createElement("a");
+      more.href = "/?all";
+      more.textContent = "Show all " + snapshot.total;
+      status.appendChild(more);
+    } else {
+      status.textContent = players + ".";
+    }
   }
 
   function refreshIdle() {
@@ -74,7 +81,7 @@
     });
   }
 
-  const events = new EventSource("/events");
+  const events = new EventSource(all ? "/events?all" : "/events");
   events.addEventListener("sessions", function (event) {
     snapshot = JSON.parse(event.data);
     received = Date.now();

@@ -1,0 +1,128 @@
+//! A recording read back from the store a page at a time: its head first (what the
+//! lists show, how it began), then its inputs, decoded, [`PAGE_ROWS`] batches at a
+//! time. Replays and downloads hold one page, never the whole recording: a recording
+//! at its size limit is 4 MiB of input, and what it replays into is hundreds of times
+//! that.
+
+use crate::store::{RecordingHead, Store, StoreError};
+
+use super::cast::CastError;
+use super::recording::{decode_inputs, Input, ReplayError};
+
+/// Batches of input lines read in one query. A batch is what the writer wrote of a
+/// recording at once: a few lines from a person, a few hundred from a script. A page
+/// of a script's is a few hundred kilobytes decoded (ten replays of one measured 1 MB
+/// each at 256 batches a page); a recording's inputs are at most
+/// [`MAX_RECORDED_BYTES`](super::recorder::MAX_RECORDED_BYTES) in all, so a page is
+/// never more than that.
+pub const PAGE_ROWS: u32 = 64;
+
+/// The inputs of one recording, page by page.
+#[derive(Debug, Clone)]
+pub struct Inputs {
+    store: Store,
+    id: i64,
+    /// The last batch read, if any.
+    after: Option<i64>,
+    /// Lines decoded so far, for the number of a damaged one.
+    lines: usize,
+    done: bool,
+}
+
+impl Inputs {
+    /// The inputs of recording `id`, from its first.
+    pub fn new(store: Store, id: i64) -> Inputs {
+        Inputs {
+            store,
+            id,
+            after: None,
+            lines: 0,
+            done: false,
+        }
+    }
+
+    /// The next page of inputs, decoded, or `None` after the last.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`]; [`StoreError::Damaged`] when a line cannot be decoded.
+    pub async fn next_page(&mut self) -> Result<Option<Vec<Input>>, StoreError> {
+        if self.done {
+            return Ok(None);
+        }
+        let rows = self
+            .store
+            .recording_inputs(self.id, self.after, PAGE_ROWS)
+            .await?;
+        if rows.len() < PAGE_ROWS as usize {
+            self.done = true;
+        }
+        if rows.is_empty() {
+            return Ok(None);
+        }
+        let mut inputs = Vec::new();
+        for (batch, lines) in &rows {
+            decode_inputs(lines, &mut inputs).map_err(|error| {
+                // Numbered in the whole recording, as `recording::load` numbers them.
+                let error = match error {
+                    ReplayError::Damaged(line) => ReplayError::Damaged(self.lines + line),
+                    other => other,
+                };
+                StoreError::Damaged(format!("recording {}: {error}", self.id))
+            })?;
+            self.after = Some(*batch);
+        }
+        self.lines += inputs.len();
+        Ok(Some(inputs))
+    }
+}
+
+/// The head of recording `id` (no inputs), or `None` when there is no such recording.
+///
+/// # Errors
+/// [`StoreError::Query`].
+pub async fn head(store: &Store, id: i64) -> Result<Option<RecordingHead>, StoreError> {
+    store.recording_head(id).await
+}
+
+/// [`Inputs`] one at a time, for a thread that may block (a blocking task, or a
+/// command's main thread): each page is awaited on `runtime`, whose workers drive the
+/// store. Never on one of the runtime's own worker threads: blocking there would stop
+/// it.
+#[derive(Debug)]
+pub struct BlockingInputs {
+    runtime: tokio::runtime::Handle,
+    inputs: Inputs,
+    page: std::vec::IntoIter<Input>,
+}
+
+impl BlockingInputs {
+    /// The inputs of recording `id`, from its first, read through `runtime`.
+    pub fn new(runtime: tokio::runtime::Handle, store: Store, id: i64) -> BlockingInputs {
+        BlockingInputs {
+            runtime,
+            inputs: Inputs::new(store, id),
+            page: Vec::new().into_iter(),
+        }
+    }
+}
+
+impl Iterator for BlockingInputs {
+    type Item = Result<Input, CastError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(input) = self.page.next() {
+                return Some(Ok(input));
+            }
+            match self.runtime.block_on(self.inputs.next_page()) {
+                Ok(Some(page)) => self.page = page.into_iter(),
+                Ok(None) => return None,
+                Err(error) => {
+                    // One error, then the end: a page that failed is not asked again.
+                    self.inputs.done = true;
+                    return Some(Err(CastError::Store(error)));
+                }
+            }
+        }
+    }
+}
