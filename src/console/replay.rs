@@ -79,8 +79,10 @@ pub(super) async fn play_back(
             previous = input.at_ms;
             tokio::time::sleep(pause / speed).await;
             let step = replay.step(&input.line);
-            // The line as the player's terminal showed it, then the game's answer.
-            let frame = format!("{}\n{}", input.line, step.text);
+            // The line as the player's terminal showed it, then the game's answer. A
+            // recording made before every typed line was cleaned may hold control
+            // characters: never shown.
+            let frame = format!("{}\n{}", crate::text::one_line(&input.line), step.text);
             if inbox.send(Message::Frame(Arc::from(frame))).is_err() {
                 return;
             }

@@ -84,7 +84,9 @@ where
             break;
         }
         let input = input?;
-        frame(input.at_ms, &format!("{}\n", input.line))?;
+        // The echo of what was typed: a recording made before every typed line was
+        // cleaned may hold control characters, never written to the file.
+        frame(input.at_ms, &format!("{}\n", crate::text::one_line(&input.line)))?;
         let step = replay.step(&input.line);
         frame(input.at_ms, &step.text)?;
     }
