@@ -217,19 +217,24 @@ fn accounts(command: AccountsCommand) -> ExitCode {
     }
 }
 
+/// A runtime from `builder` for a command that uses the store; `None` (said on
+/// stderr) if it cannot start.
+fn runtime(builder: &mut tokio::runtime::Builder) -> Option<tokio::runtime::Runtime> {
+    match builder.enable_all().build() {
+        Ok(runtime) => Some(runtime),
+        Err(error) => {
+            eprintln!("cannot start: {error}");
+            None
+        }
+    }
+}
+
 /// Run an account command on a small runtime: print what it says, or its error.
 fn on_store(
     work: impl std::future::Future<Output = Result<String, arcade::admin::AccountError>>,
 ) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("cannot start: {error}");
-            return ExitCode::FAILURE;
-        }
+    let Some(runtime) = runtime(&mut tokio::runtime::Builder::new_current_thread()) else {
+        return ExitCode::FAILURE;
     };
     match runtime.block_on(work) {
         Ok(text) => {
@@ -409,16 +414,10 @@ fn export(args: &ExportArgs) -> ExitCode {
     use arcade::records::cast::{write_asciicast, CastHeader};
     use arcade::records::reader::{self, BlockingInputs};
     // A worker thread drives the store while this thread replays and writes.
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("cannot start: {error}");
-            return ExitCode::FAILURE;
-        }
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    builder.worker_threads(1);
+    let Some(runtime) = runtime(&mut builder) else {
+        return ExitCode::FAILURE;
     };
     let url = args
         .db

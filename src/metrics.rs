@@ -31,6 +31,8 @@ pub struct Metrics {
     pub command_seconds: Histogram,
     /// Lines of chat said or told.
     pub chat_lines: IntCounter,
+    /// Logins and registrations refused by a limit before any password was checked.
+    pub logins_refused: IntCounter,
     /// Changes the recorder wrote to the database.
     pub store_writes: IntCounter,
     /// Transactions the recorder committed.
@@ -115,6 +117,11 @@ impl Metrics {
                 &exposition,
                 "chat_lines_total",
                 "Lines of chat said or told",
+            ),
+            logins_refused: counter(
+                &exposition,
+                "logins_refused_total",
+                "Logins and registrations refused by a limit (the throttle, the hashing queue) before a password was checked",
             ),
             store_writes: counter(
                 &exposition,

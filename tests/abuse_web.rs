@@ -411,14 +411,7 @@ async fn downloads_beyond_the_limits_are_refused_and_guests_recordings_are_for_a
     assert_eq!(status, StatusCode::FORBIDDEN);
     assert!(page.contains("only an admin can see it"), "{page}");
     let _teacher = common::admin(&server, "Teacher", "secret-te").await;
-    let admin = client_from(3);
-    let response = admin
-        .post(format!("http://{web}/login"))
-        .form(&[("name", "Teacher"), ("password", "secret-te")])
-        .send()
-        .await
-        .expect("log in");
-    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let admin = logged_in_admin(web, 3).await;
     let response = admin
         .get(format!("http://{web}/recordings/{guest}.cast"))
         .send()
@@ -575,14 +568,7 @@ async fn a_name_a_spreadsheet_reads_as_a_formula_is_guarded_in_the_csv() {
     let _teacher = common::admin(&server, "Teacher", "secret-te").await;
     // `-inf` is a name, and Rust's float parser reads it as a number.
     let _player = common::won_wumpus(&server, "-inf", "secret-pw", Duration::ZERO).await;
-    let admin = client_from(1);
-    let response = admin
-        .post(format!("http://{web}/login"))
-        .form(&[("name", "Teacher"), ("password", "secret-te")])
-        .send()
-        .await
-        .expect("log in");
-    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let admin = logged_in_admin(web, 1).await;
     let csv = admin
         .get(format!("http://{web}/results.csv"))
         .send()
@@ -594,6 +580,19 @@ async fn a_name_a_spreadsheet_reads_as_a_formula_is_guarded_in_the_csv() {
     let row = csv.lines().nth(1).unwrap_or_else(|| panic!("{csv}"));
     assert!(row.starts_with("'-inf,wumpus,"), "{csv}");
     server.shutdown().await;
+}
+
+/// A client from 127.0.0.`n`, logged in as the admin `Teacher` (its cookie kept).
+async fn logged_in_admin(web: SocketAddr, n: u8) -> reqwest::Client {
+    let admin = client_from(n);
+    let response = admin
+        .post(format!("http://{web}/login"))
+        .form(&[("name", "Teacher"), ("password", "secret-te")])
+        .send()
+        .await
+        .expect("log in");
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    admin
 }
 
 /// The admin's cookie from a login from 127.0.0.`n`, with `X-Forwarded-Proto` if given.

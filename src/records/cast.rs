@@ -86,7 +86,10 @@ where
         let input = input?;
         // The echo of what was typed: a recording made before every typed line was
         // cleaned may hold control characters, never written to the file.
-        frame(input.at_ms, &format!("{}\n", crate::text::one_line(&input.line)))?;
+        frame(
+            input.at_ms,
+            &format!("{}\n", crate::text::one_line(&input.line)),
+        )?;
         let step = replay.step(&input.line);
         frame(input.at_ms, &step.text)?;
     }

@@ -120,7 +120,10 @@ impl Work {
                 let _attempt = match services.safeguards.throttle.admit(&name.key(), address) {
                     Ok(attempt) => attempt,
                     Err(refused) => {
-                        tracing::warn!(name = %name, %address, %refused, "login refused");
+                        // Refusals cost nothing and may come by the thousand: counted,
+                        // and logged at debug only, so that they cannot fill the disk.
+                        services.metrics.logins_refused.inc();
+                        tracing::debug!(name = %name, %address, %refused, "login refused");
                         return Found::LoginRefused(refused.to_string());
                     }
                 };
@@ -133,7 +136,8 @@ impl Work {
                 {
                     Ok(matches) => matches,
                     Err(busy) => {
-                        tracing::warn!(name = %name, %address, "login refused: the hashing queue is full");
+                        services.metrics.logins_refused.inc();
+                        tracing::debug!(name = %name, %address, "login refused: the hashing queue is full");
                         return Found::LoginRefused(busy.to_string());
                     }
                 };
@@ -167,7 +171,8 @@ impl Work {
                 settings,
             } => {
                 if let Err(refused) = services.safeguards.throttle.register(address) {
-                    tracing::warn!(name = %name, %address, "registration refused: too many from the address");
+                    services.metrics.logins_refused.inc();
+                    tracing::debug!(name = %name, %address, "registration refused: too many from the address");
                     return Found::Registered(Err(RegisterFailed::Refused(refused.to_string())));
                 }
                 let hash = match services.safeguards.hasher.hash(password).await {
@@ -176,7 +181,8 @@ impl Work {
                         return Found::Registered(Err(RegisterFailed::Store(error.to_string())))
                     }
                     Err(busy) => {
-                        return Found::Registered(Err(RegisterFailed::Refused(busy.to_string())))
+                        services.metrics.logins_refused.inc();
+                        return Found::Registered(Err(RegisterFailed::Refused(busy.to_string())));
                     }
                 };
                 let result = services

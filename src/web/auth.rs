@@ -190,7 +190,8 @@ pub async fn log_in(
     let _attempt = match services.safeguards.throttle.admit(&name.key(), peer.ip()) {
         Ok(attempt) => attempt,
         Err(refused) => {
-            tracing::warn!(name = %name, address = %peer.ip(), %refused, "web login refused");
+            services.metrics.logins_refused.inc();
+            tracing::debug!(name = %name, address = %peer.ip(), %refused, "web login refused");
             return login(
                 None,
                 Some(&refused.to_string()),
@@ -210,6 +211,7 @@ pub async fn log_in(
     let matches = match services.safeguards.hasher.verify(form.password, hash).await {
         Ok(matches) => matches,
         Err(busy) => {
+            services.metrics.logins_refused.inc();
             return login(None, Some(&busy.to_string()), StatusCode::TOO_MANY_REQUESTS);
         }
     };
