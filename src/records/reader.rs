@@ -9,13 +9,16 @@ use crate::store::{RecordingHead, Store, StoreError};
 use super::cast::CastError;
 use super::recording::{decode_inputs, Input, ReplayError};
 
-/// Batches of input lines read in one query. A batch is what the writer wrote of a
-/// recording at once: a few lines from a person, a few hundred from a script. A page
-/// of a script's is a few hundred kilobytes decoded (ten replays of one measured 1 MB
-/// each at 256 batches a page); a recording's inputs are at most
-/// [`MAX_RECORDED_BYTES`](super::recorder::MAX_RECORDED_BYTES) in all, so a page is
-/// never more than that.
+/// Batches of input lines read in one query at most. A batch is what the writer wrote
+/// of a recording at once: a few lines from a person, up to 256 KiB from a script.
 pub const PAGE_ROWS: u32 = 64;
+
+/// Encoded bytes a page aims at: the next page asks for as many batches as the last
+/// ones' size says fit. A script's recording of one-letter lines decodes to about
+/// eight times its encoding, so a page stays a few MiB whatever the recording (a page
+/// of 64 such batches was the whole recording, 25 MB a replay); a person's batches
+/// are small, and a page of them still takes one query.
+pub const PAGE_BYTES: usize = 256 * 1024;
 
 /// The inputs of one recording, page by page.
 #[derive(Debug, Clone)]
@@ -26,6 +29,8 @@ pub struct Inputs {
     after: Option<i64>,
     /// Lines decoded so far, for the number of a damaged one.
     lines: usize,
+    /// Batches the next query asks for.
+    rows: u32,
     done: bool,
 }
 
@@ -37,6 +42,8 @@ impl Inputs {
             id,
             after: None,
             lines: 0,
+            // Until a page says how big batches are: a few.
+            rows: 4,
             done: false,
         }
     }
@@ -49,16 +56,19 @@ impl Inputs {
         if self.done {
             return Ok(None);
         }
+        let asked = self.rows;
         let rows = self
             .store
-            .recording_inputs(self.id, self.after, PAGE_ROWS)
+            .recording_inputs(self.id, self.after, asked)
             .await?;
-        if rows.len() < PAGE_ROWS as usize {
+        if rows.len() < asked as usize {
             self.done = true;
         }
         if rows.is_empty() {
             return Ok(None);
         }
+        let bytes: usize = rows.iter().map(|(_, lines)| lines.len()).sum();
+        self.rows = next_rows(bytes, rows.len());
         let mut inputs = Vec::new();
         for (batch, lines) in &rows {
             decode_inputs(lines, &mut inputs).map_err(|error| {
@@ -74,6 +84,15 @@ impl Inputs {
         self.lines += inputs.len();
         Ok(Some(inputs))
     }
+}
+
+/// How many batches of `bytes / rows` each fit in [`PAGE_BYTES`]: from 1 to
+/// [`PAGE_ROWS`].
+fn next_rows(bytes: usize, rows: usize) -> u32 {
+    let each = (bytes / rows.max(1)).max(1);
+    u32::try_from(PAGE_BYTES / each)
+        .unwrap_or(PAGE_ROWS)
+        .clamp(1, PAGE_ROWS)
 }
 
 /// The head of recording `id` (no inputs), or `None` when there is no such recording.
@@ -124,5 +143,21 @@ impl Iterator for BlockingInputs {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_asks_for_as_many_batches_as_fit() {
+        // A script's batches of 256 KiB: one at a time.
+        assert_eq!(next_rows(4 * 256 * 1024, 4), 1);
+        // A person's batches of a few lines: as many as a query may.
+        assert_eq!(next_rows(4 * 40, 4), PAGE_ROWS);
+        // In between: what fits.
+        assert_eq!(next_rows(2 * 16 * 1024, 2), 16);
+        assert_eq!(next_rows(0, 0), PAGE_ROWS);
     }
 }
