@@ -42,8 +42,8 @@ impl Inputs {
             id,
             after: None,
             lines: 0,
-            // Until a page says how big batches are: a few.
-            rows: 4,
+            // Until a page says how big batches are: one.
+            rows: 1,
             done: false,
         }
     }
