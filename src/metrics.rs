@@ -33,6 +33,8 @@ pub struct Metrics {
     pub chat_lines: IntCounter,
     /// Logins and registrations refused by a limit before any password was checked.
     pub logins_refused: IntCounter,
+    /// Passwords checked against a hash (an unknown name's against a stand-in).
+    pub password_checks: IntCounter,
     /// Changes the recorder wrote to the database.
     pub store_writes: IntCounter,
     /// Transactions the recorder committed.
@@ -122,6 +124,11 @@ impl Metrics {
                 &exposition,
                 "logins_refused_total",
                 "Logins and registrations refused by a limit (the throttle, the hashing queue) before a password was checked",
+            ),
+            password_checks: counter(
+                &exposition,
+                "password_checks_total",
+                "Passwords checked against a hash, an unknown name's against a stand-in so that it takes as long",
             ),
             store_writes: counter(
                 &exposition,

@@ -689,3 +689,30 @@ async fn a_download_nobody_reads_gives_its_place_back_after_the_idle_timeout() {
     drop(unread);
     server.shutdown().await;
 }
+
+/// Item 17: the web login checks an unknown name's password against a stand-in hash,
+/// so that it is answered no sooner than a wrong password (counted, not timed: the
+/// count of password checks grows for an unknown name as for a known one).
+#[tokio::test]
+async fn an_unknown_name_costs_the_login_a_password_check() {
+    let server = web_server(Duration::from_secs(60)).await;
+    let web = server.web_addr.expect("the web page is on");
+    let checks = |metrics: &str| -> u64 {
+        metrics
+            .lines()
+            .find_map(|line| line.strip_prefix("arcade_password_checks_total "))
+            .and_then(|count| count.trim().parse().ok())
+            .expect("the count of password checks")
+    };
+    let (_, before) = get_from(1, web, "/metrics").await.expect("an answer");
+    let response = client_from(2)
+        .post(format!("http://{web}/login"))
+        .form(&[("name", "nobody-here"), ("password", "a-guess")])
+        .send()
+        .await
+        .expect("log in");
+    assert_eq!(response.status(), StatusCode::UNAUTHORIZED);
+    let (_, after) = get_from(1, web, "/metrics").await.expect("an answer");
+    assert_eq!(checks(&after), checks(&before) + 1, "{after}");
+    server.shutdown().await;
+}

@@ -12,6 +12,7 @@
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use prometheus::IntCounter;
 use tokio::sync::oneshot;
 
 use super::accounts::{hash_password, verify_password, HashError};
@@ -50,6 +51,11 @@ pub struct Hasher {
     queue: mpsc::SyncSender<Job>,
 }
 
+/// A counter of the passwords checked, for a hasher whose count nobody reads.
+fn uncounted() -> IntCounter {
+    IntCounter::new("password_checks", "Passwords checked").expect("a valid metric name and help")
+}
+
 impl std::fmt::Debug for Hasher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Hasher").finish_non_exhaustive()
@@ -58,21 +64,23 @@ impl std::fmt::Debug for Hasher {
 
 impl Default for Hasher {
     fn default() -> Self {
-        Hasher::new(HASH_WORKERS, HASH_QUEUE)
+        Hasher::new(HASH_WORKERS, HASH_QUEUE, uncounted())
     }
 }
 
 impl Hasher {
-    /// `workers` threads (at least one) behind a queue of `queue` jobs. The threads end
-    /// when the last handle is dropped.
-    pub fn new(workers: usize, queue: usize) -> Hasher {
+    /// `workers` threads (at least one) behind a queue of `queue` jobs, each password
+    /// they check counted in `checks` (`/metrics`). The threads end when the last
+    /// handle is dropped.
+    pub fn new(workers: usize, queue: usize, checks: IntCounter) -> Hasher {
         let (sender, receiver) = mpsc::sync_channel::<Job>(queue);
         let receiver = Arc::new(Mutex::new(receiver));
         for n in 0..workers.max(1) {
             let receiver = Arc::clone(&receiver);
+            let checks = checks.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("arcade-hash-{n}"))
-                .spawn(move || work(&receiver));
+                .spawn(move || work(&receiver, &checks));
             if let Err(error) = spawned {
                 tracing::error!(%error, "a password hashing thread could not start");
             }
@@ -114,7 +122,7 @@ impl Hasher {
 }
 
 /// A worker: takes jobs until every handle is gone.
-fn work(receiver: &Mutex<mpsc::Receiver<Job>>) {
+fn work(receiver: &Mutex<mpsc::Receiver<Job>>, checks: &IntCounter) {
     loop {
         // The lock is held while waiting: the other workers wait for it instead of for
         // the channel, which is the same.
@@ -132,6 +140,7 @@ fn work(receiver: &Mutex<mpsc::Receiver<Job>>) {
                 hash,
                 reply,
             } => {
+                checks.inc();
                 let _ = reply.send(verify_password(&password, &hash));
             }
         }
@@ -165,13 +174,16 @@ mod tests {
             .verify(String::from("secret2"), Some(hash))
             .await
             .unwrap());
-        // An unknown name: checked against the stand-in, never matching.
-        assert!(!hasher.verify(String::from("secret1"), None).await.unwrap());
+        // An unknown name: checked against the stand-in, never matching, and counted.
+        let checks = uncounted();
+        let counted = Hasher::new(1, 2, checks.clone());
+        assert!(!counted.verify(String::from("secret1"), None).await.unwrap());
+        assert_eq!(checks.get(), 1);
     }
 
     #[tokio::test]
     async fn a_full_queue_refuses_at_once() {
-        let hasher = Hasher::new(1, 2);
+        let hasher = Hasher::new(1, 2, uncounted());
         let hash = hash_password("secret1").unwrap();
         let attempts = (0..20).map(|_| hasher.verify(String::from("x"), Some(hash.clone())));
         let answers = futures_util::future::join_all(attempts).await;

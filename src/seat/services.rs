@@ -91,7 +91,11 @@ impl Services {
             store,
             safeguards: Arc::new(Safeguards {
                 throttle,
-                hasher: Hasher::default(),
+                hasher: Hasher::new(
+                    crate::players::hashing::HASH_WORKERS,
+                    crate::players::hashing::HASH_QUEUE,
+                    metrics.password_checks.clone(),
+                ),
                 chat: ChatLimits::new(),
                 replays: Places::new(MAX_REPLAYS, REPLAYS_PER_ADDRESS),
             }),
