@@ -462,4 +462,37 @@ mod tests {
         assert_eq!(names, ["pia", "ray", "sol"]);
         assert!(shared.rolls.is_empty());
     }
+
+    #[tokio::test]
+    async fn a_late_roll_call_of_a_forgotten_instance_is_forgotten_again() {
+        let registry = Registry::new();
+        let bus = Bus::start(
+            &"nats://127.0.0.1:9".parse().unwrap(),
+            &BusAuth::default(),
+            1,
+            registry.clone(),
+            Arc::new(Metrics::new()),
+        )
+        .await
+        .unwrap();
+        let shared = &bus.shared;
+        // Instance 2 went silent and was forgotten; its roll call, read late, comes.
+        crate::cluster::presence::forget(shared, 2);
+        heard_roll(
+            shared,
+            Roll {
+                from: 2,
+                roll: 1,
+                upto: 2_000_001,
+                sessions: vec![(2_000_001, view("guest-2000001"))],
+                last: true,
+            },
+        );
+        assert_eq!(registry.len(), 1);
+        // It counts as heard, so the silence sweep can forget it again (a ghost of an
+        // instance that is no peer would stay in `who` for good).
+        assert!(shared.peers.contains_key(&2));
+        crate::cluster::presence::forget(shared, 2);
+        assert_eq!(registry.len(), 0);
+    }
 }

@@ -212,6 +212,14 @@ pub(super) fn heard_roll(shared: &Arc<Shared>, roll: Roll) {
         sessions,
         last,
     } = roll;
+    if from == shared.instance {
+        return;
+    }
+    // A roll call is a sign of life as a heartbeat is. Without this, a roll call
+    // that came late (a listener seconds behind under load) after its instance was
+    // forgotten left ghosts of an instance no longer among the peers, which the
+    // silence sweep never forgets.
+    heard(shared, from);
     for (session, view) in &sessions {
         shared.ghost(
             Remote {
