@@ -142,7 +142,7 @@ pub(super) struct Shared {
     pub(super) races: Mutex<Races>,
     /// The timers of races with a time limit, aborted when their race closes (a race
     /// with `time=24h` that ends early must not leave its timer a day). Locked only
-    /// while the races' lock is held.
+    /// while the races' lock is held, and only when a race starts or closes.
     pub(super) race_timers: Mutex<HashMap<RaceId, tokio::task::AbortHandle>>,
     /// Remote sessions' numbers here.
     pub(super) ghosts: DashMap<Remote, SessionId>,
@@ -408,21 +408,20 @@ impl Registry {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let result = change(&mut races);
-        let mut timers = self
-            .shared
-            .race_timers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if !timers.is_empty() {
-            // Whatever closed a race (its end, its last racer gone, a disconnection)
-            // went through here: its timer goes with it.
-            timers.retain(|race, timer| {
-                let open = races.has(*race);
-                if !open {
+        // Whatever closed a race went through here: its timer goes with it. Most
+        // changes close nothing, and then the timers are not touched.
+        let closed = races.take_closed();
+        if !closed.is_empty() {
+            let mut timers = self
+                .shared
+                .race_timers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            for race in closed {
+                if let Some(timer) = timers.remove(&race) {
                     timer.abort();
                 }
-                open
-            });
+            }
         }
         result
     }

@@ -46,6 +46,9 @@ pub struct Races<K, I> {
     /// from `k` × [`IDS_PER_INSTANCE`]), so that a race's number names it on every
     /// instance; 0 on its own.
     first: RaceId,
+    /// Races closed since the keeper of the races last asked ([`Races::take_closed`]):
+    /// what it holds for a race (a timer) goes with it.
+    closed: Vec<RaceId>,
 }
 
 impl<K, I> Default for Races<K, I> {
@@ -56,6 +59,7 @@ impl<K, I> Default for Races<K, I> {
             watching: HashMap::new(),
             last_id: 0,
             first: 0,
+            closed: Vec::new(),
         }
     }
 }
@@ -147,6 +151,12 @@ impl<K: Copy + Eq + Hash + Debug, I: Clone + Debug> Races<K, I> {
                 return id;
             }
         }
+    }
+
+    /// The races closed since the last call, whatever closed them (their end, their
+    /// last racer gone, a disconnection).
+    pub fn take_closed(&mut self) -> Vec<RaceId> {
+        std::mem::take(&mut self.closed)
     }
 
     /// Whether race `race` is one of this instance's.
@@ -527,6 +537,7 @@ impl<K: Copy + Eq + Hash + Debug, I: Clone + Debug> Races<K, I> {
     /// Remove race `race_id` and everyone's membership of it.
     fn close(&mut self, race_id: RaceId) -> Option<Race<K, I>> {
         let race = self.races.remove(&race_id)?;
+        self.closed.push(race_id);
         self.members.retain(|_, race| *race != race_id);
         self.watching.retain(|_, race| *race != race_id);
         Some(race)
