@@ -96,6 +96,16 @@ pub fn is_kept(c: char, keep: Keep) -> bool {
         }
 }
 
+/// Whether `text` holds a character that cleaning with `keep` removes. A line of
+/// printable ASCII (nearly every line typed) is answered from its bytes alone: this
+/// runs on every line of every session.
+pub fn has_removed(text: &str, keep: Keep) -> bool {
+    if text.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+        return false;
+    }
+    text.chars().any(|c| !is_kept(c, keep))
+}
+
 /// A character that changes the direction text is shown in.
 fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
@@ -164,6 +174,16 @@ mod tests {
         assert_eq!(date(-1), "1970-01-01 00:00");
         assert_eq!(date(i64::MAX), "9999-12-31 23:59");
         assert_eq!(rfc3339(i64::MIN), "1970-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn removed_characters_are_found_in_ascii_and_beyond() {
+        assert!(!has_removed("d3 w", Keep::Nothing));
+        assert!(!has_removed("caf\u{e9}", Keep::Nothing));
+        assert!(has_removed("a\tb", Keep::Nothing));
+        assert!(!has_removed("a\tb", Keep::Layout));
+        assert!(has_removed("x\u{9b}2J", Keep::Nothing));
+        assert!(has_removed("x\u{202e}y", Keep::Layout));
     }
 
     #[test]

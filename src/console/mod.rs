@@ -145,10 +145,7 @@ impl Console {
             }
             // What reaches a game reaches its watchers, replays and `.cast` files:
             // no control character (C1 and bidirectional ones included) gets there.
-            if line
-                .chars()
-                .any(|c| !crate::text::is_kept(c, crate::text::Keep::Nothing))
-            {
+            if crate::text::has_removed(line, crate::text::Keep::Nothing) {
                 return match terminal::clean_line(line) {
                     Some(clean) => self.command_line(crate::text::one_line(&clean).trim()),
                     // Ctrl-C: the line is abandoned.
