@@ -413,11 +413,10 @@ mod tests {
         }
     }
 
-    #[tokio::test]
-    async fn a_roll_call_in_parts_forgets_only_the_unnamed_older_sessions() {
+    /// Instance 1's bus, with no NATS server there: the client keeps trying in the
+    /// background, which is all these tests need of it.
+    async fn bus_without_server() -> (Registry, Bus) {
         let registry = Registry::new();
-        // No NATS server there: the client keeps trying in the background, which is
-        // all this test needs of it.
         let bus = Bus::start(
             &"nats://127.0.0.1:9".parse().unwrap(),
             &BusAuth::default(),
@@ -427,6 +426,12 @@ mod tests {
         )
         .await
         .unwrap();
+        (registry, bus)
+    }
+
+    #[tokio::test]
+    async fn a_roll_call_in_parts_forgets_only_the_unnamed_older_sessions() {
+        let (registry, bus) = bus_without_server().await;
         let shared = &bus.shared;
         let there = |session| Remote {
             instance: 2,
@@ -465,16 +470,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_late_roll_call_of_a_forgotten_instance_is_forgotten_again() {
-        let registry = Registry::new();
-        let bus = Bus::start(
-            &"nats://127.0.0.1:9".parse().unwrap(),
-            &BusAuth::default(),
-            1,
-            registry.clone(),
-            Arc::new(Metrics::new()),
-        )
-        .await
-        .unwrap();
+        let (registry, bus) = bus_without_server().await;
         let shared = &bus.shared;
         // Instance 2 went silent and was forgotten; its roll call, read late, comes.
         crate::cluster::presence::forget(shared, 2);
