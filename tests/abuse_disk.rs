@@ -14,7 +14,7 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpSocket, TcpStream};
+use tokio::net::TcpStream;
 
 use arcade::server::Options;
 use common::{Client, TestServer};
@@ -157,11 +157,10 @@ async fn flood(stream: &mut TcpStream, count: usize) -> Told {
 /// A connection in the lobby from `source` (any 127.x.y.z address reaches the server
 /// on 127.0.0.1).
 async fn connect_from(source: IpAddr, server: SocketAddr) -> TcpStream {
-    let socket = TcpSocket::new_v4().expect("a socket");
-    socket
-        .bind(SocketAddr::new(source, 0))
-        .expect("bind the source address");
-    let mut stream = socket.connect(server).await.expect("connect");
+    let IpAddr::V4(source) = source else {
+        panic!("an IPv4 loopback address: {source}");
+    };
+    let mut stream = common::stream_from(source.octets(), server).await;
     read_to(&mut stream, "> ").await;
     stream
 }

@@ -17,7 +17,7 @@ use arcade::store::{Change, DbUrl, NewRecording, Played, RecordingState, Store};
 use common::{Client, TestServer};
 use reqwest::StatusCode;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::{TcpSocket, TcpStream};
+use tokio::net::TcpStream;
 
 /// A loopback address of its own (127.0.0.N): another client, as far as the server
 /// can tell.
@@ -27,11 +27,7 @@ fn loopback(n: u8) -> IpAddr {
 
 /// A TCP connection to `server` from 127.0.0.`n`.
 async fn connect_from(n: u8, server: SocketAddr) -> TcpStream {
-    let socket = TcpSocket::new_v4().expect("socket");
-    socket
-        .bind(SocketAddr::new(loopback(n), 0))
-        .expect("bind a loopback address");
-    socket.connect(server).await.expect("connect")
+    common::stream_from([127, 0, 0, n], server).await
 }
 
 /// An HTTP client from 127.0.0.`n`, with a short timeout: an answer that does not

@@ -547,11 +547,7 @@ async fn a_closed_log_pipe_harms_no_session() {
 
 /// A client connected from `source` (an address of 127.0.0.0/8), without reading.
 async fn connect_from(source: [u8; 4], server: std::net::SocketAddr) -> tokio::net::TcpStream {
-    let socket = tokio::net::TcpSocket::new_v4().unwrap();
-    socket
-        .bind(std::net::SocketAddr::from((source, 0)))
-        .unwrap();
-    socket.connect(server).await.unwrap()
+    common::stream_from(source, server).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -93,6 +93,17 @@ pub fn spawn_server_in(
     (child, SocketAddr::from((Ipv4Addr::LOCALHOST, port)), log)
 }
 
+/// A TCP connection to `server` from the loopback address `source` (any 127.x.y.z
+/// reaches a server on 127.0.0.1): another desk, as far as the server can tell.
+/// Nothing is read.
+pub async fn stream_from(source: [u8; 4], server: SocketAddr) -> TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket
+        .bind(SocketAddr::from((source, 0)))
+        .expect("bind a loopback address");
+    socket.connect(server).await.expect("connect")
+}
+
 /// The resident memory of process `pid` in bytes, from `/proc`.
 pub fn resident_bytes(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("/proc/PID/status");
