@@ -117,7 +117,7 @@ impl Work {
                 account,
                 password,
             } => {
-                let _attempt = match services.safeguards.throttle.admit(&name.key(), address) {
+                let attempt = match services.safeguards.throttle.admit(&name.key(), address) {
                     Ok(attempt) => attempt,
                     Err(refused) => {
                         // Refusals cost nothing and may come by the thousand: counted,
@@ -141,6 +141,9 @@ impl Work {
                         return Found::LoginRefused(busy.to_string());
                     }
                 };
+                // In flight is while the password is checked, not while the store is
+                // read after a right one.
+                drop(attempt);
                 if !matches {
                     tracing::warn!(name = %name, %address, "wrong password");
                 }
