@@ -17,7 +17,7 @@ use crate::cluster::wire::{
 use crate::metrics::Metrics;
 use crate::players::inbox::{Forward, Gone, InboxSender, Message};
 use crate::players::registry::{PlaceView, Registry, Remote, SessionId, SessionView};
-use crate::text::{is_kept, one_line, Keep};
+use crate::text::{has_removed, one_line, Keep};
 
 #[derive(Debug)]
 pub(super) struct Shared {
@@ -201,7 +201,7 @@ impl Shared {
     /// `who`, is cleaned here of control characters.
     pub(super) fn ghost(self: &Arc<Self>, remote: Remote, view: &SessionView) -> Option<SessionId> {
         if let PlaceView::Game { game, label } = &view.place {
-            if !label.chars().all(|c| is_kept(c, Keep::Nothing)) {
+            if has_removed(label, Keep::Nothing) {
                 let clean = SessionView {
                     place: PlaceView::Game {
                         game: game.clone(),
