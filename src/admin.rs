@@ -116,7 +116,8 @@ pub async fn delete(url: &DbUrl, name: &PlayerName) -> Result<String, AccountErr
     store.close().await;
     if deleted? {
         Ok(format!(
-            "{name} is unregistered: the name is free, its results and recordings stay."
+            "{} Its results and recordings stay.",
+            crate::players::accounts::unregistered(name)
         ))
     } else {
         Err(AccountError::NotRegistered(

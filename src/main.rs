@@ -54,20 +54,11 @@ enum Command {
     /// Ask the server's web page for /healthz on this machine; exit 0 if it answers
     /// 200 (Docker's HEALTHCHECK, without curl in the image).
     Healthcheck(HealthcheckArgs),
-    /// The admins' accounts: `arcade admin set-password NAME` sets the password of an
-    /// `--admin` name (nobody can register one over telnet).
-    #[command(subcommand)]
-    Admin(AdminCommand),
-    /// Players' accounts: reset a forgotten password, free a name, list them.
-    #[command(subcommand)]
+    /// Accounts on the server's store: an `--admin` name's password (`arcade admin
+    /// set-password NAME`: nobody can register one over telnet), a student's forgotten
+    /// one, a name to free. `arcade admin ...` is the same command.
+    #[command(subcommand, alias = "admin")]
     Accounts(AccountsCommand),
-}
-
-#[derive(Debug, Subcommand)]
-enum AdminCommand {
-    /// Set NAME's password (asked with echo off, or the first line of stdin),
-    /// registering the name if it is not.
-    SetPassword(AccountArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -162,7 +153,6 @@ fn main() -> ExitCode {
         Some(Command::CheckLevels { dir }) => check_levels(&dir),
         Some(Command::Loadtest { args }) => load_test(&args),
         Some(Command::Export(args)) => export(&args),
-        Some(Command::Admin(AdminCommand::SetPassword(args))) => set_password(&args),
         Some(Command::Accounts(command)) => accounts(command),
         Some(Command::Healthcheck(args)) => {
             let address = SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, args.port));

@@ -119,6 +119,12 @@ pub fn clean_text(text: &str) -> Result<String, usize> {
     Ok(cleaned)
 }
 
+/// What an admin is told once `name`'s account is deleted (`unregister`, `arcade
+/// accounts delete`): its results and recordings stay.
+pub fn unregistered(name: &PlayerName) -> String {
+    format!("{name} is unregistered: the name is free again.")
+}
+
 /// A player's settings (SPEC section 10); registered players keep them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Settings {

@@ -205,7 +205,7 @@ impl Seat {
             Found::Unregistered { name, deleted } => match deleted {
                 Ok(true) => {
                     tracing::info!(admin = %self.name, unregistered = %name, "unregister");
-                    format!("{name} is unregistered: the name is free again.\n")
+                    format!("{}\n", crate::players::accounts::unregistered(&name))
                 }
                 Ok(false) => format!("{name} is not registered.\n"),
                 Err(error) => format!("Cannot unregister now: {error}.\n"),
