@@ -402,7 +402,7 @@ fn check_levels(dir: &Path) -> ExitCode {
 /// close to a gigabyte, never held); errors on stderr with exit code 1.
 fn export(args: &ExportArgs) -> ExitCode {
     use arcade::records::cast::{write_asciicast, CastHeader};
-    use arcade::records::reader::{self, BlockingInputs};
+    use arcade::records::reader::BlockingInputs;
     // A worker thread drives the store while this thread replays and writes.
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     builder.worker_threads(1);
@@ -415,7 +415,7 @@ fn export(args: &ExportArgs) -> ExitCode {
         .unwrap_or_else(|| arcade::store::DbUrl::in_data_dir(&args.data_dir));
     let found = runtime.block_on(async {
         let store = arcade::store::Store::open(&url).await?;
-        let head = reader::head(&store, args.id).await;
+        let head = store.recording_head(args.id).await;
         Ok::<_, arcade::store::StoreError>((store, head?))
     });
     let (store, head) = match found {
@@ -436,13 +436,13 @@ fn export(args: &ExportArgs) -> ExitCode {
         data_dir: args.data_dir.clone(),
     };
     let listed = &head.listed;
-    let title = format!("{} playing {} {}", listed.player, listed.game, listed.args);
+    let title = arcade::records::cast::title(listed);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = write_asciicast(
         &head.start,
         CastHeader {
-            title: title.trim_end(),
+            title: &title,
             timestamp: listed.started_at / 1000,
         },
         &context,

@@ -16,7 +16,7 @@ use crate::games::SaveName;
 use crate::players::inbox::InboxSender;
 use crate::races::desk::{Answer, Pending};
 use crate::races::rules::{RaceGame, RaceId};
-use crate::records::reader::{self, Inputs};
+use crate::records::reader::Inputs;
 use crate::records::recorder::Player;
 use crate::records::scores;
 use crate::seat::{self, Services};
@@ -265,7 +265,7 @@ impl StoreWork {
                 let Ok(place) = services.safeguards.replays.take(address) else {
                     return Finished::Replaying(Err(String::from(TOO_MANY_REPLAYS)));
                 };
-                let head = match reader::head(&services.store, id).await {
+                let head = match services.store.recording_head(id).await {
                     Ok(Some(head)) => head,
                     Ok(None) => return Finished::Replaying(Err(format!("No recording {id}."))),
                     Err(error) => {

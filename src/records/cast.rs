@@ -14,7 +14,9 @@ use std::io::Write;
 use crate::catalog::table::Context;
 use crate::store::{Start, StoreError};
 
-use super::recording::{Input, Recording, Replay, ReplayError};
+#[cfg(test)]
+use super::recording::Recording;
+use super::recording::{Input, Replay, ReplayError};
 
 /// Why an asciicast could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -37,6 +39,12 @@ pub struct CastHeader<'a> {
     pub title: &'a str,
     /// When it started, Unix seconds.
     pub timestamp: i64,
+}
+
+/// `PLAYER playing GAME ARGS`: a recording's title, on its page and in its file.
+pub fn title(listed: &crate::store::Listed) -> String {
+    let title = format!("{} playing {} {}", listed.player, listed.game, listed.args);
+    title.trim_end().to_string()
 }
 
 /// The terminal size an asciicast is shown in, at least 80x24.
@@ -136,11 +144,12 @@ where
     })
 }
 
-/// The whole recording as an asciicast, in memory (tests, and recordings already
-/// held whole): [`write_asciicast`] into a string.
+/// The whole recording as an asciicast, in memory: [`write_asciicast`] into a string,
+/// for the tests that compare it with the file as it was written before streaming.
 ///
 /// # Errors
 /// [`ReplayError`] when the game cannot start again.
+#[cfg(test)]
 pub fn asciicast(
     recording: &Recording,
     title: &str,

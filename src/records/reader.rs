@@ -4,7 +4,7 @@
 //! at its size limit is 4 MiB of input, and what it replays into is hundreds of times
 //! that.
 
-use crate::store::{RecordingHead, Store, StoreError};
+use crate::store::{Store, StoreError};
 
 use super::cast::CastError;
 use super::recording::{decode_inputs, Input, ReplayError};
@@ -93,14 +93,6 @@ fn next_rows(bytes: usize, rows: usize) -> u32 {
     u32::try_from(PAGE_BYTES / each)
         .unwrap_or(PAGE_ROWS)
         .clamp(1, PAGE_ROWS)
-}
-
-/// The head of recording `id` (no inputs), or `None` when there is no such recording.
-///
-/// # Errors
-/// [`StoreError::Query`].
-pub async fn head(store: &Store, id: i64) -> Result<Option<RecordingHead>, StoreError> {
-    store.recording_head(id).await
 }
 
 /// [`Inputs`] one at a time, for a thread that may block (a blocking task, or a

@@ -23,10 +23,10 @@ use super::connection::Peer;
 use super::html::{layout, message, page, store_down};
 use super::logins::Admin;
 use super::state::{Shared, Web};
-use crate::records::cast::{write_asciicast, CastError, CastHeader};
-use crate::records::reader::{self, BlockingInputs};
+use crate::records::cast::{self, write_asciicast, CastError, CastHeader};
+use crate::records::reader::BlockingInputs;
 use crate::records::scores;
-use crate::store::{Listed, RecordingHead};
+use crate::store::RecordingHead;
 
 /// What a download beyond the limits is answered.
 pub const TOO_MANY_DOWNLOADS: &str = "Too many downloads at once, try again in a moment.\n";
@@ -61,7 +61,7 @@ async fn find(
     let Ok(id) = id.parse::<i64>() else {
         return Err(not_found("Recordings are numbered: /recordings/12."));
     };
-    match reader::head(&web.services.store, id).await {
+    match web.services.store.recording_head(id).await {
         Ok(Some(head)) if head.registered || admin.is_some() => Ok((id, head)),
         Ok(Some(_)) => Err(message(
             StatusCode::FORBIDDEN,
@@ -73,19 +73,13 @@ async fn find(
     }
 }
 
-/// `PLAYER playing GAME ARGS`: the recording's title on its page and in its file.
-fn title(listed: &Listed) -> String {
-    let title = format!("{} playing {} {}", listed.player, listed.game, listed.args);
-    title.trim_end().to_string()
-}
-
 /// `GET /recordings/ID`: the recording played in the browser.
 async fn player(web: &Web, admin: Option<&Admin>, id: &str) -> Response {
     let (id, RecordingHead { listed, .. }) = match find(web, admin, id).await {
         Ok(found) => found,
         Err(refusal) => return refusal,
     };
-    let title = title(&listed);
+    let title = cast::title(&listed);
     let cast = format!("/recordings/{id}.cast");
     let body = html! {
         h1 { "Recording " (id) }
@@ -199,7 +193,7 @@ impl Export {
         chunks: mpsc::Sender<Result<Bytes, std::io::Error>>,
         measured: oneshot::Sender<Result<(), CastError>>,
     ) {
-        let title = title(&self.head.listed);
+        let title = cast::title(&self.head.listed);
         let mut out = Chunks {
             sender: chunks.clone(),
             buffer: Vec::with_capacity(CHUNK),
