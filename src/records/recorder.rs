@@ -63,6 +63,11 @@ pub const DEFAULT_KEEP_GUESTS: Duration = Duration::from_secs(7 * 24 * 3600);
 /// full, or the data directory's free space is below `--disk-stop-below`).
 pub const SHORT_OF_DISK: &str = "Recording stopped: the server is short of disk.";
 
+/// What the player is told when no recording id is left (the database has been out of
+/// reach since the last block of ids).
+pub const NO_DATABASE: &str =
+    "Recording stopped: the server's database cannot be reached. The game goes on unrecorded.";
+
 /// What the player is told past their hour's quota (or their address's).
 pub const OVER_QUOTA: &str =
     "Recording stopped: you have recorded too much this hour. The game goes on unrecorded.";
@@ -252,10 +257,7 @@ impl Recorder {
         }
         let Some(id) = self.take_id() else {
             tracing::error!(player = %player.name, "no recording ids left (the database has been out of reach): this game is not recorded");
-            let mut tape = Tape::new(self.clone(), 0, player, &start, level);
-            tape.cut = true;
-            tape.recorded = false;
-            return tape;
+            return Tape::new(self.clone(), 0, player, &start, level).unrecorded(NO_DATABASE);
         };
         let tape = Tape::new(self.clone(), id, player, &start, level);
         let open = Change::Open(Box::new(NewRecording {
@@ -582,7 +584,8 @@ pub async fn sweep(store: &Store, keep: Retention) -> Result<u64, StoreError> {
         now_ms().saturating_sub(keep_ms)
     };
     let registered = cutoff(keep.keep);
-    let guests = cutoff(keep.guests.min(keep.keep));
+    // Never later than the registered players' cutoff: the store sees to that.
+    let guests = cutoff(keep.guests);
     let mut deleted = 0;
     loop {
         let done = store.sweep(registered, guests, SWEEP_BATCH).await?;

@@ -2,6 +2,7 @@
 //! broadcast and kick forms), and `/watch/NAME`, one player's board. Both are a frame
 //! that a script fills from `events.rs`'s streams.
 
+use crate::players::accounts::MAX_CHAT;
 use axum::extract::{Path, RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -55,7 +56,7 @@ fn admin_forms(admin: &Admin) -> Markup {
         h2 { "Tell everyone" }
         form method="post" action="/admin/broadcast" id="broadcast" {
             input type="hidden" name="csrf" value=(admin.csrf);
-            input name="text" id="broadcast-text" maxlength="300" size="60" required;
+            input name="text" id="broadcast-text" maxlength=(MAX_CHAT) size="60" required;
             " "
             button type="submit" { "Broadcast" }
         }
@@ -64,7 +65,7 @@ fn admin_forms(admin: &Admin) -> Markup {
             input type="hidden" name="csrf" value=(admin.csrf);
             label { "Name " input name="name" id="kick-name" required; }
             " "
-            label { "Why " input name="why" id="kick-why" maxlength="300"; }
+            label { "Why " input name="why" id="kick-why" maxlength=(MAX_CHAT); }
             " "
             button type="submit" { "Kick" }
         }
