@@ -65,7 +65,9 @@ async fn a_guest_past_the_games_quota_is_told_once_and_plays_on() {
         assert!(!moved.contains("Recording stopped"), "{moved}");
     }
     quit(&mut guest).await;
-    // The game was not recorded: the newest recording has no moves.
+    // The game was not recorded: the newest recording has no moves. (The writer writes
+    // every WRITE_EVERY: past two of them, a recorded game would be listed.)
+    tokio::time::sleep(2 * arcade::records::writer::WRITE_EVERY).await;
     guest.send("recordings").await;
     let listed = guest.read_text_until("> ").await;
     assert!(!listed.contains(" 5 lines"), "{listed}");
