@@ -352,6 +352,7 @@ impl Session {
                 }
                 Outcome::Close(text) => {
                     self.send(&text).await?;
+                    self.discard_unread();
                     return Ok(true);
                 }
                 Outcome::Wait(job) => {

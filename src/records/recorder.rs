@@ -1,10 +1,9 @@
 //! Keeping every game (SPEC section 8): the handle each session holds, the tape of
 //! one game being recorded, and the sweep of old recordings.
 //!
-//! A session never waits on the database: each input line becomes a message to the
-//! one writer task ([`crate::records::writer`], a channel send), which writes in
-//! batches; [`Recorder::flush`] waits for it (before a resume reads a
-//! recording back). A crash (SIGKILL) can lose the last
+//! A session never waits on the database: each input line is appended to the batch
+//! the one writer task ([`crate::records::writer`]) takes and writes every second;
+//! [`Recorder::flush`] waits for it (before a resume reads a recording back). A crash (SIGKILL) can lose the last
 //! [`WRITE_EVERY`](crate::records::writer::WRITE_EVERY) of input lines. Results are
 //! checked by replay afterwards ([`crate::records::verifier`]). With several instances
 //! on one PostgreSQL each runs a writer, a verifier and a sweep, and the sweep skips
@@ -28,7 +27,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use tokio::sync::{mpsc, oneshot, Notify};
+use tokio::sync::{oneshot, Notify};
 
 use crate::catalog::table::Contexts;
 use crate::games::{Finish, Outcome};
@@ -36,7 +35,7 @@ use crate::metrics::Metrics;
 use crate::records::quota::{self, Quotas};
 use crate::records::recording::{self, Recording};
 use crate::records::verifier::verify_loop;
-use crate::records::writer::{weight, write_loop, Backlog, Note};
+use crate::records::writer::{line_weight, weight, write_loop, Backlog, Pending, Row};
 use crate::store::{
     Change, Listed, NewRecording, NewResult, Played, RecordingState, Store, StoreError,
     RECORDING_ID_BLOCK,
@@ -100,7 +99,8 @@ pub struct Recorder(Arc<Shared>);
 
 #[derive(Debug)]
 struct Shared {
-    sender: mpsc::UnboundedSender<Note>,
+    /// What the writer takes next.
+    pending: Arc<Pending>,
     ids: Mutex<Ids>,
     store: Store,
     /// What waits for the writer: bounded by [`Backlog::admit`].
@@ -110,6 +110,13 @@ struct Shared {
     /// The data directory's free space is below `--disk-stop-below`.
     low_disk: AtomicBool,
     metrics: Arc<Metrics>,
+}
+
+impl Drop for Shared {
+    /// The last handle is gone: the writer writes what is left and stops.
+    fn drop(&mut self) {
+        self.pending.close();
+    }
 }
 
 /// The recording ids this instance may give ([`Store::recording_ids`]): on SQLite one
@@ -153,12 +160,12 @@ impl Recorder {
             );
         }
         let ids = store.recording_ids().await?;
-        let (sender, receiver) = mpsc::unbounded_channel();
+        let pending = Arc::new(Pending::default());
         let verify = Arc::new(Notify::new());
         let backlog = Arc::new(Backlog::default());
         tokio::spawn(write_loop(
             store.clone(),
-            receiver,
+            Arc::clone(&pending),
             Arc::clone(&verify),
             Arc::clone(&metrics),
             Arc::clone(&backlog),
@@ -166,7 +173,7 @@ impl Recorder {
         tokio::spawn(verify_loop(store.clone(), contexts, verify));
         tokio::spawn(sweep_loop(store.clone(), keep));
         Ok(Recorder(Arc::new(Shared {
-            sender,
+            pending,
             ids: Mutex::new(Ids {
                 current: ids,
                 spare: None,
@@ -216,8 +223,7 @@ impl Recorder {
     /// or not: the queue stays bounded by the games being played.
     fn send(&self, change: Change) {
         self.0.backlog.add(weight(&change));
-        // The writer lives as long as the runtime; after it, nothing is kept anyway.
-        let _ = self.0.sender.send(Note::Change(change));
+        self.0.pending.change(change);
     }
 
     /// Send a change if the queue has room for it (and the disk is not low): whether
@@ -226,7 +232,17 @@ impl Recorder {
         if self.low_disk() || !self.0.backlog.admit(weight(&change)) {
             return false;
         }
-        let _ = self.0.sender.send(Note::Change(change));
+        self.0.pending.change(change);
+        true
+    }
+
+    /// Send input line number `first` of recording `id` if the queue has room for it
+    /// (and the disk is not low): whether it was sent.
+    fn try_input(&self, row: &mut Row, id: i64, first: u64, at_ms: u64, line: &str) -> bool {
+        if self.low_disk() || !self.0.backlog.admit(line_weight(line.len())) {
+            return false;
+        }
+        self.0.pending.input(row, id, first, at_ms, line);
         true
     }
 
@@ -234,9 +250,7 @@ impl Recorder {
     /// database may be down). Whether it was.
     pub async fn flush(&self, timeout: Duration) -> bool {
         let (done, wait) = oneshot::channel();
-        if self.0.sender.send(Note::Flush(done)).is_err() {
-            return false;
-        }
+        self.0.pending.flush(done);
         matches!(tokio::time::timeout(timeout, wait).await, Ok(Ok(())))
     }
 
@@ -347,6 +361,8 @@ pub struct Tape {
     allowance: u64,
     /// What to tell the player about the recording, once.
     notice: Option<&'static str>,
+    /// Where its input lines go in the writer's batch.
+    row: Row,
 }
 
 impl Tape {
@@ -373,6 +389,7 @@ impl Tape {
             recorded: true,
             allowance: 0,
             notice: None,
+            row: Row::default(),
         }
     }
 
@@ -452,13 +469,10 @@ impl Tape {
             }
         }
         self.allowance -= cost;
-        let mut lines = String::with_capacity(line.len() + 8);
-        recording::encode_input(self.elapsed_ms(), line, &mut lines);
-        let sent = self.recorder.try_send(Change::Inputs {
-            id: self.id,
-            first: self.inputs,
-            lines,
-        });
+        let at_ms = self.elapsed_ms();
+        let sent = self
+            .recorder
+            .try_input(&mut self.row, self.id, self.inputs, at_ms, line);
         if !sent {
             self.cut(SHORT_OF_DISK);
             return;

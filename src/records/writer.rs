@@ -1,31 +1,36 @@
-//! The recorder's writer task: every change the sessions' tapes send (recordings
-//! opened, input lines, results, states) goes through one channel to this one task,
-//! which merges what came in and writes it to the store in one transaction at least
-//! every [`WRITE_EVERY`], at once when someone waits for it (a flush) or too much input
-//! piles up, and at the end. A failed write (disk full, file locked) is logged and
-//! retried with the batch kept in memory, so the sessions go on playing.
+//! The recorder's writer task and what waits for it. Every change the sessions' tapes
+//! make (recordings opened, input lines, results, states) is put, under a lock held
+//! for a few instructions, into one [`Pending`] batch in the order it was made, a
+//! recording's input lines appended to its one row of the batch; the writer takes the
+//! whole batch and writes it to the store in one transaction every [`WRITE_EVERY`], at
+//! once when someone waits for it (a flush) or too much input piles up, and at the
+//! end. A line costs its tape no message, no allocation and no wake-up of the writer
+//! (a channel send per line was most of the recorder's cost per command: see
+//! docs/BENCHMARKS.md, issue 29). A failed write (disk full, file locked) is logged
+//! and retried with the batch kept in memory, so the sessions go on playing.
 //!
-//! What waits is bounded by its size, not by the channel: the [`Backlog`] counts the
-//! bytes sent and not yet written, and past [`MAX_QUEUED_BYTES`] the tapes stop
-//! recording (their players are told), so that a store that cannot write (a full
-//! disk, a database down) costs a fixed amount of memory however long it lasts. A
-//! full disk once grew the server by 9.3 GB in 25 seconds.
+//! What waits is bounded by its size: the [`Backlog`] counts the bytes put in and not
+//! yet written, and past [`MAX_QUEUED_BYTES`] the tapes stop recording (their players
+//! are told), so that a store that cannot write (a full disk, a database down) costs
+//! a fixed amount of memory however long it lasts. A full disk once grew the server by
+//! 9.3 GB in 25 seconds.
 
 use super::REPORT_EVERY;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
-use tokio::sync::{mpsc, oneshot, Notify};
+use tokio::sync::{oneshot, Notify};
 
 use crate::metrics::Metrics;
+use crate::records::recording::encode_input;
 use crate::store::{Change, Store};
 
 /// The longest input lines wait in memory before they are written.
 pub const WRITE_EVERY: Duration = Duration::from_secs(1);
 
-/// Changes merged into one transaction at most.
+/// Changes (a recording's lines of a batch count one) that make the writer write at
+/// once.
 const MAX_BATCH: usize = 20_000;
 
 /// Input bytes that make the writer write at once, however recent: a client typing
@@ -37,11 +42,15 @@ const MAX_BATCH_BYTES: usize = 256 * 1024;
 /// longer recorded until the writes go through again.
 pub const MAX_QUEUED_BYTES: u64 = 16 * 1024 * 1024;
 
-/// What a queued message costs beyond its text: the channel's slot, the allocation,
-/// the batch's bookkeeping (tokio's channel slot and a small allocation: about 100 bytes, rounded up).
-const MESSAGE_BYTES: u64 = 128;
+/// What a change weighs beyond its text: the batch's slot and the change's own
+/// allocation, rounded up.
+const CHANGE_BYTES: u64 = 128;
 
-/// What a change weighs in the queue: its text and the memory a message takes.
+/// What an input line weighs beyond its text: its time and its share of the row's
+/// growth, rounded up.
+const LINE_BYTES: u64 = 16;
+
+/// What a change weighs in the queue: its text and the memory it takes.
 pub(crate) fn weight(change: &Change) -> u64 {
     let text = match change {
         Change::Inputs { lines, .. } => lines.len(),
@@ -58,10 +67,15 @@ pub(crate) fn weight(change: &Change) -> u64 {
         Change::Discard { player_key } => player_key.len(),
         Change::State { .. } => 0,
     };
-    MESSAGE_BYTES + text as u64
+    CHANGE_BYTES + text as u64
 }
 
-/// The bytes sent to the writer and not written yet ([`weight`]): the tapes add to
+/// What an input line of `length` bytes weighs in the queue.
+pub(crate) fn line_weight(length: usize) -> u64 {
+    LINE_BYTES + length as u64
+}
+
+/// The bytes put in for the writer and not written yet ([`weight`]): the tapes add to
 /// it, the writer takes off what it wrote.
 #[derive(Debug, Default)]
 pub(crate) struct Backlog {
@@ -73,7 +87,7 @@ pub(crate) struct Backlog {
 
 impl Backlog {
     /// Count `weight` more, unless that goes past [`MAX_QUEUED_BYTES`]. Whether it
-    /// was counted (then it must be sent).
+    /// was counted (then it must be put in).
     pub(crate) fn admit(&self, weight: u64) -> bool {
         let before = self.bytes.fetch_add(weight, Ordering::Relaxed);
         if before.saturating_add(weight) <= MAX_QUEUED_BYTES {
@@ -89,8 +103,9 @@ impl Backlog {
         false
     }
 
-    /// Count `weight` more whatever the total: a change that each game sends a bounded
-    /// number of times (its state), so that the total stays bounded by the games.
+    /// Count `weight` more whatever the total: a change that each game makes a
+    /// bounded number of times (its state), so that the total stays bounded by the
+    /// games.
     pub(crate) fn add(&self, weight: u64) {
         self.bytes.fetch_add(weight, Ordering::Relaxed);
     }
@@ -110,60 +125,116 @@ impl Backlog {
     }
 }
 
-/// What goes to the writer.
-pub(crate) enum Note {
-    /// A change to write.
-    Change(Change),
-    /// Answer once everything sent before is in the database.
-    Flush(oneshot::Sender<()>),
+/// Where a tape's recording has its row of input lines in the current batch, so that
+/// the next line is appended without a look-up. Stale (and a new row made) once the
+/// writer has taken that batch.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Row {
+    generation: u64,
+    at: usize,
 }
 
-impl std::fmt::Debug for Note {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Note")
+/// What the tapes have put in and the writer has not taken yet, with who waits for it
+/// and whether the writer should stop.
+#[derive(Debug, Default)]
+pub(crate) struct Pending {
+    queue: Mutex<Queue>,
+    /// Wakes the writer before its tick: a flush, too much input, the end.
+    wake: Notify,
+}
+
+#[derive(Debug, Default)]
+struct Queue {
+    batch: Batch,
+    waiting: Vec<oneshot::Sender<()>>,
+    /// Every recorder handle is gone: write what is left and stop.
+    closed: bool,
+}
+
+impl Pending {
+    fn queue(&self) -> MutexGuard<'_, Queue> {
+        // Held for a few instructions, never across an await; nothing in it can be
+        // left half-changed by a panic that matters more than the batch itself.
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Put in a change, after everything put in before it.
+    pub(crate) fn change(&self, change: Change) {
+        let full = {
+            let mut queue = self.queue();
+            queue.batch.push(change);
+            queue.batch.is_full()
+        };
+        if full {
+            self.wake.notify_one();
+        }
+    }
+
+    /// Put in input line number `first` of recording `id`, typed `at_ms` into the
+    /// game: appended to the recording's row (`row` remembers where it is).
+    pub(crate) fn input(&self, row: &mut Row, id: i64, first: u64, at_ms: u64, line: &str) {
+        let full = {
+            let mut queue = self.queue();
+            queue.batch.input(row, id, first, at_ms, line);
+            queue.batch.is_full()
+        };
+        if full {
+            self.wake.notify_one();
+        }
+    }
+
+    /// Answer `done` once everything put in before is written.
+    pub(crate) fn flush(&self, done: oneshot::Sender<()>) {
+        self.queue().waiting.push(done);
+        self.wake.notify_one();
+    }
+
+    /// No more will be put in: the writer writes what is left and stops.
+    pub(crate) fn close(&self) {
+        self.queue().closed = true;
+        self.wake.notify_one();
+    }
+
+    /// Everything put in so far, who waits for it, and whether it is the end.
+    fn take(&self) -> (Taken, Vec<oneshot::Sender<()>>, bool) {
+        let mut queue = self.queue();
+        let taken = queue.batch.take();
+        (taken, std::mem::take(&mut queue.waiting), queue.closed)
+    }
+
+    /// The changes and lines waiting in the batch now.
+    fn waiting(&self) -> u64 {
+        self.queue().batch.taken.sent
     }
 }
 
-/// The writer: merges what comes in, writes it at least every [`WRITE_EVERY`]; wakes
-/// `verify` when it wrote a result. Returns once every sender is gone and all is written
-/// (or the store refuses it at the end).
+/// The writer: takes what the tapes put in and writes it every [`WRITE_EVERY`], or at
+/// once when woken; wakes `verify` when it wrote a result. Returns once `pending` is
+/// closed and all is written (or the store refuses it at the end).
 pub(crate) async fn write_loop(
     store: Store,
-    mut receiver: mpsc::UnboundedReceiver<Note>,
+    pending: Arc<Pending>,
     verify: Arc<Notify>,
     metrics: Arc<Metrics>,
     queue: Arc<Backlog>,
 ) {
-    let mut batch = Batch::default();
-    let mut waiting: Vec<oneshot::Sender<()>> = Vec::new();
-    let mut notes = Vec::with_capacity(1024);
     let mut tick = tokio::time::interval(WRITE_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // What failed to be written, kept to go first next time.
+    let mut unwritten = Taken::default();
+    let mut waiting: Vec<oneshot::Sender<()>> = Vec::new();
     // Since when writes fail, and when the last one was tried.
     let mut failing: Option<(Instant, Instant)> = None;
     let mut report = Report::default();
-    let mut closed = false;
-    while !closed || !batch.is_empty() {
-        let due = tokio::select! {
-            received = receiver.recv_many(&mut notes, 1024), if !closed => {
-                if received == 0 {
-                    closed = true;
-                }
-                for note in notes.drain(..) {
-                    match note {
-                        Note::Change(change) => batch.push(change),
-                        Note::Flush(done) => waiting.push(done),
-                    }
-                }
-                closed
-                    || !waiting.is_empty()
-                    || batch.len() >= MAX_BATCH
-                    || batch.bytes >= MAX_BATCH_BYTES
-            }
-            _ = tick.tick() => true,
-        };
-        // The backlog: what was sent and is not written yet.
-        let backlog = batch.sent + receiver.len() as u64;
+    loop {
+        tokio::select! {
+            () = pending.wake.notified() => {}
+            _ = tick.tick() => {}
+        }
+        let (taken, asked, closed) = pending.take();
+        waiting.extend(asked);
+        unwritten.append(taken);
+        let backlog = unwritten.sent;
         report.largest_backlog = report.largest_backlog.max(backlog);
         metrics
             .store_queue
@@ -171,31 +242,29 @@ pub(crate) async fn write_loop(
         metrics
             .store_queue_bytes
             .set(i64::try_from(queue.bytes()).unwrap_or(i64::MAX));
-        if !due {
-            continue;
-        }
         if failing.is_some_and(|(_, tried)| tried.elapsed() < WRITE_EVERY) && !closed {
-            // Retry on the next tick, not on every message.
+            // Retry on the next tick, not on every wake-up.
             continue;
         }
-        if !batch.is_empty() {
-            let (changes, sent, weight) = batch.take();
-            match store.write(&changes).await {
+        if !unwritten.changes.is_empty() {
+            match store.write(&unwritten.changes).await {
                 Ok(()) => {
-                    queue.written(weight);
+                    let written = std::mem::take(&mut unwritten);
+                    queue.written(written.weight);
                     if let Some((since, _)) = failing.take() {
                         tracing::warn!(
                             after = ?since.elapsed(),
                             "recordings are written again"
                         );
                     }
-                    report.written += sent;
-                    metrics.store_writes.inc_by(sent);
+                    report.written += written.sent;
+                    metrics.store_writes.inc_by(written.sent);
                     metrics.store_transactions.inc();
                     metrics
                         .store_queue
-                        .set(i64::try_from(receiver.len()).unwrap_or(i64::MAX));
-                    if changes
+                        .set(i64::try_from(pending.waiting()).unwrap_or(i64::MAX));
+                    if written
+                        .changes
                         .iter()
                         .any(|change| matches!(change, Change::Result(_)))
                     {
@@ -212,10 +281,9 @@ pub(crate) async fn write_loop(
                             failing = Some((now, now));
                         }
                     }
-                    batch.put_back(changes, sent, weight);
                     if closed {
                         tracing::error!(
-                            lost = batch.len(),
+                            lost = unwritten.changes.len(),
                             "the server stops with recordings not written"
                         );
                         return;
@@ -227,7 +295,10 @@ pub(crate) async fn write_loop(
         for done in waiting.drain(..) {
             let _ = done.send(());
         }
-        report.maybe_log(batch.sent + receiver.len() as u64);
+        if closed {
+            return;
+        }
+        report.maybe_log(pending.waiting());
     }
 }
 
@@ -265,65 +336,241 @@ impl Report {
     }
 }
 
-/// Changes waiting, in order, with a recording's input lines merged into one row:
+/// Changes waiting, in order, with a recording's input lines of the batch in one row:
 /// a recording's lines come in order, so those of one batch follow each other.
-#[derive(Default)]
-struct Batch {
-    changes: Vec<Change>,
-    /// Input bytes in `changes`.
+/// Public for the micro-benchmarks (`benches/records.rs`).
+#[derive(Debug, Default)]
+pub struct Batch {
+    taken: Taken,
+    /// Input bytes in `taken`.
     bytes: usize,
-    /// Changes sent that are in `changes` (merged input lines count one each).
+    /// Which batch this is: a [`Row`] of another is stale.
+    generation: u64,
+}
+
+/// A batch's changes as the writer takes them.
+#[derive(Debug, Default)]
+struct Taken {
+    changes: Vec<Change>,
+    /// Changes and lines put in (a recording's lines count one each).
     sent: u64,
     /// What they weigh in the [`Backlog`].
     weight: u64,
-    /// Where each recording's input row of this batch is in `changes`.
-    inputs_at: HashMap<i64, usize>,
+}
+
+impl Taken {
+    /// `newer` after these.
+    fn append(&mut self, mut newer: Taken) {
+        if self.changes.is_empty() {
+            *self = newer;
+            return;
+        }
+        self.changes.append(&mut newer.changes);
+        self.sent += newer.sent;
+        self.weight += newer.weight;
+    }
 }
 
 impl Batch {
-    fn push(&mut self, change: Change) {
-        self.sent += 1;
-        self.weight += weight(&change);
-        if let Change::Inputs { id, lines, .. } = &change {
+    /// Add `change` after the others.
+    pub fn push(&mut self, change: Change) {
+        self.taken.sent += 1;
+        self.taken.weight += weight(&change);
+        if let Change::Inputs { lines, .. } = &change {
             self.bytes += lines.len();
-            if let Some(Change::Inputs { lines: kept, .. }) = self
-                .inputs_at
-                .get(id)
-                .and_then(|&at| self.changes.get_mut(at))
-            {
-                kept.push_str(lines);
-                return;
-            }
-            self.inputs_at.insert(*id, self.changes.len());
         }
-        self.changes.push(change);
+        self.taken.changes.push(change);
     }
 
-    fn len(&self) -> usize {
-        self.changes.len()
+    /// Add input line number `first` of recording `id`, typed `at_ms` into the game,
+    /// to the recording's row (found through `row`, or made and remembered there).
+    pub fn input(&mut self, row: &mut Row, id: i64, first: u64, at_ms: u64, line: &str) {
+        self.taken.sent += 1;
+        self.taken.weight += line_weight(line.len());
+        let kept = if row.generation == self.generation {
+            match self.taken.changes.get_mut(row.at) {
+                Some(Change::Inputs {
+                    id: kept, lines, ..
+                }) if *kept == id => Some(lines),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let added = match kept {
+            Some(lines) => {
+                let before = lines.len();
+                encode_input(at_ms, line, lines);
+                lines.len() - before
+            }
+            None => {
+                let mut lines = String::with_capacity(line.len() + 16);
+                encode_input(at_ms, line, &mut lines);
+                let length = lines.len();
+                *row = Row {
+                    generation: self.generation,
+                    at: self.taken.changes.len(),
+                };
+                self.taken.changes.push(Change::Inputs { id, first, lines });
+                length
+            }
+        };
+        self.bytes += added;
     }
 
-    fn is_empty(&self) -> bool {
-        self.changes.is_empty()
+    /// Whether the writer should write it at once.
+    pub fn is_full(&self) -> bool {
+        self.taken.changes.len() >= MAX_BATCH || self.bytes >= MAX_BATCH_BYTES
     }
 
-    /// The changes to write, how many sends they stand for, and what they weigh.
-    fn take(&mut self) -> (Vec<Change>, u64, u64) {
-        self.inputs_at.clear();
+    /// The changes in it, in order.
+    pub fn changes(&self) -> &[Change] {
+        &self.taken.changes
+    }
+
+    /// Everything in it; it starts again empty, as a new generation.
+    fn take(&mut self) -> Taken {
         self.bytes = 0;
-        (
-            std::mem::take(&mut self.changes),
-            std::mem::take(&mut self.sent),
-            std::mem::take(&mut self.weight),
-        )
+        self.generation += 1;
+        std::mem::take(&mut self.taken)
     }
 
-    /// A batch that failed goes back in front of what came since.
-    fn put_back(&mut self, mut failed: Vec<Change>, sent: u64, weight: u64) {
-        let (newer, newer_sent, newer_weight) = self.take();
-        failed.extend(newer);
-        self.changes = failed;
-        self.sent = sent + newer_sent;
-        self.weight = weight + newer_weight;
+    /// Empty it, keeping nothing (for the micro-benchmarks: what the writer's take
+    /// does, the changes then dropped).
+    pub fn clear(&mut self) {
+        drop(self.take());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::RecordingState;
+
+    fn state(id: i64) -> Change {
+        Change::State {
+            id,
+            state: RecordingState::Ended,
+            outcome: None,
+            played: None,
+        }
+    }
+
+    /// The rows of input as (id, first, lines), and each other change as its id.
+    fn shape(changes: &[Change]) -> Vec<(i64, Option<u64>, String)> {
+        changes
+            .iter()
+            .map(|change| match change {
+                Change::Inputs { id, first, lines } => (*id, Some(*first), lines.clone()),
+                Change::State { id, .. } => (*id, None, String::new()),
+                _ => (0, None, String::new()),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_recordings_lines_of_one_batch_share_a_row_in_order() {
+        let mut batch = Batch::default();
+        let (mut one, mut two) = (Row::default(), Row::default());
+        batch.input(&mut one, 1, 0, 5, "w");
+        batch.input(&mut two, 2, 3, 6, "d");
+        batch.push(state(9));
+        batch.input(&mut one, 1, 1, 7, "a\nb");
+        batch.input(&mut two, 2, 4, 8, "s");
+        assert_eq!(
+            shape(batch.changes()),
+            vec![
+                (1, Some(0), "5 w\n7 a\\nb\n".to_string()),
+                (2, Some(3), "6 d\n8 s\n".to_string()),
+                (9, None, String::new()),
+            ]
+        );
+        let taken = batch.take();
+        assert_eq!(taken.sent, 5, "each line and change counted");
+        assert_eq!(
+            taken.weight,
+            line_weight(1) * 3 + line_weight(3) + weight(&state(9))
+        );
+    }
+
+    #[test]
+    fn after_the_writer_takes_a_batch_a_line_starts_a_new_row() {
+        let mut batch = Batch::default();
+        let mut row = Row::default();
+        batch.input(&mut row, 1, 0, 5, "w");
+        batch.clear();
+        assert!(batch.changes().is_empty());
+        batch.push(state(2));
+        batch.input(&mut row, 1, 1, 6, "a");
+        assert_eq!(
+            shape(batch.changes()),
+            vec![(2, None, String::new()), (1, Some(1), "6 a\n".to_string())]
+        );
+    }
+
+    #[test]
+    fn a_row_remembered_for_another_recording_is_not_written_into() {
+        let mut batch = Batch::default();
+        let mut row = Row::default();
+        batch.input(&mut row, 1, 0, 5, "w");
+        // Another tape with the same remembered place (it cannot happen; if it did,
+        // its lines must not land in recording 1's row).
+        let mut copied = row;
+        batch.input(&mut copied, 2, 0, 6, "a");
+        assert_eq!(
+            shape(batch.changes()),
+            vec![
+                (1, Some(0), "5 w\n".to_string()),
+                (2, Some(0), "6 a\n".to_string())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_batch_is_full_at_its_bytes_or_its_changes() {
+        let mut batch = Batch::default();
+        let mut row = Row::default();
+        let line = "x".repeat(1000);
+        let mut first = 0;
+        while !batch.is_full() {
+            batch.input(&mut row, 1, first, 0, &line);
+            first += 1;
+        }
+        assert_eq!(batch.changes().len(), 1, "one recording, one row");
+        assert!(batch.bytes >= MAX_BATCH_BYTES && batch.bytes < MAX_BATCH_BYTES + 1100);
+        let mut batch = Batch::default();
+        for id in 0..MAX_BATCH as i64 {
+            assert!(!batch.is_full());
+            batch.push(state(id));
+        }
+        assert!(batch.is_full());
+    }
+
+    #[tokio::test]
+    async fn a_flush_is_answered_once_what_came_before_is_written() {
+        let store = Store::open(&crate::store::DbUrl::Memory).await.unwrap();
+        let pending = Arc::new(Pending::default());
+        let backlog = Arc::new(Backlog::default());
+        let writer = tokio::spawn(write_loop(
+            store.clone(),
+            Arc::clone(&pending),
+            Arc::new(Notify::new()),
+            Arc::new(Metrics::new()),
+            Arc::clone(&backlog),
+        ));
+        let mut row = Row::default();
+        for (first, line) in ["w", "a"].into_iter().enumerate() {
+            assert!(backlog.admit(line_weight(line.len())));
+            pending.input(&mut row, 77, first as u64, 10, line);
+        }
+        let (done, answer) = oneshot::channel();
+        pending.flush(done);
+        tokio::time::timeout(Duration::from_secs(10), answer)
+            .await
+            .expect("the flush answered in time")
+            .unwrap();
+        assert_eq!(backlog.bytes(), 0, "what was written is off the backlog");
+        pending.close();
+        writer.await.unwrap();
     }
 }

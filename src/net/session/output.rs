@@ -63,7 +63,22 @@ impl Session {
             self.stream.write_all(&bytes),
         ))
         .await;
+        self.discard_unread();
         ending
+    }
+
+    /// Read and drop what the client sent and the session never read (a line typed
+    /// just as it was closed): a socket closed with unread input is reset, and a reset
+    /// can discard the last words before the client has read them.
+    pub(super) fn discard_unread(&self) {
+        let mut sink = [0u8; 1024];
+        // Bounded: a client cannot keep the session here by sending faster than this.
+        for _ in 0..64 {
+            match self.stream.try_read(&mut sink) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+        }
     }
 
     /// Send `text`, its `\n` as `\r\n`; nothing if it is empty. When the console has
