@@ -121,8 +121,8 @@ CROSS_CHAT_RATE=${CROSS_CHAT_RATE:-10}
 # PG_SECONDS per pgbench run.
 NATS_MESSAGES=${NATS_MESSAGES:-200000}
 PG_SECONDS=${PG_SECONDS:-10}
-# Row 9's server log: warnings, and the recorder's reports (src/recorder.rs logs them
-# at info). Not info for everything: a line per game or per session in the measured
+# Row 9's server log: warnings, and the recorder's reports (its writer,
+# src/records/writer.rs, logs them at info as arcade::records::writer). Not info for everything: a line per game or per session in the measured
 # window would cost the server what no other row pays.
 RESTART_LOG=${RESTART_LOG:-warn,arcade::recorder=info,arcade::records=info}
 # Ports below the ephemeral range (32768-60999 here), so that no client socket of an

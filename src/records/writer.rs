@@ -5,8 +5,8 @@
 //! whole batch and writes it to the store in one transaction every [`WRITE_EVERY`], at
 //! once when someone waits for it (a flush) or too much input piles up, and at the
 //! end. A line costs its tape no message, no allocation and no wake-up of the writer
-//! (a channel send per line was most of the recorder's cost per command: see
-//! docs/BENCHMARKS.md, issue 29). A failed write (disk full, file locked) is logged
+//! (each cost it once; docs/BENCHMARKS.md, issue 29, measures the difference and
+//! where a recorded command's cost really is: the database). A failed write (disk full, file locked) is logged
 //! and retried with the batch kept in memory, so the sessions go on playing.
 //!
 //! What waits is bounded by its size: the [`Backlog`] counts the bytes put in and not
