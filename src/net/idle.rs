@@ -48,8 +48,10 @@ pub(super) enum IdleEvent {
 /// Until the first whole line it also keeps the login deadline, which comes first.
 pub(super) struct IdleTimer {
     timeout: Duration,
-    /// Until the first whole line: the login timeout, and when it ends.
-    login: Option<(Duration, Instant)>,
+    /// Until the first whole line: the login timeout, and when it ends. Boxed: it is
+    /// over for every player in the lobby or a game, and the timer lives in each
+    /// session's future.
+    login: Option<Box<(Duration, Instant)>>,
     last_input: Instant,
     /// The warning was sent since the last input.
     warned: bool,
@@ -73,7 +75,7 @@ impl IdleTimer {
         let due = (now + (timeout - idle_warning(timeout))).min(login_ends);
         IdleTimer {
             timeout,
-            login: Some((login, login_ends)),
+            login: Some(Box::new((login, login_ends))),
             last_input: now,
             warned: false,
             due,
@@ -109,7 +111,7 @@ impl Future for IdleTimer {
                 timer.due = timer.sleep.deadline();
                 return Poll::Pending;
             }
-            if let Some((login, ends)) = timer.login {
+            if let Some(&(login, ends)) = timer.login.as_deref() {
                 if Instant::now() >= ends {
                     return Poll::Ready(IdleEvent::LoginTimeout(login));
                 }
@@ -123,8 +125,8 @@ impl Future for IdleTimer {
             if Instant::now() < deadline {
                 // Input came since the timer was set: wait for the rest (or for the
                 // end of the login, if that comes first).
-                let next = match timer.login {
-                    Some((_, ends)) => deadline.min(ends),
+                let next = match timer.login.as_deref() {
+                    Some(&(_, ends)) => deadline.min(ends),
                     None => deadline,
                 };
                 timer.sleep.as_mut().reset(next);

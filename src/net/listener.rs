@@ -38,7 +38,8 @@ pub(crate) struct Shared {
     pub(crate) timeouts: Timeouts,
     pub(crate) max_per_address: usize,
     pub(crate) registry: Registry,
-    pub(crate) services: Services,
+    /// One for the whole server: each seat holds a pointer to it, not a copy.
+    pub(crate) services: Arc<Services>,
 }
 
 /// The accept loop and what it hands to each session.
@@ -156,7 +157,7 @@ impl Gate {
             stream,
             peer,
             Arc::clone(&self.shared.context),
-            self.shared.services.clone(),
+            Arc::clone(&self.shared.services),
             self.shared.timeouts,
             shutdown(),
             (registration, inbox),

@@ -21,6 +21,7 @@
 //! ([`Store::recording_ids`]): on PostgreSQL a block at a time, the next one fetched in
 //! the background, so that starting a game never waits for the database.
 
+use std::borrow::Cow;
 use std::net::IpAddr;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,7 +30,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tokio::sync::{oneshot, Notify};
 
-use crate::catalog::table::Contexts;
+use crate::catalog::table::{Contexts, GameKind};
 use crate::games::{Finish, Outcome};
 use crate::metrics::Metrics;
 use crate::records::quota::{self, Quotas};
@@ -276,8 +277,8 @@ impl Recorder {
         let tape = Tape::new(self.clone(), id, player, &start, level);
         let open = Change::Open(Box::new(NewRecording {
             id,
-            player: tape.player.name.clone(),
-            player_key: tape.player.key.clone(),
+            player: tape.player.name.to_string(),
+            player_key: tape.player.key.to_string(),
             registered: tape.player.registered,
             start,
             started_at: now_ms(),
@@ -333,6 +334,29 @@ pub struct Player {
     pub address: IpAddr,
 }
 
+/// Who plays a recorded game, as a tape keeps it: [`Player`] in less room, since a tape
+/// lives in every session that plays a game.
+#[derive(Debug)]
+struct Who {
+    name: Box<str>,
+    key: Box<str>,
+    address: IpAddr,
+    registered: bool,
+    guest: bool,
+}
+
+impl From<Player> for Who {
+    fn from(player: Player) -> Who {
+        Who {
+            name: player.name.into_boxed_str(),
+            key: player.key.into_boxed_str(),
+            address: player.address,
+            registered: player.registered,
+            guest: player.guest,
+        }
+    }
+}
+
 /// One game being recorded: what the console holds while the game runs.
 #[derive(Debug)]
 pub struct Tape {
@@ -342,11 +366,13 @@ pub struct Tape {
     /// Time played before this connection (a resumed game).
     offset_ms: u64,
     inputs: u64,
-    player: Player,
-    game: String,
-    args: String,
+    player: Who,
+    /// The catalog's name when the game is in it (always, but for a table that changed
+    /// under a resumed game): no allocation of its own.
+    game: Cow<'static, str>,
+    args: Box<str>,
     /// The leaderboard level the game started on.
-    level: String,
+    level: Box<str>,
     /// How the last finish ended, for the recording's list.
     outcome: Option<Outcome>,
     /// Input bytes recorded so far.
@@ -379,10 +405,13 @@ impl Tape {
             started: Instant::now(),
             offset_ms: 0,
             inputs: 0,
-            player,
-            game: start.game.clone(),
-            args: start.args.join(" "),
-            level,
+            player: Who::from(player),
+            game: GameKind::from_name(&start.game).map_or_else(
+                || Cow::Owned(start.game.clone()),
+                |kind| Cow::Borrowed(kind.name),
+            ),
+            args: start.args.join(" ").into_boxed_str(),
+            level: level.into_boxed_str(),
             outcome: None,
             bytes: 0,
             cut: false,
@@ -486,16 +515,19 @@ impl Tape {
         if self.player.guest || self.cut {
             return;
         }
-        let level = finish.level.clone().unwrap_or_else(|| self.level.clone());
+        let level = finish
+            .level
+            .clone()
+            .unwrap_or_else(|| self.level.to_string());
         let sent = self.recorder.try_send(Change::Result(Box::new(NewResult {
             recording_id: self.id,
             upto: self.inputs,
-            player: self.player.name.clone(),
-            player_key: self.player.key.clone(),
+            player: self.player.name.to_string(),
+            player_key: self.player.key.to_string(),
             registered: self.player.registered,
-            game: self.game.clone(),
+            game: self.game.to_string(),
             level,
-            args: self.args.clone(),
+            args: self.args.to_string(),
             duration_ms: i64::try_from(self.elapsed_ms()).unwrap_or(i64::MAX),
             finished_at: now_ms(),
             finish,

@@ -81,7 +81,7 @@ impl Seat {
 
     /// A line of chat, cleaned, if the rate and the length allow it; else the refusal.
     pub(super) fn chat_line(&self, text: &str, usage: &str) -> Result<String, String> {
-        if self.chat_limit.check().is_err() {
+        if self.chat_limit().check().is_err() {
             return Err(format!("{TOO_FAST}\n"));
         }
         // An admin's broadcast to the class is not held back by the class's chat.

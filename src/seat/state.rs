@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
+use std::sync::{Arc, OnceLock};
 
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
@@ -41,7 +42,8 @@ pub(super) enum Asking {
 /// One session among the others.
 #[derive(Debug)]
 pub struct Seat {
-    pub(super) services: Services,
+    /// Shared by every seat: a pointer, not a copy in each session's future.
+    pub(super) services: Arc<Services>,
     pub(super) id: SessionId,
     pub(super) address: IpAddr,
     /// This session's own inbox, for those it watches to send frames to.
@@ -53,7 +55,8 @@ pub struct Seat {
     /// Boxed: rarely there, and a seat lives in every session.
     pub(super) asking: Option<Box<Asking>>,
     /// Whom this session watches, and the game they play (for this session's colours).
-    pub(super) watching: Option<(SessionId, PlayerName, Option<&'static GameKind>)>,
+    /// Boxed: most sessions watch nobody.
+    pub(super) watching: Option<Box<(SessionId, PlayerName, Option<&'static GameKind>)>>,
     /// Who watches this session's game.
     pub(super) watchers: Vec<(SessionId, InboxSender)>,
     /// The recording being played back to this session, and its task.
@@ -66,7 +69,9 @@ pub struct Seat {
     /// The race of another instance this session races in, and that instance
     /// (`--bus`). Boxed: rare.
     pub(super) away_race: Option<Box<(RaceId, u64)>>,
-    pub(super) chat_limit: DefaultDirectRateLimiter,
+    /// This session's own pace of chat, made at its first line: most sessions never
+    /// chat, and the limiter is as large as the rest of the seat's rare fields.
+    pub(super) chat_limit: OnceLock<Box<DefaultDirectRateLimiter>>,
 }
 
 /// A registered player's game that waits for `resume`.
@@ -80,12 +85,9 @@ pub(super) struct Unfinished {
 
 impl Seat {
     /// A new session's seat, as the guest the registry named it.
-    pub fn new(services: Services, id: SessionId, address: IpAddr) -> Option<Seat> {
+    pub fn new(services: Arc<Services>, id: SessionId, address: IpAddr) -> Option<Seat> {
         let name = services.registry.name_of(id)?;
         let inbox = services.registry.sender(id)?;
-        let burst = NonZeroU32::new(CHAT_BURST).unwrap_or(NonZeroU32::MIN);
-        let per_second = NonZeroU32::MIN;
-        let chat_limit = RateLimiter::direct(Quota::per_second(per_second).allow_burst(burst));
         Some(Seat {
             services,
             id,
@@ -101,7 +103,18 @@ impl Seat {
             unfinished: None,
             watching_race: None,
             away_race: None,
-            chat_limit,
+            chat_limit: OnceLock::new(),
+        })
+    }
+
+    /// This session's pace of chat ([`CHAT_BURST`] lines, then one a second).
+    pub(super) fn chat_limit(&self) -> &DefaultDirectRateLimiter {
+        self.chat_limit.get_or_init(|| {
+            let burst = NonZeroU32::new(CHAT_BURST).unwrap_or(NonZeroU32::MIN);
+            let per_second = NonZeroU32::MIN;
+            Box::new(RateLimiter::direct(
+                Quota::per_second(per_second).allow_burst(burst),
+            ))
         })
     }
 
@@ -270,7 +283,8 @@ impl Drop for Seat {
         if let Some(replaying) = self.replaying.take() {
             replaying.1.abort();
         }
-        if let Some((id, ..)) = self.watching.take() {
+        if let Some(watching) = self.watching.take() {
+            let id = watching.0;
             self.services.registry.send(id, Message::Unwatch(self.id));
         }
         for (_, inbox) in self.watchers.drain(..) {

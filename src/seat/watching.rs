@@ -17,7 +17,7 @@ use super::work::Reply;
 impl Seat {
     /// The game this session watches being played.
     pub fn watched_game(&self) -> Option<&'static GameKind> {
-        self.watching.as_ref().and_then(|(_, _, game)| *game)
+        self.watching.as_ref().and_then(|watching| watching.2)
     }
 
     /// Whether this session watches someone's game or a race (its prompt comes with
@@ -64,7 +64,7 @@ impl Seat {
                 .map(|game| game.kind),
             _ => None,
         };
-        self.watching = Some((id, name, game));
+        self.watching = Some(Box::new((id, name, game)));
         Reply::Watching(text)
     }
 
@@ -81,7 +81,7 @@ impl Seat {
             handle.abort();
             return Some(format!("Replay of recording {id} stopped.\n"));
         }
-        let (id, name, _) = self.watching.take()?;
+        let (id, name, _) = *self.watching.take()?;
         self.services.registry.send(id, Message::Unwatch(self.id));
         self.set_place(Place::Lobby);
         Some(format!("You stop watching {name}.\n"))
@@ -89,7 +89,7 @@ impl Seat {
 
     /// The watched game ended: the text to show, if it was the one watched.
     pub fn watch_ended(&mut self, name: &PlayerName) -> Option<String> {
-        if self.watching.as_ref().map(|(_, watched, _)| watched) != Some(name) {
+        if self.watching.as_ref().map(|watching| &watching.1) != Some(name) {
             return None;
         }
         self.watching = None;

@@ -85,7 +85,24 @@ impl Session {
     /// begun or stopped asking for a secret, the client is first told to stop or to go
     /// on echoing what is typed (`IAC WILL ECHO` / `IAC WONT ECHO`); with keys on the
     /// server echoes, and simply echoes no secret. With colour on, boards are painted.
+    ///
+    /// The reply is made and written without an await; only what the socket could not
+    /// take waits, boxed with its bytes. So nothing of it stays in the session's
+    /// future, which every idle player keeps (docs/BENCHMARKS.md, issue 29).
     pub(super) async fn send(&mut self, text: &str) -> std::io::Result<()> {
+        let Some(bytes) = self.reply_bytes(text) else {
+            return Ok(());
+        };
+        let written = self.write_now(&bytes)?;
+        if written == bytes.len() {
+            return Ok(());
+        }
+        Box::pin(async move { self.write_slowly(&bytes[written..]).await }).await
+    }
+
+    /// `text` as the wire carries it to this client (painted, the echo switched
+    /// around a secret); `None` when there is nothing to send.
+    fn reply_bytes(&mut self, text: &str) -> Option<Vec<u8>> {
         let painted;
         let text = match self.paint(text) {
             Some(text) => {
@@ -98,30 +115,35 @@ impl Session {
         let hide = self.console.hides_input() && !keys_on;
         if hide == self.echo_off {
             if text.is_empty() {
-                return Ok(());
+                return None;
             }
-            return self.write(&encode(text)).await;
+            return Some(encode(text));
         }
         self.echo_off = hide;
         let mut bytes = self.codec.echo(hide).to_vec();
         Output::Text(text).encode_into(&mut bytes);
-        self.write(&bytes).await
+        Some(bytes)
     }
 
     /// Write `bytes` as they are. Nearly every reply fits in the socket's buffer and
     /// leaves at once; the rest is written as the client reads, for at most
     /// [`WRITE_TIMEOUT`], or until shutdown.
     pub(super) async fn write(&mut self, bytes: &[u8]) -> std::io::Result<()> {
-        let written = match self.stream.try_write(bytes) {
-            Ok(written) => written,
-            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => 0,
-            Err(error) => return Err(error),
-        };
+        let written = self.write_now(bytes)?;
         let rest = &bytes[written..];
         if rest.is_empty() {
             return Ok(());
         }
         Box::pin(self.write_slowly(rest)).await
+    }
+
+    /// As much of `bytes` as the socket takes now: how much that was.
+    fn write_now(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        match self.stream.try_write(bytes) {
+            Ok(written) => Ok(written),
+            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => Ok(0),
+            Err(error) => Err(error),
+        }
     }
 
     /// The rest of a reply the socket could not take at once.
