@@ -508,7 +508,9 @@ db_facts() {
 
 # start_followers REP: row 11's WEB_FOLLOWERS browsers, `curl -N` on arcade's /events
 # on the load generator's CPUs, each writing the stream to a file of its own
-# (row11-followers-REP/N); then up to 5 s for the server to count them all (its
+# (row11-followers-REP/N), from 127.0.0.1-16 in turn: browsers on the machines of a
+# class, not 50 from one address (the server keeps each address to
+# web::STREAMS_PER_ADDRESS, 16, live streams since issue 28); then up to 5 s for the server to count them all (its
 # arcade_web_live_viewers gauge on /metrics), so that the load starts with every one in.
 start_followers() {
     local dir="$OUT/row11-followers-$1" i viewers=""
@@ -516,7 +518,8 @@ start_followers() {
     mkdir -p "$dir"
     followed_from=$(date +%s%N)
     for i in $(seq "$WEB_FOLLOWERS"); do
-        "${LOAD_ON[@]}" curl -sN -o "$dir/$i" "http://127.0.0.1:$PORT_HTTP/events" &
+        "${LOAD_ON[@]}" curl -sN --interface "127.0.0.$(((i - 1) % 16 + 1))" \
+            -o "$dir/$i" "http://127.0.0.1:$PORT_HTTP/events" &
         follower_pids+=($!)
     done
     for _ in $(seq 50); do
