@@ -23,6 +23,7 @@
 mod accounts;
 mod engine;
 mod instances;
+mod priority;
 mod recordings;
 mod results;
 mod url;
@@ -183,6 +184,13 @@ impl Store {
             .min_connections(1)
             .idle_timeout(None)
             .max_lifetime(None)
+            // Each connection's thread below the sessions' (store::priority).
+            .after_connect(|_, _| {
+                Box::pin(async {
+                    priority::lower_sqlite_threads();
+                    Ok(())
+                })
+            })
             .connect_with(options)
             .await
             .map_err(open_failed)?;
