@@ -42,7 +42,7 @@ def area_of(comm, stack):
             return name
         if frame is not None and any(frame(sym) for sym in stack):
             return name
-    if stack and "[kernel" in stack[0] or (stack and stack[0].endswith("([kernel.kallsyms])")):
+    if stack and "[kernel" in stack[0]:
         return "kernel, outside the above (sockets, epoll, scheduling)"
     return "runtime and the rest (tokio, malloc, libc)"
 

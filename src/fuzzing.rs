@@ -437,7 +437,7 @@ fn seat(services: &Services) -> (Console, Registration, Inbox) {
         .registry
         .register(peer, usize::MAX)
         .expect("no limit per address");
-    let seat = Seat::new(Arc::new(services.clone()), registration.id(), peer.ip())
+    let seat = Seat::new(services.clone(), registration.id(), peer.ip())
         .expect("a registered session has a seat");
     (Console::lobby(seat), registration, inbox)
 }

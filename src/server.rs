@@ -406,7 +406,7 @@ pub async fn run_with(
         },
         max_per_address: usize::try_from(options.max_per_address).unwrap_or(usize::MAX),
         registry,
-        services: Arc::new(services),
+        services,
     });
     let notify_shutdown = ShutdownSignal::new();
     let (done_tx, mut done_rx) = mpsc::channel::<()>(1);

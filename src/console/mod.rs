@@ -455,12 +455,7 @@ mod tests {
         fn player(&self) -> Player {
             let peer = std::net::SocketAddr::from(([127, 0, 0, 1], 4000));
             let (registration, inbox) = self.services.registry.register(peer, 100).unwrap();
-            let seat = Seat::new(
-                Arc::new(self.services.clone()),
-                registration.id(),
-                peer.ip(),
-            )
-            .unwrap();
+            let seat = Seat::new(self.services.clone(), registration.id(), peer.ip()).unwrap();
             Player {
                 console: Console::lobby(seat),
                 registration,

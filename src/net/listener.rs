@@ -38,8 +38,7 @@ pub(crate) struct Shared {
     pub(crate) timeouts: Timeouts,
     pub(crate) max_per_address: usize,
     pub(crate) registry: Registry,
-    /// One for the whole server: each seat holds a pointer to it, not a copy.
-    pub(crate) services: Arc<Services>,
+    pub(crate) services: Services,
 }
 
 /// The accept loop and what it hands to each session.
@@ -157,7 +156,7 @@ impl Gate {
             stream,
             peer,
             Arc::clone(&self.shared.context),
-            Arc::clone(&self.shared.services),
+            self.shared.services.clone(),
             self.shared.timeouts,
             shutdown(),
             (registration, inbox),

@@ -149,7 +149,7 @@ impl Session {
         stream: TcpStream,
         peer: SocketAddr,
         context: Arc<Context>,
-        services: Arc<Services>,
+        services: Services,
         timeouts: Timeouts,
         shutdown: Shutdown,
         (registration, inbox): (Registration, Inbox),
@@ -491,7 +491,7 @@ mod tests {
             stream,
             peer,
             context,
-            Arc::new(services),
+            services,
             Timeouts {
                 idle: std::time::Duration::from_secs(600),
                 login: std::time::Duration::from_secs(60),

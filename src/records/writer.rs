@@ -372,13 +372,10 @@ impl Taken {
 }
 
 impl Batch {
-    /// Add `change` after the others.
+    /// Add `change` after the others (input lines go through [`Batch::input`]).
     pub fn push(&mut self, change: Change) {
         self.taken.sent += 1;
         self.taken.weight += weight(&change);
-        if let Change::Inputs { lines, .. } = &change {
-            self.bytes += lines.len();
-        }
         self.taken.changes.push(change);
     }
 

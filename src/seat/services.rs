@@ -45,9 +45,14 @@ pub struct Safeguards {
     pub replays: Places,
 }
 
-/// What every seat of a server shares.
+/// What every seat of a server shares: one pointer, cheap to clone, so that each
+/// session's future holds 8 bytes of it rather than a copy of every field.
 #[derive(Debug, Clone)]
-pub struct Services {
+pub struct Services(Arc<Shared>);
+
+/// The fields behind [`Services`] (read through it).
+#[derive(Debug, Clone)]
+pub struct Shared {
     /// Who is online.
     pub registry: Registry,
     /// Accounts.
@@ -70,6 +75,14 @@ pub struct Services {
     pub bus: Option<Bus>,
 }
 
+impl std::ops::Deref for Services {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
 impl Services {
     /// What the seats of a server on `store` share, its recorder started (which
     /// checks results against `context`'s levels and keeps recordings as `keep` says).
@@ -86,7 +99,7 @@ impl Services {
         let metrics = Arc::new(Metrics::new());
         let recorder =
             Recorder::start(store.clone(), contexts.clone(), keep, Arc::clone(&metrics)).await?;
-        Ok(Services {
+        Ok(Services(Arc::new(Shared {
             registry,
             store,
             safeguards: Arc::new(Safeguards {
@@ -105,7 +118,7 @@ impl Services {
             metrics,
             web: false,
             bus: None,
-        })
+        })))
     }
 
     /// `broadcast`, by `admin` (checked by the caller), of `text` (cleaned and no
@@ -142,19 +155,20 @@ impl Services {
 
     /// The same services, for a server whose web page is on or off.
     pub fn with_bus(mut self, bus: Option<Bus>) -> Services {
-        self.bus = bus;
+        Arc::make_mut(&mut self.0).bus = bus;
         self
     }
 
     /// These services with the web page on or off.
     pub fn with_web(mut self, on: bool) -> Services {
-        self.web = on;
+        Arc::make_mut(&mut self.0).web = on;
         self
     }
 
     /// The same services, with these names (as typed, any case) as admins.
     pub fn with_admins<'a>(mut self, names: impl IntoIterator<Item = &'a str>) -> Services {
-        self.admins = Arc::new(names.into_iter().map(str::to_ascii_lowercase).collect());
+        Arc::make_mut(&mut self.0).admins =
+            Arc::new(names.into_iter().map(str::to_ascii_lowercase).collect());
         self
     }
 }

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
@@ -42,8 +42,7 @@ pub(super) enum Asking {
 /// One session among the others.
 #[derive(Debug)]
 pub struct Seat {
-    /// Shared by every seat: a pointer, not a copy in each session's future.
-    pub(super) services: Arc<Services>,
+    pub(super) services: Services,
     pub(super) id: SessionId,
     pub(super) address: IpAddr,
     /// This session's own inbox, for those it watches to send frames to.
@@ -85,7 +84,7 @@ pub(super) struct Unfinished {
 
 impl Seat {
     /// A new session's seat, as the guest the registry named it.
-    pub fn new(services: Arc<Services>, id: SessionId, address: IpAddr) -> Option<Seat> {
+    pub fn new(services: Services, id: SessionId, address: IpAddr) -> Option<Seat> {
         let name = services.registry.name_of(id)?;
         let inbox = services.registry.sender(id)?;
         Some(Seat {
@@ -218,8 +217,8 @@ impl Seat {
     /// The player, as recordings and results name them.
     pub fn player(&self) -> Player {
         Player {
-            name: self.name.to_string(),
-            key: self.name.key(),
+            name: self.name.to_string().into_boxed_str(),
+            key: self.name.key().into_boxed_str(),
             registered: self.registered,
             guest: self.name.is_guest(),
             address: self.address,

@@ -21,7 +21,7 @@ fn run(console: &mut Console, args: Args<'_>) -> Outcome {
     };
     let key = match args.word(0) {
         Some(name) => name.to_ascii_lowercase(),
-        None => seat.player().key,
+        None => seat.name().key(),
     };
     if !PlayerName::has_form(&key) {
         return console.say(String::from("Usage: stats [NAME]\n"));

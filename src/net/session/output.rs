@@ -88,7 +88,9 @@ impl Session {
     ///
     /// The reply is made and written without an await; only what the socket could not
     /// take waits, boxed with its bytes. So nothing of it stays in the session's
-    /// future, which every idle player keeps (docs/BENCHMARKS.md, issue 29).
+    /// future, which every idle player keeps (docs/BENCHMARKS.md, issue 29). Not
+    /// `self.write(&bytes)`: its future would keep the bytes (64 bytes more in every
+    /// session's; `a_waiting_session_is_small` fails).
     pub(super) async fn send(&mut self, text: &str) -> std::io::Result<()> {
         let Some(bytes) = self.reply_bytes(text) else {
             return Ok(());
