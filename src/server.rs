@@ -443,10 +443,12 @@ pub async fn run_with(
     } = listener;
     // Stop accepting first, so that nobody queues in the backlog during the grace.
     drop(listener);
-    // Firing the signal ends every session's Shutdown future (and every wait for a
-    // PROXY header); each holds a clone of the gate's `done_tx`, so `recv` returns None
-    // once the last one has finished.
+    // Firing the signal ends every wait for a PROXY header, and the registry rings
+    // every session's shutdown bell (and that of each one registered from now on);
+    // each session holds a clone of the gate's `done_tx`, so `recv` returns None once
+    // the last one has finished.
     notify_shutdown.fire();
+    gate.shared.registry.shut_down();
     drop(gate);
     if tokio::time::timeout(SHUTDOWN_GRACE, done_rx.recv())
         .await

@@ -2,18 +2,12 @@
 //! a connection that has not sent one whole line within the login timeout is closed
 //! first.
 //!
-//! What a command costs matters with thousands of mostly idle players, so the timer is
-//! not reset by every line: a line only notes its time, and the timer, polled only once
-//! its due time has passed, moves itself to the real deadline when it fires.
+//! The timer is arithmetic on milliseconds, with no clock of its own: the registry's
+//! alarm clock (players::alarms) rings the session's inbox when [`IdleTimer::due`]
+//! comes, and the session asks the timer what that means. A line only notes its time;
+//! the alarm is moved only when it rings, so that a command costs nothing here.
 
-use std::future::Future;
-use std::pin::Pin;
-use std::task::{self, Poll};
 use std::time::Duration;
-
-use tokio::time::{Instant, Sleep};
-
-use crate::net::shutdown::LastWaker;
 
 /// The longest the idle warning comes before the close.
 const MAX_IDLE_WARNING: Duration = Duration::from_secs(60);
@@ -39,111 +33,96 @@ pub(super) enum IdleEvent {
     LoginTimeout(Duration),
 }
 
-/// The idle timer: warns, then closes, a session that has had no input for a while.
-///
-/// A line only notes its time ([`IdleTimer::input_came`]); the timer is not touched.
-/// When it fires, it finds whether input came since and moves itself to the real
-/// deadline. It is polled only once its due time has passed, or with a new waker.
-///
-/// Until the first whole line it also keeps the login deadline, which comes first.
+/// The idle timer of one session: when its input last came, whether it was warned,
+/// and (until the first whole line) when its login time ends. Times are milliseconds
+/// on one clock, passed in by the caller.
+#[derive(Debug)]
 pub(super) struct IdleTimer {
     timeout: Duration,
     /// Until the first whole line: the login timeout, and when it ends. Boxed: it is
     /// over for every player in the lobby or a game, and the timer lives in each
     /// session's future.
-    login: Option<Box<(Duration, Instant)>>,
-    last_input: Instant,
+    login: Option<Box<(Duration, u64)>>,
+    last_input: u64,
     /// The warning was sent since the last input.
     warned: bool,
-    /// When `sleep` is due: it is polled only after this.
-    due: Instant,
-    /// `Sleep` is `!Unpin`; boxed, so that the session is `Unpin`.
-    sleep: Pin<Box<Sleep>>,
-    /// The waker `sleep` was last polled with.
-    waker: LastWaker,
+    /// When the session's alarm should ring next.
+    due: u64,
 }
 
 impl IdleTimer {
-    /// A timer that starts now.
-    pub(super) fn new(timeouts: Timeouts) -> IdleTimer {
+    /// A timer that starts at `now`.
+    pub(super) fn new(timeouts: Timeouts, now: u64) -> IdleTimer {
         let Timeouts {
             idle: timeout,
             login,
         } = timeouts;
-        let now = Instant::now();
-        let login_ends = now + login;
-        let due = (now + (timeout - idle_warning(timeout))).min(login_ends);
+        let login_ends = now.saturating_add(millis(login));
         IdleTimer {
             timeout,
             login: Some(Box::new((login, login_ends))),
             last_input: now,
             warned: false,
-            due,
-            sleep: Box::pin(tokio::time::sleep_until(due)),
-            waker: LastWaker::default(),
+            due: now
+                .saturating_add(millis(timeout - idle_warning(timeout)))
+                .min(login_ends),
         }
     }
 
-    /// Input came: the idle time counts from now.
-    pub(super) fn input_came(&mut self) {
-        self.warned = false;
-        self.last_input = Instant::now();
+    /// When the session's alarm should ring next.
+    pub(super) fn due(&self) -> u64 {
+        self.due
     }
 
-    /// A whole line came: the idle time counts from now, and the login is over.
-    pub(super) fn line_came(&mut self) {
-        self.input_came();
+    /// Input came at `now`: the idle time counts from then.
+    pub(super) fn input_came(&mut self, now: u64) {
+        self.warned = false;
+        self.last_input = now;
+    }
+
+    /// A whole line came at `now`: the idle time counts from then, and the login is
+    /// over.
+    pub(super) fn line_came(&mut self, now: u64) {
+        self.input_came(now);
         self.login = None;
+    }
+
+    /// The alarm rang at `now`: what to do, if anything. [`Self::due`] is then when
+    /// it should ring next.
+    pub(super) fn alarm(&mut self, now: u64) -> Option<IdleEvent> {
+        if let Some(&(login, ends)) = self.login.as_deref() {
+            if now >= ends {
+                return Some(IdleEvent::LoginTimeout(login));
+            }
+        }
+        let warning = idle_warning(self.timeout);
+        let quiet = if self.warned {
+            self.timeout
+        } else {
+            self.timeout - warning
+        };
+        let deadline = self.last_input.saturating_add(millis(quiet));
+        if now < deadline {
+            // Input came since the alarm was set: wait for the rest (or for the end
+            // of the login, if that comes first).
+            self.due = match self.login.as_deref() {
+                Some(&(_, ends)) => deadline.min(ends),
+                None => deadline,
+            };
+            return None;
+        }
+        if self.warned {
+            return Some(IdleEvent::Close);
+        }
+        self.warned = true;
+        self.due = self.last_input.saturating_add(millis(self.timeout));
+        Some(IdleEvent::Warn(warning))
     }
 }
 
-impl Future for IdleTimer {
-    type Output = IdleEvent;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut task::Context<'_>) -> Poll<IdleEvent> {
-        let timer = &mut *self;
-        if !timer.waker.is_new(cx) && Instant::now() < timer.due {
-            return Poll::Pending;
-        }
-        let warning = idle_warning(timer.timeout);
-        loop {
-            if timer.sleep.as_mut().poll(cx).is_pending() {
-                timer.due = timer.sleep.deadline();
-                return Poll::Pending;
-            }
-            if let Some(&(login, ends)) = timer.login.as_deref() {
-                if Instant::now() >= ends {
-                    return Poll::Ready(IdleEvent::LoginTimeout(login));
-                }
-            }
-            let deadline = timer.last_input
-                + if timer.warned {
-                    timer.timeout
-                } else {
-                    timer.timeout - warning
-                };
-            if Instant::now() < deadline {
-                // Input came since the timer was set: wait for the rest (or for the
-                // end of the login, if that comes first).
-                let next = match timer.login.as_deref() {
-                    Some(&(_, ends)) => deadline.min(ends),
-                    None => deadline,
-                };
-                timer.sleep.as_mut().reset(next);
-                continue;
-            }
-            if timer.warned {
-                return Poll::Ready(IdleEvent::Close);
-            }
-            timer.warned = true;
-            let closes_at = timer.last_input + timer.timeout;
-            timer.sleep.as_mut().reset(closes_at);
-            timer.due = closes_at;
-            // A timer that fired has let go of the waker: poll it to give it one.
-            let _ = timer.sleep.as_mut().poll(cx);
-            return Poll::Ready(IdleEvent::Warn(warning));
-        }
-    }
+/// `duration` in whole milliseconds.
+fn millis(duration: Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 /// How long before closing an idle session it is warned: half the idle timeout, at
@@ -163,36 +142,75 @@ mod tests {
         }
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn the_idle_timer_warns_then_closes_and_counts_from_the_last_input() {
-        let mut timer = IdleTimer::new(timeouts(100, 1000));
-        // Input at 30 s moves the warning from 50 s to 80 s.
-        tokio::time::sleep(Duration::from_secs(30)).await;
-        timer.line_came();
-        let started = Instant::now();
-        assert_eq!((&mut timer).await, IdleEvent::Warn(Duration::from_secs(50)));
-        assert_eq!(started.elapsed(), Duration::from_secs(50));
-        assert_eq!((&mut timer).await, IdleEvent::Close);
-        assert_eq!(started.elapsed(), Duration::from_secs(100));
+    /// Ring the alarm whenever it is due, from `now`, until the timer has something to
+    /// say: what it said and when.
+    fn next_event(timer: &mut IdleTimer) -> (IdleEvent, u64) {
+        loop {
+            let now = timer.due();
+            if let Some(event) = timer.alarm(now) {
+                return (event, now);
+            }
+        }
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn without_a_whole_line_the_login_timeout_closes_first() {
-        let started = Instant::now();
-        let mut timer = IdleTimer::new(timeouts(100, 10));
+    #[test]
+    fn the_idle_timer_warns_then_closes_and_counts_from_the_last_input() {
+        let mut timer = IdleTimer::new(timeouts(100, 1000), 0);
+        assert_eq!(timer.due(), 50_000);
+        // Input at 30 s moves the warning from 50 s to 80 s.
+        timer.line_came(30_000);
+        assert_eq!(
+            next_event(&mut timer),
+            (IdleEvent::Warn(Duration::from_secs(50)), 80_000)
+        );
+        assert_eq!(next_event(&mut timer), (IdleEvent::Close, 130_000));
+    }
+
+    #[test]
+    fn input_after_the_warning_starts_over() {
+        let mut timer = IdleTimer::new(timeouts(100, 1000), 0);
+        timer.line_came(1);
+        assert_eq!(
+            next_event(&mut timer),
+            (IdleEvent::Warn(Duration::from_secs(50)), 50_001)
+        );
+        timer.line_came(60_000);
+        assert_eq!(timer.alarm(100_001), None, "not closed: input came");
+        assert_eq!(
+            next_event(&mut timer),
+            (IdleEvent::Warn(Duration::from_secs(50)), 110_000)
+        );
+    }
+
+    #[test]
+    fn without_a_whole_line_the_login_timeout_closes_first() {
+        let mut timer = IdleTimer::new(timeouts(100, 10), 0);
+        assert_eq!(timer.due(), 10_000);
         // Bytes without a line ending keep the session from idling, not from the
         // login timeout.
-        tokio::time::sleep(Duration::from_secs(5)).await;
-        timer.input_came();
+        timer.input_came(5_000);
         assert_eq!(
-            (&mut timer).await,
-            IdleEvent::LoginTimeout(Duration::from_secs(10))
+            next_event(&mut timer),
+            (IdleEvent::LoginTimeout(Duration::from_secs(10)), 10_000)
         );
-        assert_eq!(started.elapsed(), Duration::from_secs(10));
         // After a whole line only the idle timeout counts.
-        let mut timer = IdleTimer::new(timeouts(100, 10));
-        timer.line_came();
-        assert_eq!((&mut timer).await, IdleEvent::Warn(Duration::from_secs(50)));
+        let mut timer = IdleTimer::new(timeouts(100, 10), 0);
+        timer.line_came(0);
+        assert_eq!(
+            next_event(&mut timer),
+            (IdleEvent::Warn(Duration::from_secs(50)), 50_000)
+        );
+    }
+
+    #[test]
+    fn an_alarm_that_rings_late_still_says_what_is_due() {
+        let mut timer = IdleTimer::new(timeouts(100, 1000), 0);
+        timer.line_came(0);
+        assert_eq!(
+            timer.alarm(200_000),
+            Some(IdleEvent::Warn(Duration::from_secs(50)))
+        );
+        assert_eq!(timer.alarm(200_000), Some(IdleEvent::Close));
     }
 
     #[test]

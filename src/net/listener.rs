@@ -103,8 +103,7 @@ impl Listener {
                 ));
                 continue;
             }
-            let shutdown = || self.notify_shutdown.subscribe();
-            if let Some(session) = self.gate.admit(stream, peer, shutdown) {
+            if let Some(session) = self.gate.admit(stream, peer) {
                 tokio::spawn(session.run());
             }
         }
@@ -114,14 +113,9 @@ impl Listener {
 impl Gate {
     /// A session for `stream` from the client at `peer`, or `None` when the server is
     /// full or `peer` has `--max-per-address` sessions already: the client is then told
-    /// so and closed. `shutdown` is only called for a session, so that a client turned
-    /// away costs no subscription.
-    fn admit(
-        &self,
-        stream: TcpStream,
-        peer: SocketAddr,
-        shutdown: impl FnOnce() -> Shutdown,
-    ) -> Option<Session> {
+    /// so and closed. The session hears the server's shutdown through its inbox
+    /// ([`crate::players::registry::Registry::shut_down`]).
+    fn admit(&self, stream: TcpStream, peer: SocketAddr) -> Option<Session> {
         let Ok(permit) = Arc::clone(&self.limit).try_acquire_owned() else {
             info!(%peer, "server full: turned away");
             turn_away(stream, peer, SERVER_FULL);
@@ -158,7 +152,6 @@ impl Gate {
             Arc::clone(&self.shared.context),
             self.shared.services.clone(),
             self.shared.timeouts,
-            shutdown(),
             (registration, inbox),
             lease,
         )
@@ -197,7 +190,7 @@ async fn behind_proxy(
     debug!(proxy = %proxy_address, %client, "PROXY header read");
     // A task of its own, as without a proxy, so that the session's future is no larger
     // for having waited for a header.
-    if let Some(session) = gate.admit(stream, client, move || shutdown) {
+    if let Some(session) = gate.admit(stream, client) {
         tokio::spawn(session.run());
     }
 }

@@ -4,7 +4,8 @@
 //! The session is transport only. It reads the socket through the telnet codec, hands
 //! each line to the player's [`Console`] (which decides what it does), writes what
 //! comes back, and writes what arrives in its [`Inbox`] from elsewhere in the server.
-//! It also keeps the idle timer and listens for shutdown, in one `select!`. This file
+//! It also keeps the idle timer, whose alarm and the server's shutdown ring as bells in
+//! the same inbox ([`crate::players::inbox::Bell`]), in one `select!`. This file
 //! is that loop; `session/output.rs` writes, `session/keys.rs` handles single keys,
 //! colour and telnet signals, [`crate::net::idle`] is the idle timer and
 //! [`crate::net::tty`] the terminal state a session keeps.
@@ -15,7 +16,8 @@
 //! - a read goes into a buffer on the stack, which is hot, and the codec keeps the
 //!   only thing that must outlive it (an unfinished line);
 //! - the idle timer is not reset by every line ([`crate::net::idle`]);
-//! - shutdown is polled only once its flag is up ([`crate::net::shutdown`]).
+//! - no timer or shutdown listener of its own: the registry's alarm clock and
+//!   shutdown ring the inbox, which the session polls anyway (an atomic load).
 
 mod keys;
 mod output;
@@ -37,12 +39,11 @@ use tracing::info;
 use crate::catalog::table::Context;
 use crate::codec::telnet::{Input, TelnetCodec, ECHO_OPTION, LINE_TOO_LONG, SGA_OPTION};
 use crate::console::lobby;
-use crate::console::{Console, Outcome};
+use crate::console::{Console, Job, Outcome};
 use crate::net::idle::{IdleEvent, IdleTimer, Timeouts};
-use crate::net::shutdown::Shutdown;
 use crate::net::tty::{keys_deadline, Answer, Tty, Verdict};
-use crate::players::inbox::{Delivery, Inbox};
-use crate::players::registry::{Activity, Registration};
+use crate::players::inbox::{Bell, Delivery, Inbox, Next};
+use crate::players::registry::Registration;
 use crate::seat::{Seat, Services};
 
 /// Sent to every session when the server stops.
@@ -125,18 +126,14 @@ pub struct Session {
     input_ended: bool,
     console: Console,
     inbox: Inbox,
-    shutdown: Shutdown,
     idle: IdleTimer,
-    /// Where the session notes its input, for `who`.
-    activity: Arc<Activity>,
     /// The client was told not to echo (a password is asked for).
     echo_off: bool,
     /// Single keys and colour, once asked for.
     tty: Option<Box<Tty>>,
-    peer: SocketAddr,
     context: Arc<Context>,
     /// Held: the session leaves the registry when it ends.
-    _registration: Registration,
+    registration: Registration,
     /// Held: released when the session ends.
     _lease: Lease,
 }
@@ -151,11 +148,12 @@ impl Session {
         context: Arc<Context>,
         services: Services,
         timeouts: Timeouts,
-        shutdown: Shutdown,
-        (registration, inbox): (Registration, Inbox),
+        (mut registration, inbox): (Registration, Inbox),
         lease: Lease,
     ) -> Option<Session> {
         let seat = Seat::new(services, registration.id(), peer.ip())?;
+        let idle = IdleTimer::new(timeouts, registration.now_ms());
+        registration.alarm_at(idle.due());
         Some(Session {
             stream,
             codec: TelnetCodec::new(),
@@ -163,14 +161,11 @@ impl Session {
             input_ended: false,
             console: Console::lobby(seat),
             inbox,
-            shutdown,
-            idle: IdleTimer::new(timeouts),
-            activity: Arc::clone(registration.activity()),
+            idle,
             echo_off: false,
             tty: None,
-            peer,
             context,
-            _registration: registration,
+            registration,
             _lease: lease,
         })
     }
@@ -183,13 +178,13 @@ impl Session {
     pub fn run(mut self) -> impl Future<Output = ()> + Send {
         async move {
             let opened = std::time::Instant::now();
-            info!(peer = %self.peer, "connection opened");
+            info!(peer = %self.peer(), "connection opened");
             let ending = match self.serve().await {
                 Ok(ending) => ending,
                 Err(error) => Ending::Error(error),
             };
             let duration = opened.elapsed();
-            info!(peer = %self.peer, ?duration, reason = %ending, "connection closed");
+            info!(peer = %self.peer(), ?duration, reason = %ending, "connection closed");
             // A session without a registered name keeps its saves for itself only.
             if let Some(folder) = self.console.saves_to_forget() {
                 let folder = self.context.data_dir.join(folder);
@@ -212,12 +207,12 @@ impl Session {
                     if self.observed() {
                         line_came = Some(Instant::now());
                     }
-                    self.idle.line_came();
-                    self.activity.touch();
+                    self.idle.line_came(self.registration.now_ms());
+                    self.registration.activity().touch();
                     self.console.handle_line(line.trim())
                 }
                 Event::Input(Input::LineTooLong) => {
-                    self.idle.input_came();
+                    self.idle.input_came(self.registration.now_ms());
                     Outcome::Send(format!("{LINE_TOO_LONG}\n{}", self.console.prompt()))
                 }
                 Event::Input(Input::Negotiation(bytes)) => {
@@ -321,9 +316,15 @@ impl Session {
             // and then.
             let event = tokio::select! {
                 biased;
-                () = &mut self.shutdown => Some(Event::Shutdown),
-                delivery = self.inbox.recv() => Some(Event::Delivery(delivery)),
-                idle = &mut self.idle => Some(Event::Idle(idle)),
+                next = self.inbox.next() => match next {
+                    Next::Bell(Bell::Shutdown) => Some(Event::Shutdown),
+                    Next::Delivery(delivery) => Some(Event::Delivery(delivery)),
+                    Next::Bell(Bell::Alarm) => {
+                        let event = self.idle.alarm(self.registration.now_ms());
+                        self.registration.alarm_at(self.idle.due());
+                        event.map(Event::Idle)
+                    }
+                },
                 () = keys_deadline(&mut self.tty) => Some(Event::KeysUnanswered),
                 read = read_some(&mut self.stream, &mut self.codec, &mut self.pending) => {
                     match read? {
@@ -343,39 +344,61 @@ impl Session {
     }
 
     /// Carry out what a line led to; true when the session is to close.
-    async fn act(&mut self, mut outcome: Outcome) -> std::io::Result<bool> {
+    ///
+    /// `outcome` is matched at once rather than looped over: an async fn's argument
+    /// that is reassigned is kept twice in its future, and this one is in every idle
+    /// player's (issue 29).
+    async fn act(&mut self, outcome: Outcome) -> std::io::Result<bool> {
+        let (text, close) = match outcome {
+            Outcome::Send(text) => (text, false),
+            Outcome::Close(text) => (text, true),
+            // Boxed: a job's future (a store query, a hash) is large, and rare, while
+            // the session's future lives as long as its player.
+            Outcome::Wait(job) => Box::pin(self.wait_for(job)).await,
+        };
+        self.send(&text).await?;
+        if close {
+            self.discard_unread();
+            return Ok(true);
+        }
+        if self.tty.is_some() || self.wants_terminal() {
+            Box::pin(self.sync_terminal()).await?;
+        }
+        if self.observed() {
+            self.registration
+                .activity()
+                .set_progress(self.console.progress());
+        }
+        Ok(false)
+    }
+
+    /// Run `job`, and each job its result leads to, until there is text to send:
+    /// that text, and whether the session closes after it. The session waits for the
+    /// job (what blocks runs on a blocking thread); messages wait in the inbox
+    /// meanwhile.
+    async fn wait_for(&mut self, job: Job) -> (String, bool) {
+        let mut job = job;
         loop {
-            match outcome {
-                Outcome::Send(text) => {
-                    self.send(&text).await?;
-                    if self.tty.is_some() || self.wants_terminal() {
-                        Box::pin(self.sync_terminal()).await?;
-                    }
-                    if self.observed() {
-                        self.activity.set_progress(self.console.progress());
-                    }
-                    return Ok(false);
-                }
-                Outcome::Close(text) => {
-                    self.send(&text).await?;
-                    self.discard_unread();
-                    return Ok(true);
-                }
-                Outcome::Wait(job) => {
-                    // The session waits for the job (what blocks runs on a blocking
-                    // thread); messages wait in the inbox meanwhile.
-                    // Boxed: a job's future (a store query, a hash) is large, and
-                    // rare, while the session's future lives as long as its player.
-                    // The levels of now: a reload gives new games the new files.
-                    let context = self.console.seat().map_or_else(
-                        || Arc::clone(&self.context),
-                        |seat| seat.services().contexts.current(),
-                    );
-                    let done = Box::pin(job.run(context)).await;
-                    outcome = self.console.finish(done);
-                }
+            // The levels of now: a reload gives new games the new files.
+            let context = self.console.seat().map_or_else(
+                || Arc::clone(&self.context),
+                |seat| seat.services().contexts.current(),
+            );
+            let done = job.run(context).await;
+            match self.console.finish(done) {
+                Outcome::Send(text) => return (text, false),
+                Outcome::Close(text) => return (text, true),
+                Outcome::Wait(next) => job = next,
             }
         }
+    }
+
+    /// Where the session connects from, for the log. Asked of the registry rather
+    /// than kept here: 32 bytes less in every idle player's future (issue 29).
+    fn peer(&self) -> String {
+        self.registration
+            .peer()
+            .map_or_else(|| "unknown".to_owned(), |peer| peer.to_string())
     }
 
     /// Whether the web page is on, the only reader of each game's progress and each
@@ -450,9 +473,13 @@ mod tests {
     /// session's first line of chat (72 to 16), whom it watches boxed (40 to 8), the
     /// queue of pipelined lines and the login deadline boxed while empty or over, and a
     /// reply made and written without an await, so that only what a slow client leaves
-    /// waits, boxed, and `serve` keeps no reply's state. Row 5 of the benchmark measures
-    /// what a session really costs.
-    const MAX_FUTURE: usize = 936;
+    /// waits, boxed, and `serve` keeps no reply's state. Then 792, for a task of 1,024:
+    /// no idle timer's `Sleep` nor shutdown listener of its own (the registry's alarm
+    /// clock and shutdown ring the inbox: 136 bytes here and 200 on the heap), the
+    /// reply's outcome kept once rather than twice by `act` (32), and the client's
+    /// address asked of the registry for the log (32). Row 5 of the benchmark
+    /// measures what a session really costs.
+    const MAX_FUTURE: usize = 792;
 
     #[tokio::test]
     async fn a_waiting_session_is_small() {
@@ -479,7 +506,6 @@ mod tests {
         )
         .await
         .unwrap();
-        let signal = crate::net::shutdown::ShutdownSignal::new();
         let (done, _) = mpsc::channel(1);
         let lease = Lease {
             permit: Arc::new(tokio::sync::Semaphore::new(1))
@@ -496,7 +522,6 @@ mod tests {
                 idle: std::time::Duration::from_secs(600),
                 login: std::time::Duration::from_secs(60),
             },
-            signal.subscribe(),
             registry.register(peer, 10).unwrap(),
             lease,
         )

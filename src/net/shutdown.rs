@@ -1,12 +1,14 @@
-//! Shutdown as a value (mini-redis' shape): the server holds a [`ShutdownSignal`], every
-//! session a [`Shutdown`] that completes when the signal fires or is dropped.
+//! Shutdown as a value (mini-redis' shape): the server holds a [`ShutdownSignal`], each
+//! wait that must end at shutdown (the accept loop's connections waiting for their
+//! PROXY header) a [`Shutdown`] that completes when the signal fires or is dropped.
+//! Sessions hear shutdown through their inbox instead (the registry rings every
+//! session's shutdown bell), so that an idle player holds no listener of its own.
 //!
-//! Besides the broadcast channel that wakes the sessions, the signal keeps a flag
-//! raised just before they are woken. A session's [`Shutdown`] looks at that flag (one
-//! shared, read-only cache line) when the session wakes, and polls the channel only
-//! once the flag is up, or when it is polled with a new waker: polling a broadcast
-//! receiver takes locks that every session shares, which would otherwise be paid on
-//! every command.
+//! Besides the broadcast channel that wakes the listeners, the signal keeps a flag
+//! raised just before they are woken. A [`Shutdown`] looks at that flag (one shared,
+//! read-only cache line) when its task wakes, and polls the channel only once the flag
+//! is up, or when it is polled with a new waker: polling a broadcast receiver takes
+//! locks that every listener shares.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -79,15 +81,15 @@ pub struct Shutdown {
 }
 
 /// The waker a lazily polled future last handed on. Such a future (the shutdown
-/// listener, the session's idle timer) skips polling what it wraps while nothing can
-/// have happened, but must poll it again whenever it is polled with a new waker, or
-/// the wrapped future would wake the old one.
+/// listener) skips polling what it wraps while nothing can have happened, but must
+/// poll it again whenever it is polled with a new waker, or the wrapped future would
+/// wake the old one.
 #[derive(Debug, Default)]
-pub(crate) struct LastWaker(Option<Waker>);
+struct LastWaker(Option<Waker>);
 
 impl LastWaker {
     /// Whether `cx` brings a waker other than the last one; it is kept if so.
-    pub(crate) fn is_new(&mut self, cx: &Context<'_>) -> bool {
+    fn is_new(&mut self, cx: &Context<'_>) -> bool {
         if self
             .0
             .as_ref()

@@ -19,6 +19,13 @@
 //! Everything that reaches a player through a sender (chat, tells, watching, races,
 //! kicks) reaches a remote player the same way, with the same rules at the far end.
 //!
+//! Besides messages, an inbox carries two bells, which take no room in its queue and
+//! are never dropped: the registry's alarm clock rings [`Bell::Alarm`] when the
+//! session's idle time may be up, and shutdown rings [`Bell::Shutdown`] for every
+//! session. So a session waits on one thing (its inbox and its socket), not on a timer
+//! and a shutdown listener of its own as well (issue 29: each was about 100 bytes a
+//! session).
+//!
 //! tokio's channels either wait when full or drop the newest; a watcher wants the
 //! newest board, so the queue is ours: a short `Mutex` around a `VecDeque` (never held
 //! across an `.await`), with a length kept outside it so that a session polling an
@@ -26,7 +33,7 @@
 
 use std::collections::VecDeque;
 use std::future::poll_fn;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
@@ -92,6 +99,33 @@ pub struct Delivery {
     pub message: Message,
     /// Frames dropped since the last delivery.
     pub skipped: u64,
+}
+
+/// A bell rung for a session, beside its messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bell {
+    /// The session's alarm is due: its idle time may be up.
+    Alarm,
+    /// The server is shutting down.
+    Shutdown,
+}
+
+impl Bell {
+    fn bit(self) -> u8 {
+        match self {
+            Bell::Alarm => 1,
+            Bell::Shutdown => 2,
+        }
+    }
+}
+
+/// What [`Inbox::next`] hands the session: a bell, or the next message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Next {
+    /// A bell was rung ([`Bell::Shutdown`] comes first, and again on every call after).
+    Bell(Bell),
+    /// A message.
+    Delivery(Delivery),
 }
 
 /// The receiving side, owned by the session.
@@ -189,6 +223,8 @@ struct Shared {
     /// How many messages wait (one more for a note of dropped lines): read without the
     /// lock.
     waiting: AtomicUsize,
+    /// The bells rung and not yet heard ([`Bell::bit`]; shutdown's stays).
+    bells: AtomicU8,
     waker: AtomicWaker,
     queue: Mutex<Queue>,
 }
@@ -251,6 +287,15 @@ impl InboxSender {
         }
     }
 
+    /// Ring `bell` for the session (a session of another instance hears its own
+    /// instance's bells only).
+    pub fn ring(&self, bell: Bell) {
+        if let Target::Local(shared) = &self.target {
+            shared.bells.fetch_or(bell.bit(), Ordering::AcqRel);
+            shared.waker.wake();
+        }
+    }
+
     /// Whether the session has ended.
     pub fn is_gone(&self) -> bool {
         match &self.target {
@@ -296,7 +341,57 @@ impl Shared {
 }
 
 impl Inbox {
-    /// The next delivery, waiting until there is one.
+    /// The next bell or delivery, waiting until there is one: what a session waits on.
+    pub async fn next(&mut self) -> Next {
+        poll_fn(|cx| {
+            if let Some(bell) = self.heard() {
+                return Poll::Ready(Next::Bell(bell));
+            }
+            if let Poll::Ready(delivery) = self.poll_recv(cx) {
+                return Poll::Ready(Next::Delivery(delivery));
+            }
+            // The waker is registered now: a bell rung before it woke nobody.
+            self.heard()
+                .map_or(Poll::Pending, |bell| Poll::Ready(Next::Bell(bell)))
+        })
+        .await
+    }
+
+    /// Wait until the shutdown bell rings; messages and the alarm stay for
+    /// [`Self::next`].
+    pub async fn shutdown(&self) {
+        poll_fn(|cx| {
+            let rung =
+                |shared: &Shared| shared.bells.load(Ordering::Acquire) & Bell::Shutdown.bit() != 0;
+            if rung(&self.shared) {
+                return Poll::Ready(());
+            }
+            self.shared.waker.register(cx.waker());
+            if rung(&self.shared) {
+                Poll::Ready(())
+            } else {
+                Poll::Pending
+            }
+        })
+        .await;
+    }
+
+    /// A bell rung and not heard yet: shutdown (every time), else the alarm (once).
+    fn heard(&self) -> Option<Bell> {
+        let bells = self.shared.bells.load(Ordering::Acquire);
+        if bells == 0 {
+            return None;
+        }
+        if bells & Bell::Shutdown.bit() != 0 {
+            return Some(Bell::Shutdown);
+        }
+        self.shared
+            .bells
+            .fetch_and(!Bell::Alarm.bit(), Ordering::AcqRel);
+        Some(Bell::Alarm)
+    }
+
+    /// The next delivery, waiting until there is one; bells are not heard.
     pub async fn recv(&mut self) -> Delivery {
         poll_fn(|cx| self.poll_recv(cx)).await
     }
@@ -305,8 +400,8 @@ impl Inbox {
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Delivery> {
         if self.shared.waiting.load(Ordering::Acquire) == 0 {
             self.shared.waker.register(cx.waker());
-            // A message sent between the load and the registration woke nobody:
-            // look again.
+            // A message sent between the load and the registration woke nobody: look
+            // again.
             if self.shared.waiting.load(Ordering::Acquire) == 0 {
                 return Poll::Pending;
             }

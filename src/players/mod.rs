@@ -2,6 +2,8 @@
 //! players of other instances), and the local desk of this instance's races.
 
 pub mod accounts;
+pub mod activity;
+pub mod alarms;
 pub mod chat_limits;
 pub mod ghosts;
 pub mod hashing;

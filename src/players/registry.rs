@@ -22,16 +22,17 @@
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use dashmap::DashMap;
 
-use crate::games::Progress;
 use crate::players::accounts::PlayerName;
+pub use crate::players::activity::{seconds_since, Activity};
+use crate::players::alarms::{self, AlarmClock};
 pub use crate::players::ids::{Remote, SessionId};
-use crate::players::inbox::{self, Inbox, InboxSender, Message};
+use crate::players::inbox::{self, Bell, Inbox, InboxSender, Message};
 pub use crate::players::place::{Place, PlaceView, SessionView};
 pub use crate::players::presence::{Presence, PresenceTap};
 use crate::races::rules::{self, RaceId, Tell};
@@ -72,50 +73,6 @@ pub(super) struct Entry {
     pub(super) activity: Arc<Activity>,
 }
 
-/// A session's last activity, in whole seconds since the registry started: the
-/// session writes it (at most once a second), `who` reads it. Also how far its game
-/// has got, for the web page's table: written after each line in a game, read by the
-/// page a few times a second at most, so the lock is never contended for long.
-#[derive(Debug)]
-pub struct Activity {
-    pub(super) epoch: Instant,
-    pub(super) last: AtomicU32,
-    pub(super) progress: Mutex<Option<Progress>>,
-}
-
-impl Activity {
-    /// The session had input now.
-    pub fn touch(&self) {
-        let now = seconds_since(self.epoch);
-        // A store only when the second changed: a cache line other threads read is
-        // written at most once a second, not on every command.
-        if self.last.load(Ordering::Relaxed) != now {
-            self.last.store(now, Ordering::Relaxed);
-        }
-    }
-
-    /// The session's game has got this far (`None`: not in a game).
-    pub fn set_progress(&self, progress: Option<Progress>) {
-        *self.progress.lock().unwrap_or_else(PoisonError::into_inner) = progress;
-    }
-
-    pub(super) fn progress(&self) -> Option<Progress> {
-        *self.progress.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// How long since the last input.
-    pub(super) fn idle(&self) -> Duration {
-        let now = seconds_since(self.epoch);
-        Duration::from_secs(u64::from(
-            now.saturating_sub(self.last.load(Ordering::Relaxed)),
-        ))
-    }
-}
-
-pub(super) fn seconds_since(epoch: Instant) -> u32 {
-    u32::try_from(epoch.elapsed().as_secs()).unwrap_or(u32::MAX)
-}
-
 /// The server's sessions: clone it freely, every clone is the same registry.
 #[derive(Debug, Clone)]
 pub struct Registry {
@@ -152,6 +109,17 @@ pub(super) struct Shared {
     pub(super) waiting_names: DashMap<String, SessionId>,
     /// This instance's number on the bus, and where changes go (`--bus` only).
     pub(super) tap: std::sync::OnceLock<(u64, PresenceTap)>,
+    /// When each local session's idle timer is next due.
+    pub(super) alarms: Arc<AlarmClock>,
+    /// The server is shutting down: every session, and each one registered from now
+    /// on, hears [`Bell::Shutdown`].
+    pub(super) shutting_down: AtomicBool,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.alarms.stop();
+    }
 }
 
 /// One address already has as many sessions as it may.
@@ -175,9 +143,20 @@ pub struct Registration {
     registry: Registry,
     id: SessionId,
     activity: Arc<Activity>,
+    /// The step of the alarm clock the session's alarm is set for (0: none).
+    alarm: u64,
 }
 
 impl Registration {
+    pub(super) fn new(registry: Registry, id: SessionId, activity: Arc<Activity>) -> Registration {
+        Registration {
+            registry,
+            id,
+            activity,
+            alarm: 0,
+        }
+    }
+
     /// The session's number.
     pub fn id(&self) -> SessionId {
         self.id
@@ -189,13 +168,54 @@ impl Registration {
     }
 }
 
+impl Registration {
+    /// Where the session connects from (as the proxy said, behind one); `None` once
+    /// it has left the registry.
+    pub fn peer(&self) -> Option<SocketAddr> {
+        let entry = self.registry.shared.sessions.get(&self.id)?;
+        match entry.home {
+            Home::Here(peer) => Some(peer),
+            Home::Away(_) => None,
+        }
+    }
+
+    /// Now, in milliseconds on the registry's alarm clock.
+    pub fn now_ms(&self) -> u64 {
+        self.registry.shared.alarms.now_ms()
+    }
+
+    /// Ring the session's [`Bell::Alarm`] at `at_ms` (on the clock of
+    /// [`Self::now_ms`]), in place of the alarm set before.
+    pub fn alarm_at(&mut self, at_ms: u64) {
+        let shared = &self.registry.shared;
+        if shared.alarms.start() {
+            let registry = Arc::downgrade(shared);
+            tokio::spawn(alarms::ring_alarms(
+                Arc::clone(&shared.alarms),
+                move |due: &[SessionId]| {
+                    let Some(shared) = registry.upgrade() else {
+                        return false;
+                    };
+                    for id in due {
+                        if let Some(entry) = shared.sessions.get(id) {
+                            entry.inbox.ring(Bell::Alarm);
+                        }
+                    }
+                    true
+                },
+            ));
+        }
+        self.alarm = shared.alarms.set(self.id, self.alarm, at_ms);
+    }
+}
+
 impl Drop for Registration {
     fn drop(&mut self) {
+        self.registry.shared.alarms.clear(self.id, self.alarm);
         self.registry.remove(self.id);
         self.registry.tell_bus(Presence::Left(self.id));
     }
 }
-
 impl Registry {
     /// An empty registry.
     pub fn new() -> Registry {
@@ -215,6 +235,8 @@ impl Registry {
                 ghosts: DashMap::new(),
                 waiting_names: DashMap::new(),
                 tap: std::sync::OnceLock::new(),
+                alarms: Arc::new(AlarmClock::new()),
+                shutting_down: AtomicBool::new(false),
             }),
         }
     }
@@ -331,13 +353,26 @@ impl Registry {
                 activity: Arc::clone(&activity),
             },
         );
-        let registration = Registration {
-            registry: self.clone(),
-            id,
-            activity,
-        };
+        if self.shared.shutting_down.load(Ordering::SeqCst) {
+            // Registered while every session was being told: told too.
+            if let Some(entry) = self.shared.sessions.get(&id) {
+                entry.inbox.ring(Bell::Shutdown);
+            }
+        }
+        let registration = Registration::new(self.clone(), id, activity);
         self.tell_bus(Presence::Changed(id));
         Ok((registration, inbox))
+    }
+
+    /// The server is shutting down: ring [`Bell::Shutdown`] for every session of this
+    /// instance, and for each one registered from now on.
+    pub fn shut_down(&self) {
+        self.shared.shutting_down.store(true, Ordering::SeqCst);
+        for entry in &self.shared.sessions {
+            if matches!(entry.home, Home::Here(_)) {
+                entry.inbox.ring(Bell::Shutdown);
+            }
+        }
     }
 
     /// How many sessions are registered (on every instance, with `--bus`).

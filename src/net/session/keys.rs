@@ -122,7 +122,7 @@ impl Session {
                 None
             }
             Signal::TerminalType(kind) => {
-                tracing::debug!(peer = %self.peer, terminal = %kind, "terminal type");
+                tracing::debug!(peer = %self.peer(), terminal = %kind, "terminal type");
                 None
             }
             Signal::AreYouThere => Some(Outcome::Send(format!("\n[arcade: yes, here]\n{prompt}"))),
@@ -156,7 +156,7 @@ impl Session {
             Some(tty) => tty.reader.feed(bytes, &mut keys),
             None => return Ok(false),
         }
-        self.idle.input_came();
+        self.idle.input_came(self.registration.now_ms());
         for key in keys {
             let Some(tty) = self.tty.as_deref_mut() else {
                 return Ok(false);
@@ -187,12 +187,12 @@ impl Session {
                         if !hide {
                             self.write(b"\r\n").await?;
                         }
-                        self.idle.line_came();
+                        self.idle.line_came(self.registration.now_ms());
                         self.console.handle_line(line.trim())
                     }
                 }
             };
-            self.activity.touch();
+            self.registration.activity().touch();
             if self.act(outcome).await? {
                 return Ok(true);
             }

@@ -161,7 +161,7 @@ impl Session {
             }
             // A client that does not read must not hold up shutdown; it would not
             // read the goodbye either.
-            () = &mut self.shutdown => Err(std::io::Error::other(
+            () = self.inbox.shutdown() => Err(std::io::Error::other(
                 "server shutting down while the client was not reading",
             )),
         }
