@@ -23,7 +23,7 @@
 mod accounts;
 mod engine;
 mod instances;
-mod priority;
+pub mod priority;
 mod recordings;
 mod results;
 mod url;
