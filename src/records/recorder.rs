@@ -141,52 +141,6 @@ pub fn now_ms() -> i64 {
         })
 }
 
-/// Run the writer on a thread of its own, below the sessions' priority (as SQLite's
-/// threads, `store::priority`): each second it builds the statements for every
-/// recording's lines, tens of milliseconds of CPU at 20,000 players, which on the
-/// runtime's worker held up the replies due meanwhile (issue 29, row 3). The thread
-/// runs a runtime of its own for the writer's timer and the store's I/O, and ends
-/// with the writer, once the recorder is closed. If the thread cannot be started the
-/// writer runs on the server's runtime.
-fn spawn_writer(writer: impl std::future::Future<Output = ()> + Send + 'static) {
-    type Writer = std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>;
-    let writer: Writer = Box::pin(writer);
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .thread_name("arcade-recorder")
-        .build();
-    let runtime = match runtime {
-        Ok(runtime) => runtime,
-        Err(error) => {
-            tracing::warn!(%error, "cannot start the recorder's runtime: it shares the server's");
-            tokio::spawn(writer);
-            return;
-        }
-    };
-    // The writer is handed over once the thread runs, so that it is still here to run
-    // on the server's runtime if the thread cannot be started.
-    let (hand_over, take) = std::sync::mpsc::sync_channel::<Writer>(1);
-    let thread = std::thread::Builder::new()
-        .name("arcade-recorder".to_owned())
-        .spawn(move || {
-            crate::store::priority::lower_this_thread();
-            if let Ok(writer) = take.recv() {
-                runtime.block_on(writer);
-            }
-        });
-    let writer = match thread {
-        Ok(_) => match hand_over.send(writer) {
-            Ok(()) => return,
-            Err(std::sync::mpsc::SendError(writer)) => writer,
-        },
-        Err(error) => {
-            tracing::warn!(%error, "cannot start the recorder's thread: it shares the server's");
-            writer
-        }
-    };
-    tokio::spawn(writer);
-}
-
 impl Recorder {
     /// Start the writer, the verifier and the sweep on `store`. Recordings left open
     /// by a crash are closed first (a registered player's become unfinished).
@@ -210,7 +164,7 @@ impl Recorder {
         let pending = Arc::new(Pending::default());
         let verify = Arc::new(Notify::new());
         let backlog = Arc::new(Backlog::default());
-        spawn_writer(write_loop(
+        tokio::spawn(write_loop(
             store.clone(),
             Arc::clone(&pending),
             Arc::clone(&verify),

@@ -23,7 +23,7 @@
 mod accounts;
 mod engine;
 mod instances;
-pub mod priority;
+mod priority;
 mod recordings;
 mod results;
 mod url;

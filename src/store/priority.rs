@@ -52,24 +52,6 @@ pub(super) fn lower_sqlite_threads() {
 #[cfg(not(target_os = "linux"))]
 pub(super) fn lower_sqlite_threads() {}
 
-/// Give the calling thread the server's nice value plus [`NICE`], as SQLite's: the
-/// recorder's writer, which builds each second's statements, runs on such a thread so
-/// that its work, too, waits for the sessions (Linux keeps nice values per thread, and
-/// `setpriority` on "this process" sets the calling thread's). Failing is not an
-/// error: the server only loses a little latency.
-#[cfg(target_os = "linux")]
-pub fn lower_this_thread() {
-    let own = rustix::process::getpriority_process(None).unwrap_or(0);
-    let nice = own.saturating_add(NICE).min(19);
-    if let Err(error) = rustix::process::setpriority_process(None, nice) {
-        tracing::debug!(%error, "cannot lower a thread's CPU priority");
-    }
-}
-
-/// Elsewhere the thread keeps the default priority.
-#[cfg(not(target_os = "linux"))]
-pub fn lower_this_thread() {}
-
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
@@ -94,28 +76,6 @@ mod tests {
             }
         }
         found
-    }
-
-    /// The calling thread's nice value, from /proc.
-    fn own_nice() -> i32 {
-        let stat = std::fs::read_to_string("/proc/thread-self/stat").unwrap();
-        stat.rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(16))
-            .and_then(|nice| nice.parse().ok())
-            .unwrap()
-    }
-
-    #[test]
-    fn a_thread_lowers_only_itself() {
-        let before = own_nice();
-        let lowered = std::thread::spawn(|| {
-            lower_this_thread();
-            own_nice()
-        })
-        .join()
-        .unwrap();
-        assert_eq!(lowered, before.saturating_add(NICE).min(19));
-        assert_eq!(own_nice(), before, "the calling thread only");
     }
 
     #[tokio::test]
