@@ -449,7 +449,7 @@ def main():
         (4, "", "failures", "", lambda r: r["failures"], "arcade==", 0),
         (5, "memory per idle in-game session", "RSS growth / session", "B",
          lambda r: (r.get("server_memory") or {}).get("bytes_per_session"),
-         "arcade<=", 4096),
+         "arcade<=", 3072),
         (6, labels[6], "delivery p50, pooled", "ms",
          Pooled(0.50, "delivery_histogram"), None, None),
         (6, "", "delivery p99, pooled", "ms",
