@@ -12,6 +12,8 @@
 //!   escape sequence can reach another terminal, and is at most [`MAX_CHAT`]
 //!   characters long.
 
+use std::sync::Arc;
+
 use argon2::{Argon2, PasswordHasher as _, PasswordVerifier as _};
 
 /// The longest name.
@@ -29,9 +31,11 @@ pub const MIN_PASSWORD: usize = 6;
 /// The longest password accepted (Argon2 takes any length; this bounds the work).
 pub const MAX_PASSWORD: usize = 128;
 
-/// A player's name: checked once, carried as a type.
+/// A player's name: checked once, carried as a type. Shared rather than copied: the
+/// seat, the registry and the places a player is shown in each hold it, and with
+/// thousands of idle players each copy was an allocation (issue 29).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct PlayerName(String);
+pub struct PlayerName(Arc<str>);
 
 /// Why a name cannot be taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -56,7 +60,7 @@ impl PlayerName {
         if text.to_ascii_lowercase().starts_with(GUEST_PREFIX) {
             return Err(BadName::Guest);
         }
-        Ok(PlayerName(text.to_string()))
+        Ok(PlayerName(Arc::from(text)))
     }
 
     /// Whether `text` has the form of a name, a guest's included: 2 to 16 letters,
@@ -76,17 +80,32 @@ impl PlayerName {
         }
         let digits = text.strip_prefix(GUEST_PREFIX)?;
         (!digits.is_empty() && digits.len() <= 20 && digits.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| PlayerName(text.to_string()))
+            .then(|| PlayerName(Arc::from(text)))
     }
 
     /// The guest name of session number `n`.
     pub fn guest(n: u64) -> PlayerName {
-        PlayerName(format!("{GUEST_PREFIX}{n}"))
+        PlayerName(Arc::from(format!("{GUEST_PREFIX}{n}")))
     }
 
     /// The name as chosen.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// The name itself, shared.
+    pub fn shared(&self) -> Arc<str> {
+        Arc::clone(&self.0)
+    }
+
+    /// The name in lower case, shared: the name itself when it is in lower case
+    /// already (every guest's), so that the registry's map of names holds no copy.
+    pub fn shared_key(&self) -> Arc<str> {
+        if self.0.bytes().any(|b| b.is_ascii_uppercase()) {
+            Arc::from(self.key())
+        } else {
+            Arc::clone(&self.0)
+        }
     }
 
     /// The name in lower case: what is unique.

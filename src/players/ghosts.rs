@@ -238,16 +238,16 @@ impl Registry {
                 && self
                     .shared
                     .names
-                    .remove_if(&old.key(), |_, holder| *holder == id)
+                    .remove_if(old.key().as_str(), |_, holder| *holder == id)
                     .is_some()
             {
-                self.hand_on_name(old.key());
+                self.hand_on_name(old.shared_key());
             }
         }
         if new || renamed.is_some() {
-            let holder = *self.shared.names.entry(name.key()).or_insert(id);
+            let holder = *self.shared.names.entry(name.shared_key()).or_insert(id);
             if holder != id {
-                self.shared.waiting_names.insert(name.key(), id);
+                self.shared.waiting_names.insert(name.shared_key(), id);
             }
         }
         Some(id)

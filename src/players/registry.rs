@@ -89,7 +89,7 @@ impl Default for Registry {
 pub(super) struct Shared {
     pub(super) sessions: DashMap<SessionId, Entry>,
     /// Lower-case name to session: names are unique ignoring case.
-    pub(super) names: DashMap<String, SessionId>,
+    pub(super) names: DashMap<Arc<str>, SessionId>,
     /// Sessions per client address, for `--max-per-address`.
     pub(super) per_address: DashMap<IpAddr, usize>,
     pub(super) next_id: AtomicU64,
@@ -106,7 +106,7 @@ pub(super) struct Shared {
     /// Names a remote session has that a session here held when it was told (a
     /// takeover from another instance, while the old session closes): the remote one
     /// gets the name when it is freed.
-    pub(super) waiting_names: DashMap<String, SessionId>,
+    pub(super) waiting_names: DashMap<Arc<str>, SessionId>,
     /// This instance's number on the bus, and where changes go (`--bus` only).
     pub(super) tap: std::sync::OnceLock<(u64, PresenceTap)>,
     /// When each local session's idle timer is next due.
@@ -249,7 +249,7 @@ impl Registry {
             return;
         };
         // The name is ours to free only if nobody has taken it over.
-        let key = entry.name.key();
+        let key = entry.name.shared_key();
         if shared
             .names
             .remove_if(&key, |_, holder| *holder == id)
@@ -276,13 +276,13 @@ impl Registry {
     }
 
     /// A freed name goes to the remote session that has it, if one waits for it.
-    pub(super) fn hand_on_name(&self, key: String) {
+    pub(super) fn hand_on_name(&self, key: Arc<str>) {
         if let Some((key, waiting)) = self.shared.waiting_names.remove(&key) {
             let still = self
                 .shared
                 .sessions
                 .get(&waiting)
-                .is_some_and(|entry| entry.name.key() == key);
+                .is_some_and(|entry| *entry.name.key() == *key);
             if still {
                 self.shared.names.entry(key).or_insert(waiting);
             }
@@ -340,7 +340,7 @@ impl Registry {
         // No chosen name can start with `guest-`, and session numbers are never
         // reused, so a guest's name is always free.
         let name = PlayerName::guest(id.0);
-        self.shared.names.insert(name.key(), id);
+        self.shared.names.insert(name.shared_key(), id);
         self.shared.sessions.insert(
             id,
             Entry {
@@ -518,7 +518,7 @@ impl Registry {
 
     /// The session called `name` (any case), and how to reach it.
     pub fn find(&self, name: &str) -> Option<(SessionId, PlayerName, InboxSender)> {
-        let id = *self.shared.names.get(&name.to_ascii_lowercase())?;
+        let id = *self.shared.names.get(name.to_ascii_lowercase().as_str())?;
         let entry = self.shared.sessions.get(&id)?;
         Some((id, entry.name.clone(), entry.inbox.clone()))
     }
@@ -528,7 +528,7 @@ impl Registry {
     /// # Errors
     /// [`NameTaken`] when another session has that name (in any case).
     pub fn rename(&self, id: SessionId, name: &PlayerName) -> Result<(), NameTaken> {
-        let key = name.key();
+        let key = name.shared_key();
         match self.shared.names.entry(key) {
             dashmap::Entry::Occupied(holder) if *holder.get() != id => {
                 return Err(NameTaken(name.clone()));
@@ -546,7 +546,7 @@ impl Registry {
     /// player who proved the password): that other session is told `why` and closed.
     /// Returns the session that lost the name, if any.
     pub fn take_over(&self, id: SessionId, name: &PlayerName, why: &str) -> Option<SessionId> {
-        let previous = self.shared.names.insert(name.key(), id);
+        let previous = self.shared.names.insert(name.shared_key(), id);
         self.set_name(id, name);
         let previous = previous.filter(|previous| *previous != id)?;
         self.send(previous, Message::Close(why.to_string()));
@@ -563,7 +563,7 @@ impl Registry {
         if let Some(old) = old.filter(|old| old.key() != name.key()) {
             self.shared
                 .names
-                .remove_if(&old.key(), |_, holder| *holder == id);
+                .remove_if(old.key().as_str(), |_, holder| *holder == id);
         }
         self.changed(id);
     }

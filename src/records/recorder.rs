@@ -76,6 +76,27 @@ pub const OVER_QUOTA: &str =
 pub const TOO_LONG: &str =
     "Recording stopped: this game is too long to record. It goes on unrecorded; start a new one to be recorded again.";
 
+/// Why a game's recording stopped, for its player: one byte in every tape rather than
+/// a 16-byte `&str` (issue 29).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Notice {
+    ShortOfDisk,
+    NoDatabase,
+    OverQuota,
+    TooLong,
+}
+
+impl Notice {
+    fn text(self) -> &'static str {
+        match self {
+            Notice::ShortOfDisk => SHORT_OF_DISK,
+            Notice::NoDatabase => NO_DATABASE,
+            Notice::OverQuota => OVER_QUOTA,
+            Notice::TooLong => TOO_LONG,
+        }
+    }
+}
+
 /// How long recordings are kept ([`sweep`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Retention {
@@ -259,7 +280,8 @@ impl Recorder {
     /// when the server is short of disk or the player past their hour's quota.
     pub fn open(&self, player: Player, start: recording::Start, level: String) -> Tape {
         if self.low_disk() {
-            return Tape::new(self.clone(), 0, player, &start, level).unrecorded(SHORT_OF_DISK);
+            return Tape::new(self.clone(), 0, player, &start, level)
+                .unrecorded(Notice::ShortOfDisk);
         }
         if let Err(refused) = self
             .0
@@ -268,11 +290,12 @@ impl Recorder {
         {
             // Debug only: a client typing `play` again and again must not fill the log.
             tracing::debug!(player = %player.name, address = %player.address, ?refused, "games per hour past the quota: this game is not recorded");
-            return Tape::new(self.clone(), 0, player, &start, level).unrecorded(OVER_QUOTA);
+            return Tape::new(self.clone(), 0, player, &start, level).unrecorded(Notice::OverQuota);
         }
         let Some(id) = self.take_id() else {
             tracing::error!(player = %player.name, "no recording ids left (the database has been out of reach): this game is not recorded");
-            return Tape::new(self.clone(), 0, player, &start, level).unrecorded(NO_DATABASE);
+            return Tape::new(self.clone(), 0, player, &start, level)
+                .unrecorded(Notice::NoDatabase);
         };
         let tape = Tape::new(self.clone(), id, player, &start, level);
         let open = Change::Open(Box::new(NewRecording {
@@ -284,7 +307,7 @@ impl Recorder {
             started_at: now_ms(),
         }));
         if !self.try_send(open) {
-            return tape.unrecorded(SHORT_OF_DISK);
+            return tape.unrecorded(Notice::ShortOfDisk);
         }
         tape
     }
@@ -320,13 +343,15 @@ impl Recorder {
 }
 
 /// Who plays a recorded game. A tape keeps it as long as its game runs, in every
-/// session that plays one: boxed strings, 16 bytes each rather than 24.
+/// session that plays one: shared strings, 16 bytes each rather than 24, and the
+/// seat's own name rather than a copy (a name already in lower case, as every guest's,
+/// is its own key).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Player {
     /// As shown.
-    pub name: Box<str>,
+    pub name: Arc<str>,
     /// In lower case.
-    pub key: Box<str>,
+    pub key: Arc<str>,
     /// A registered name.
     pub registered: bool,
     /// A guest (`guest-N`): no results.
@@ -364,7 +389,7 @@ pub struct Tape {
     /// Input bytes taken from the player's quotas and not used yet.
     allowance: u64,
     /// What to tell the player about the recording, once.
-    notice: Option<&'static str>,
+    notice: Option<Notice>,
     /// Where its input lines go in the writer's batch.
     row: Row,
 }
@@ -401,7 +426,7 @@ impl Tape {
     }
 
     /// This tape, for a game that is not recorded at all, its player told `notice`.
-    fn unrecorded(mut self, notice: &'static str) -> Tape {
+    fn unrecorded(mut self, notice: Notice) -> Tape {
         self.cut = true;
         self.recorded = false;
         self.notice = Some(notice);
@@ -412,12 +437,12 @@ impl Tape {
     /// What the player must be told about this game's recording (it stopped, and
     /// why), once: `None` ever after.
     pub fn take_notice(&mut self) -> Option<&'static str> {
-        self.notice.take()
+        self.notice.take().map(Notice::text)
     }
 
     /// Stop recording: no more input, no results, no resume. The recording is closed
     /// at once, so that a restart or a resume never takes it for a game to play on.
-    fn cut(&mut self, notice: &'static str) {
+    fn cut(&mut self, notice: Notice) {
         self.cut = true;
         self.notice = Some(notice);
         self.recorder.0.metrics.recordings_stopped.inc();
@@ -455,7 +480,7 @@ impl Tape {
         self.bytes += cost;
         if self.bytes > MAX_RECORDED_BYTES {
             tracing::warn!(recording = self.id, player = %self.player.name, "a game's recording reached its size limit: the rest of the game is not recorded");
-            self.cut(TOO_LONG);
+            self.cut(Notice::TooLong);
             return;
         }
         if self.allowance < cost {
@@ -470,7 +495,7 @@ impl Tape {
                 Ok(()) => self.allowance += chunk,
                 Err(refused) => {
                     tracing::info!(recording = self.id, player = %player.name, address = %player.address, ?refused, "input bytes per hour past the quota: the rest of the game is not recorded");
-                    self.cut(OVER_QUOTA);
+                    self.cut(Notice::OverQuota);
                     return;
                 }
             }
@@ -481,7 +506,7 @@ impl Tape {
             .recorder
             .try_input(&mut self.row, self.id, self.inputs, at_ms, line);
         if !sent {
-            self.cut(SHORT_OF_DISK);
+            self.cut(Notice::ShortOfDisk);
             return;
         }
         self.inputs += 1;
@@ -513,7 +538,7 @@ impl Tape {
         if !sent {
             // A result the store cannot take now: the game goes on unrecorded rather
             // than leave a recording whose results are missing.
-            self.cut(SHORT_OF_DISK);
+            self.cut(Notice::ShortOfDisk);
         }
     }
 
