@@ -451,9 +451,14 @@ fresh_arcade() {
 }
 
 # Fresh servers for every load, so that no load inherits another's heap or sockets.
+# start_servers [DIR]: arcade on the data directory DIR, emptied first (the rows that
+# measure memory: SQLite keeps up to 8 MiB of pages per connection, and over a
+# database that earlier rows have filled, the ramp's inserts fill that cache, which
+# row 5 would count as some 700 bytes a session); without DIR, the shared $OUT/data.
 start_servers() {
     stop_servers
-    start_arcade "$OUT/data" "$OUT/arcade.log" warn
+    if [ -n "${1:-}" ]; then rm -rf "$1"; fi
+    start_arcade "${1:-$OUT/data}" "$OUT/arcade.log" warn
     "${SERVER_ON[@]}" "$MINIMAL" "$PORT_MINIMAL" 2>>"$OUT/minimal.log" &
     minimal_pid=$!
     wait_for_port "$PORT_ARCADE"
@@ -615,15 +620,17 @@ fi
 if row 4; then
     repeat apart 4 "$REPS" --sessions 5000 --burst --rate 1 --warmup 1s --duration 2s
 fi
-# 5. Memory per idle in-game session (fresh servers: each run's own before/after).
+# 5. Memory per idle in-game session (fresh servers and a fresh data directory: each
+# run's own before/after).
 if row 5; then
     echo "$REPS" >"$OUT/row5.runs"
     for rep in $(seq "$REPS"); do
         for server in arcade minimal; do
-            start_servers
+            start_servers "$OUT/row5-data"
             run 5 "$server" "$rep" --sessions 10000 --idle --ramp 3s --warmup 2s --duration 1s
         done
     done
+    rm -rf "$OUT/row5-data"
 fi
 # 6. Chat fan-out: named sessions in the lobby saying 10 lines a second between them
 # (each session one line every 1,000 s, far inside the chat limit); every line is
@@ -642,10 +649,11 @@ if row 8; then
     echo "$SOCIAL_REPS" >"$OUT/row8.runs"
     for rep in $(seq "$SOCIAL_REPS"); do
         for server in arcade minimal; do
-            start_servers
+            start_servers "$OUT/row8-data"
             run 8 "$server" "$rep" --sessions "$LOBBY_SESSIONS" --names --lobby --ramp 3s --warmup 2s --duration 1s
         done
     done
+    rm -rf "$OUT/row8-data"
 fi
 # 9. Games that end and restart all the time: 10,000 named sessions at 1 command/s
 # playing 2048, each ending its game with `q` after every RESTART_EVERY moves and
