@@ -285,6 +285,15 @@ pub async fn run(
     run_with(listener, web, options, Registry::new(), shutdown).await
 }
 
+/// Rings every session's shutdown bell when dropped ([`run_with`]).
+struct TellSessionsOnDrop(Registry);
+
+impl Drop for TellSessionsOnDrop {
+    fn drop(&mut self) {
+        self.0.shut_down();
+    }
+}
+
 /// [`run`], with sessions registered in `registry`, so that the caller can reach them.
 ///
 /// # Errors
@@ -296,6 +305,10 @@ pub async fn run_with(
     registry: Registry,
     shutdown: impl Future,
 ) -> Result<(), StartError> {
+    // However this returns or is dropped (a cancelled or aborted server task
+    // included), every session is told to shut down, as at the end of a clean
+    // shutdown below (telling them twice is harmless).
+    let _sessions_told = TellSessionsOnDrop(registry.clone());
     let admins = options
         .admin
         .iter()

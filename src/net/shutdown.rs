@@ -18,7 +18,9 @@ use std::task::{Context, Poll, Waker};
 
 use tokio::sync::broadcast;
 
-/// The server's side of shutdown: one signal that every session listens for.
+/// The server's side of shutdown: one signal that every wait for a PROXY header
+/// listens for. Sessions hear shutdown from the registry
+/// ([`crate::players::registry::Registry::shut_down`]).
 #[derive(Debug)]
 pub struct ShutdownSignal {
     sender: broadcast::Sender<()>,
@@ -32,7 +34,7 @@ impl Default for ShutdownSignal {
 }
 
 impl ShutdownSignal {
-    /// A signal no session listens to yet.
+    /// A signal nobody listens to yet.
     pub fn new() -> ShutdownSignal {
         let (sender, _) = broadcast::channel(1);
         ShutdownSignal {
@@ -41,7 +43,7 @@ impl ShutdownSignal {
         }
     }
 
-    /// A listener for one session.
+    /// A listener for one wait.
     pub fn subscribe(&self) -> Shutdown {
         let mut notify = self.sender.subscribe();
         Shutdown {
@@ -55,7 +57,7 @@ impl ShutdownSignal {
         }
     }
 
-    /// Tell every session to shut down.
+    /// Tell every listener to stop waiting.
     pub fn fire(self) {
         drop(self);
     }
@@ -63,7 +65,7 @@ impl ShutdownSignal {
 
 impl Drop for ShutdownSignal {
     /// Dropping the signal, however it happens (a cancelled or aborted server task
-    /// included), raises the flag before the channel closes, so sessions always see it.
+    /// included), raises the flag before the channel closes, so listeners always see it.
     fn drop(&mut self) {
         self.started.store(true, Ordering::Release);
     }

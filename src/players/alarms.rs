@@ -86,6 +86,12 @@ impl AlarmClock {
         }
     }
 
+    /// How many alarms are set.
+    #[cfg(test)]
+    pub(super) fn len(&self) -> usize {
+        self.due().len()
+    }
+
     /// Wake the task that rings: the registry has gone.
     pub(super) fn stop(&self) {
         self.changed.notify_one();
@@ -109,6 +115,15 @@ pub(super) async fn ring_alarms(
     clock: std::sync::Arc<AlarmClock>,
     ring: impl Fn(&[SessionId]) -> bool,
 ) {
+    /// However the task ends (its runtime gone, a panic), the next alarm set starts
+    /// another: idle timeouts must not stop silently for every session.
+    struct Stopped<'a>(&'a AlarmClock);
+    impl Drop for Stopped<'_> {
+        fn drop(&mut self) {
+            self.0.running.store(false, Ordering::Release);
+        }
+    }
+    let _stopped = Stopped(&clock);
     loop {
         let changed = clock.changed.notified();
         tokio::pin!(changed);
@@ -193,6 +208,18 @@ mod tests {
             );
         }
         task.abort();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_task_that_ended_is_started_again() {
+        let clock = Arc::new(AlarmClock::new());
+        assert!(clock.start(), "the first alarm starts the task");
+        assert!(!clock.start(), "once");
+        let task = tokio::spawn(ring_alarms(Arc::clone(&clock), |_: &[SessionId]| true));
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        task.abort();
+        let _ = task.await;
+        assert!(clock.start(), "an aborted task is started again");
     }
 
     #[tokio::test(start_paused = true)]

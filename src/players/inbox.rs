@@ -614,4 +614,56 @@ mod tests {
             .expect("no panic");
         assert_eq!(delivery, message(line("wake up"), 0).unwrap());
     }
+
+    #[tokio::test]
+    async fn bells_come_before_messages_and_shutdown_is_heard_every_time() {
+        let (sender, mut inbox) = inbox();
+        sender.send(line("hello")).unwrap();
+        sender.ring(Bell::Alarm);
+        assert_eq!(inbox.next().await, Next::Bell(Bell::Alarm));
+        assert_eq!(
+            inbox.next().await,
+            Next::Delivery(Delivery {
+                message: line("hello"),
+                skipped: 0
+            })
+        );
+        sender.ring(Bell::Shutdown);
+        assert_eq!(inbox.next().await, Next::Bell(Bell::Shutdown));
+        assert_eq!(inbox.next().await, Next::Bell(Bell::Shutdown));
+    }
+
+    #[tokio::test]
+    async fn a_bell_wakes_a_waiting_session() {
+        let (sender, mut inbox) = inbox();
+        let waiting = tokio::spawn(async move { inbox.next().await });
+        tokio::task::yield_now().await;
+        assert!(!waiting.is_finished());
+        sender.ring(Bell::Alarm);
+        let next = tokio::time::timeout(std::time::Duration::from_secs(5), waiting).await;
+        assert_eq!(next.unwrap().unwrap(), Next::Bell(Bell::Alarm));
+    }
+
+    #[tokio::test]
+    async fn waiting_for_shutdown_leaves_messages_and_the_alarm() {
+        let (sender, inbox) = inbox();
+        sender.send(line("hi")).unwrap();
+        sender.ring(Bell::Alarm);
+        let ringer = sender.clone();
+        let waiting = tokio::spawn(async move {
+            inbox.shutdown().await;
+            inbox
+        });
+        tokio::task::yield_now().await;
+        assert!(
+            !waiting.is_finished(),
+            "a message and the alarm are not shutdown"
+        );
+        ringer.ring(Bell::Shutdown);
+        let mut inbox = tokio::time::timeout(std::time::Duration::from_secs(5), waiting)
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(inbox.recv().await.message, line("hi"));
+    }
 }

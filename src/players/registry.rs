@@ -700,6 +700,39 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn shutdown_rings_every_session_and_each_one_registered_after() {
+        use crate::players::inbox::{Bell, Next};
+        let registry = Registry::new();
+        let (_first, mut first) = registry.register(peer(1), 10).unwrap();
+        registry.shut_down();
+        let (_second, mut second) = registry.register(peer(2), 10).unwrap();
+        for inbox in [&mut first, &mut second] {
+            let next = tokio::time::timeout(Duration::from_secs(5), inbox.next()).await;
+            assert_eq!(next.unwrap(), Next::Bell(Bell::Shutdown));
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_sessions_alarm_rings_when_due_and_leaves_with_it() {
+        use crate::players::inbox::{Bell, Next};
+        let registry = Registry::new();
+        let (mut registration, mut inbox) = registry.register(peer(1), 10).unwrap();
+        let at = registration.now_ms() + 1_000;
+        registration.alarm_at(at);
+        let next = tokio::time::timeout(Duration::from_secs(5), inbox.next()).await;
+        assert_eq!(next.unwrap(), Next::Bell(Bell::Alarm));
+        assert!(registration.now_ms() >= at, "not before it was due");
+        registration.alarm_at(registration.now_ms() + 1_000);
+        assert_eq!(registry.shared.alarms.len(), 1);
+        drop(registration);
+        assert_eq!(
+            registry.shared.alarms.len(),
+            0,
+            "the alarm went with the session"
+        );
+    }
+
+    #[tokio::test]
     async fn sessions_register_as_guests_and_leave() {
         let registry = Registry::new();
         assert!(registry.is_empty());

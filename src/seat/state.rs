@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
@@ -216,15 +216,9 @@ impl Seat {
 
     /// The player, as recordings and results name them.
     pub fn player(&self) -> Player {
-        let name = self.name.shared();
-        let key = self.name.key();
         Player {
-            key: if *key == *name {
-                Arc::clone(&name)
-            } else {
-                Arc::from(key)
-            },
-            name,
+            name: self.name.shared(),
+            key: self.name.shared_key(),
             registered: self.registered,
             guest: self.name.is_guest(),
             address: self.address,
