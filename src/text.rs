@@ -11,6 +11,13 @@
 
 use std::time::{Duration, UNIX_EPOCH};
 
+/// `n` and the noun for it: `1 player`, `2 players`, `0 players` (`one` and `many` are
+/// the noun's singular and plural). A class reads `1 players online:` as a mistake.
+pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
+    let n = n.into();
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// How finely a duration between a minute and an hour is worded: under a minute it is
 /// always seconds (`42s`), from an hour on hours and minutes (`1h02m`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -150,6 +157,13 @@ pub fn lines(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_is_singular_and_every_other_count_plural() {
+        assert_eq!(count(1u32, "player", "players"), "1 player");
+        assert_eq!(count(0u32, "player", "players"), "0 players");
+        assert_eq!(count(2u64, "move", "moves"), "2 moves");
+    }
 
     #[test]
     fn durations_in_both_grains() {

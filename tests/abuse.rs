@@ -157,7 +157,7 @@ async fn admin_names_are_trimmed_and_checked() {
     let mut bob = common::admin(&server, "bob", "bobs-password").await;
     assert_eq!(
         ask(&mut bob, "broadcast hi", "> ").await,
-        "Sent to 1 players.\r\n> "
+        "Sent to 1 player.\r\n> "
     );
     server.shutdown().await;
 }

@@ -126,7 +126,7 @@ async fn a_password_is_not_echoed_and_a_registered_name_is_taken_over() {
     );
     other.send("who").await;
     let who = other.read_text_until("> ").await;
-    assert!(who.starts_with("1 players online:\r\n  Ann "), "{who}");
+    assert!(who.starts_with("1 player online:\r\n  Ann "), "{who}");
     server.shutdown().await;
 }
 

@@ -99,7 +99,7 @@ async fn single_keys_act_at_once_and_the_server_edits_the_line() {
     assert_eq!(ann.read_text_until("> ").await, "q\r\nBye!\r\n> ");
     ann.send_raw(b"xyz\x15who are\x17\r").await;
     let who = ann.read_text_until("> ").await;
-    assert!(who.contains("1 players online:"), "{who}");
+    assert!(who.contains("1 player online:"), "{who}");
     let erase = "\u{8} \u{8}";
     assert!(
         who.starts_with(&format!(

@@ -10,6 +10,7 @@ use std::path::Path;
 use crate::catalog::context::Context;
 use crate::codec::terminal::{Arrow, Palette};
 use crate::games::{Finish, Game, Memory, Outcome};
+use crate::text::count;
 
 /// A game just built, not yet started.
 pub type NewGame = Box<dyn Game>;
@@ -77,7 +78,11 @@ impl Board {
     pub fn describe(self, finish: &Finish) -> String {
         match self {
             Board::Moves | Board::Pushes => {
-                format!("{} moves, {} pushes", finish.moves, finish.pushes)
+                format!(
+                    "{}, {}",
+                    count(finish.moves, "move", "moves"),
+                    count(finish.pushes, "push", "pushes")
+                )
             }
             Board::Score => format!("score {}, tile {}", finish.score, finish.largest_tile),
             Board::Gold if finish.gold => {

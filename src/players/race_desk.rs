@@ -35,9 +35,8 @@ impl LocalDesk {
 
 /// What a player who joined race `race_id` is told (on the race's instance or not).
 pub fn joined_race(race_id: RaceId, label: &str, count: usize, host: &str) -> String {
-    format!(
-        "You joined race {race_id}: {label} ({count} racers). {host} starts it; leave leaves it.\n"
-    )
+    let racers = crate::text::count(count as u64, "racer", "racers");
+    format!("You joined race {race_id}: {label} ({racers}). {host} starts it; leave leaves it.\n")
 }
 
 impl RaceDesk for LocalDesk {

@@ -222,9 +222,9 @@ impl<K: Copy + Eq + Hash + Debug, I: Clone + Debug> Races<K, I> {
             return Err(JoinError::Full(race_id));
         }
         let line = format!(
-            "[race {race_id}] {} joined ({} racers).",
+            "[race {race_id}] {} joined ({}).",
             member.name,
-            race.racers.len() + 1
+            racers(race.racers.len() + 1)
         );
         let notice = Notice {
             to: race.hearers(Some(member.id)),
@@ -256,8 +256,8 @@ impl<K: Copy + Eq + Hash + Debug, I: Clone + Debug> Races<K, I> {
             Phase::Open => {
                 race.racers.retain(|racer| racer.member.id != id);
                 let line = format!(
-                    "[race {race_id}] {name} left ({} racers).",
-                    race.racers.len()
+                    "[race {race_id}] {name} left ({}).",
+                    racers(race.racers.len())
                 );
                 notices.push(Notice {
                     to: race.hearers(Some(id)),
@@ -544,6 +544,11 @@ impl<K: Copy + Eq + Hash + Debug, I: Clone + Debug> Races<K, I> {
     }
 }
 
+/// `N racers`, or `1 racer`.
+fn racers(n: usize) -> String {
+    crate::text::count(n as u64, "racer", "racers")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -738,7 +743,7 @@ mod tests {
         assert_eq!(
             lines(&mut bob),
             [
-                format!("[race {id}] ann left (1 racers)."),
+                format!("[race {id}] ann left (1 racer)."),
                 format!("[race {id}] bob is the host now: start starts the race.")
             ]
         );

@@ -9,6 +9,7 @@ use std::fmt::Write as _;
 use crate::catalog::table::{Board, GameKind};
 use crate::games::{Finish, Outcome};
 use crate::store::{Listed, Ranked, RecordingState, Stats, Store, StoreError};
+use crate::text::count;
 
 /// Recordings listed by `recordings`.
 pub const LISTED: u32 = 20;
@@ -136,7 +137,11 @@ fn top(kind: &GameKind, level: &str, board: Board, rows: &[Ranked], text: &mut S
     for (place, row) in rows.iter().enumerate() {
         let what = match board {
             Board::Moves | Board::Pushes => {
-                format!("{} moves, {} pushes", row.moves, row.pushes)
+                format!(
+                    "{}, {}",
+                    count(row.moves, "move", "moves"),
+                    count(row.pushes, "push", "pushes")
+                )
             }
             Board::Score => format!("score {}, tile {}", row.score, row.largest_tile),
             Board::Gold => format!("{} wins, best in {} actions", row.wins, row.moves),

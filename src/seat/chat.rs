@@ -18,7 +18,10 @@ impl Seat {
     /// `who`.
     pub fn who(&self) -> String {
         let lines = self.services.registry.who();
-        let mut text = format!("{} players online:\n", lines.len());
+        let mut text = format!(
+            "{} online:\n",
+            crate::text::count(lines.len() as u64, "player", "players")
+        );
         for line in lines {
             let _ = write!(
                 text,

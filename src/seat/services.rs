@@ -127,7 +127,10 @@ impl Services {
         let line = Message::Line(Arc::from(format!("[{admin} to everyone] {text}")));
         let reached = self.registry.broadcast(&line);
         tracing::info!(%admin, reached, "broadcast");
-        format!("Sent to {reached} players.")
+        format!(
+            "Sent to {}.",
+            crate::text::count(reached as u64, "player", "players")
+        )
     }
 
     /// `kick`, by `admin` (checked by the caller), of the player called `name`, told
