@@ -31,7 +31,7 @@ async fn race_of_three(
     let game_words = label.split(" (time").next().unwrap_or(label);
     assert!(listed.contains(game_words), "{listed}");
     assert!(listed.contains("host ann"), "{listed}");
-    assert!(listed.contains("1 racers, waiting"), "{listed}");
+    assert!(listed.contains("1 racer, waiting"), "{listed}");
     assert_eq!(
         ask(bob, "join 1", "> ").await,
         format!("You joined race 1: {label} (2 racers). ann starts it; leave leaves it.\r\n> ")

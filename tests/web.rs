@@ -391,7 +391,7 @@ async fn the_live_table_and_a_watched_board_stream_as_events() {
     ann.read_text_until("Enter command: ").await;
     let row = table
         .until("sessions", |json| {
-            json.contains("\"progress\":\"0/2 boxes, 1 moves\"")
+            json.contains("\"progress\":\"0/2 boxes, 1 move\"")
         })
         .await;
     let snapshot: serde_json::Value = serde_json::from_str(&row).expect("JSON");

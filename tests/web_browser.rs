@@ -119,7 +119,7 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
     ann.send("w1").await;
     ann.read_text_until("Enter command: ").await;
     browser
-        .wait_for_text("#sessions tbody", "0/2 boxes, 1 moves", WAIT)
+        .wait_for_text("#sessions tbody", "0/2 boxes, 1 move", WAIT)
         .await;
     browser.screenshot("live").await;
 

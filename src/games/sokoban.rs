@@ -283,10 +283,10 @@ impl Game for Sokoban {
 /// How far a game of boxes has got (Sokoban's and Star Pusher's alike), in its own
 /// words: `2/4 boxes, 12 moves`, `solved, 12 moves`.
 pub(super) fn how_far(progress: &Progress, (placed, needed): (usize, usize)) -> String {
-    let moves = progress.moves;
+    let moves = super::progress::moves(progress.moves);
     match progress.ended {
-        Some(Outcome::Solved) => format!("solved, {moves} moves"),
-        _ => format!("{placed}/{needed} boxes, {moves} moves"),
+        Some(Outcome::Solved) => format!("solved, {moves}"),
+        _ => format!("{placed}/{needed} boxes, {moves}"),
     }
 }
 
@@ -299,7 +299,11 @@ pub(super) fn news(
     time: impl FnOnce() -> String,
 ) -> Option<String> {
     if before.ended.is_none() && after.ended.is_some() {
-        return Some(format!("solved it in {}: {} moves.", time(), after.moves));
+        return Some(format!(
+            "solved it in {}: {}.",
+            time(),
+            super::progress::moves(after.moves)
+        ));
     }
     match before.placed {
         Some((was, _)) if placed > was => Some(format!("placed a box ({placed}/{needed}).")),

@@ -346,8 +346,8 @@ impl<K: Copy + Eq + Hash + Debug, I: Clone + Debug> Races<K, I> {
         }
         race.phase = Phase::Running(now);
         let line = format!(
-            "[race {race_id}] Go! {} racers{}.",
-            race.racers.len(),
+            "[race {race_id}] Go! {}{}.",
+            racers(race.racers.len()),
             limit_words(race.limit)
         );
         let racers: Vec<I> = race
@@ -797,7 +797,7 @@ mod tests {
         deliver(notices);
         assert_eq!(
             lines(&mut teacher),
-            [format!("[race {}] Go! 1 racers (time 5m00s).", opened.id)]
+            [format!("[race {}] Go! 1 racer (time 5m00s).", opened.id)]
         );
         // Time runs out: the student still playing is stopped, and everyone gets places.
         let notices = races.time_up(opened.id);
@@ -884,7 +884,7 @@ mod tests {
             .unwrap();
         assert!(
             table.starts_with(&format!(
-                "Race {id}: sokoban classic, waiting for host to start it; 1 racers.\n"
+                "Race {id}: sokoban classic, waiting for host to start it; 1 racer.\n"
             )),
             "{table}"
         );
@@ -919,7 +919,7 @@ mod tests {
         );
         assert_eq!(
             news(&tiles(1024, false), &tiles(2048, true), second).as_deref(),
-            Some("reached 2048 in 1s: score 10, 1 moves.")
+            Some("reached 2048 in 1s: score 10, 1 move.")
         );
         let gold = |gold| Progress {
             gold: Some(gold),

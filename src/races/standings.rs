@@ -116,9 +116,9 @@ impl<K: Copy + Eq + Hash + Debug, I: Clone + Debug> Race<K, I> {
             Phase::Open => {
                 let _ = writeln!(
                     text,
-                    "waiting for {} to start it; {} racers.",
+                    "waiting for {} to start it; {}.",
                     self.host.name,
-                    self.racers.len()
+                    crate::text::count(self.racers.len() as u64, "racer", "racers")
                 );
             }
             Phase::Running(started) => {

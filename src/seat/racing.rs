@@ -195,8 +195,11 @@ impl Seat {
             });
             let _ = writeln!(
                 text,
-                "  race {:<4} {:<28} host {:<16} {} racers, {state}{limit}",
-                race.id, race.label, race.host, race.racers
+                "  race {:<4} {:<28} host {:<16} {}, {state}{limit}",
+                race.id,
+                race.label,
+                race.host,
+                crate::text::count(race.racers as u64, "racer", "racers")
             );
         }
         text

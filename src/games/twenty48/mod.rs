@@ -491,8 +491,10 @@ pub(super) fn how_far(progress: &Progress, tiles: Tiles) -> String {
         None => String::new(),
     };
     format!(
-        "{reached}score {}, tile {}, {} moves",
-        tiles.score, tiles.largest, progress.moves
+        "{reached}score {}, tile {}, {}",
+        tiles.score,
+        tiles.largest,
+        super::progress::moves(progress.moves)
     )
 }
 
@@ -509,11 +511,11 @@ pub(super) fn news(
         match after.ended {
             Some(Outcome::Won) => {
                 return Some(format!(
-                    "reached {} in {}: score {}, {} moves.",
+                    "reached {} in {}: score {}, {}.",
                     tiles.win,
                     time(),
                     tiles.score,
-                    after.moves
+                    super::progress::moves(after.moves)
                 ))
             }
             Some(_) => {

@@ -301,14 +301,14 @@ impl Game for Wumpus {
 /// How far a wumpus game has got, in its own words: `has the gold, 8 actions`, `out
 /// with the gold, 12 actions`, `died, 5 actions`.
 pub(super) fn how_far(progress: &Progress) -> String {
-    let moves = progress.moves;
+    let actions = super::progress::count(progress.moves, "action", "actions");
     let gold = progress.gold == Some(true);
     match (progress.ended, gold) {
-        (Some(Outcome::Won), _) => format!("out with the gold, {moves} actions"),
-        (Some(Outcome::Died), _) => format!("died, {moves} actions"),
-        (Some(_), _) => format!("out without the gold, {moves} actions"),
-        (None, true) => format!("has the gold, {moves} actions"),
-        (None, false) => format!("{moves} actions"),
+        (Some(Outcome::Won), _) => format!("out with the gold, {actions}"),
+        (Some(Outcome::Died), _) => format!("died, {actions}"),
+        (Some(_), _) => format!("out without the gold, {actions}"),
+        (None, true) => format!("has the gold, {actions}"),
+        (None, false) => actions,
     }
 }
 
@@ -319,16 +319,13 @@ pub(super) fn news(
     after: &Progress,
     time: impl FnOnce() -> String,
 ) -> Option<String> {
-    let moves = after.moves;
+    let actions = super::progress::count(after.moves, "action", "actions");
     if before.ended.is_none() {
         match after.ended {
             Some(Outcome::Won) => {
-                return Some(format!(
-                    "came out with the gold in {}: {moves} actions.",
-                    time()
-                ))
+                return Some(format!("came out with the gold in {}: {actions}.", time()))
             }
-            Some(Outcome::Died) => return Some(format!("died after {moves} actions.")),
+            Some(Outcome::Died) => return Some(format!("died after {actions}.")),
             Some(_) => return Some(String::from("came out without the gold.")),
             None => {}
         }
