@@ -20,6 +20,7 @@ mod save_name;
 pub mod sokoban;
 pub mod starpusher;
 pub mod twenty48;
+mod words;
 pub mod world;
 pub mod wumpus;
 

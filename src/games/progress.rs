@@ -9,17 +9,6 @@
 
 use super::{sokoban, twenty48, wumpus, Progress, Tiles};
 
-/// `n` and its noun, singular for one: `1 move`, `12 moves` (`crate::text::count`,
-/// which `games/` may not use).
-pub(super) fn count(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// `1 move`, `N moves`.
-pub(super) fn moves(n: u64) -> String {
-    count(n, "move", "moves")
-}
-
 /// The part of a [`Progress`] its game filled.
 enum Part {
     /// Boxes on goals, and how many the level needs there (Sokoban, Star Pusher).

@@ -283,7 +283,7 @@ impl Game for Sokoban {
 /// How far a game of boxes has got (Sokoban's and Star Pusher's alike), in its own
 /// words: `2/4 boxes, 12 moves`, `solved, 12 moves`.
 pub(super) fn how_far(progress: &Progress, (placed, needed): (usize, usize)) -> String {
-    let moves = super::progress::moves(progress.moves);
+    let moves = super::words::moves(progress.moves);
     match progress.ended {
         Some(Outcome::Solved) => format!("solved, {moves}"),
         _ => format!("{placed}/{needed} boxes, {moves}"),
@@ -302,7 +302,7 @@ pub(super) fn news(
         return Some(format!(
             "solved it in {}: {}.",
             time(),
-            super::progress::moves(after.moves)
+            super::words::moves(after.moves)
         ));
     }
     match before.placed {

@@ -494,7 +494,7 @@ pub(super) fn how_far(progress: &Progress, tiles: Tiles) -> String {
         "{reached}score {}, tile {}, {}",
         tiles.score,
         tiles.largest,
-        super::progress::moves(progress.moves)
+        super::words::moves(progress.moves)
     )
 }
 
@@ -515,7 +515,7 @@ pub(super) fn news(
                     tiles.win,
                     time(),
                     tiles.score,
-                    super::progress::moves(after.moves)
+                    super::words::moves(after.moves)
                 ))
             }
             Some(_) => {

@@ -301,7 +301,7 @@ impl Game for Wumpus {
 /// How far a wumpus game has got, in its own words: `has the gold, 8 actions`, `out
 /// with the gold, 12 actions`, `died, 5 actions`.
 pub(super) fn how_far(progress: &Progress) -> String {
-    let actions = super::progress::count(progress.moves, "action", "actions");
+    let actions = super::words::count(progress.moves, "action", "actions");
     let gold = progress.gold == Some(true);
     match (progress.ended, gold) {
         (Some(Outcome::Won), _) => format!("out with the gold, {actions}"),
@@ -319,7 +319,7 @@ pub(super) fn news(
     after: &Progress,
     time: impl FnOnce() -> String,
 ) -> Option<String> {
-    let actions = super::progress::count(after.moves, "action", "actions");
+    let actions = super::words::count(after.moves, "action", "actions");
     if before.ended.is_none() {
         match after.ended {
             Some(Outcome::Won) => {
