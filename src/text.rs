@@ -13,8 +13,7 @@ use std::time::{Duration, UNIX_EPOCH};
 
 /// `n` and the noun for it: `1 player`, `2 players`, `0 players` (`one` and `many` are
 /// the noun's singular and plural). A class reads `1 players online:` as a mistake.
-pub fn count(n: impl Into<u64>, one: &str, many: &str) -> String {
-    let n = n.into();
+pub fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
@@ -160,9 +159,9 @@ mod tests {
 
     #[test]
     fn one_is_singular_and_every_other_count_plural() {
-        assert_eq!(count(1u32, "player", "players"), "1 player");
-        assert_eq!(count(0u32, "player", "players"), "0 players");
-        assert_eq!(count(2u64, "move", "moves"), "2 moves");
+        assert_eq!(count(1, "player", "players"), "1 player");
+        assert_eq!(count(0, "player", "players"), "0 players");
+        assert_eq!(count(2, "move", "moves"), "2 moves");
     }
 
     #[test]

@@ -22,7 +22,7 @@ use crate::players::ids::SessionId;
 /// The clock's step: an alarm rings at most this late.
 pub const TICK: Duration = Duration::from_millis(50);
 
-const TICK_MS: u64 = 50;
+const TICK_MS: u64 = TICK.as_millis() as u64;
 
 /// When each session's alarm is due, in steps since the clock started.
 #[derive(Debug)]

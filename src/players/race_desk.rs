@@ -35,7 +35,7 @@ impl LocalDesk {
 
 /// What a player who joined race `race_id` is told (on the race's instance or not).
 pub fn joined_race(race_id: RaceId, label: &str, count: usize, host: &str) -> String {
-    let racers = crate::text::count(count as u64, "racer", "racers");
+    let racers = crate::races::standings::racers(count);
     format!("You joined race {race_id}: {label} ({racers}). {host} starts it; leave leaves it.\n")
 }
 

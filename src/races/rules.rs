@@ -31,7 +31,7 @@ pub use crate::races::ids::{
     JoinError, Listed, Member, Notice, RaceGame, RaceId, StartError, Tell, MAX_RACERS,
 };
 pub use crate::races::standings::{clock, how_far, limit_words, milestone};
-use crate::races::standings::{describe, news, Phase, Race, Racer, State, WATCHED_ROWS};
+use crate::races::standings::{describe, news, racers, Phase, Race, Racer, State, WATCHED_ROWS};
 
 /// Every race of the server, and who is in which.
 #[derive(Debug)]
@@ -542,11 +542,6 @@ impl<K: Copy + Eq + Hash + Debug, I: Clone + Debug> Races<K, I> {
         self.watching.retain(|_, race| *race != race_id);
         Some(race)
     }
-}
-
-/// `N racers`, or `1 racer`.
-fn racers(n: usize) -> String {
-    crate::text::count(n as u64, "racer", "racers")
 }
 
 #[cfg(test)]

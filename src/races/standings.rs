@@ -118,7 +118,7 @@ impl<K: Copy + Eq + Hash + Debug, I: Clone + Debug> Race<K, I> {
                     text,
                     "waiting for {} to start it; {}.",
                     self.host.name,
-                    crate::text::count(self.racers.len() as u64, "racer", "racers")
+                    racers(self.racers.len())
                 );
             }
             Phase::Running(started) => {
@@ -213,4 +213,9 @@ pub fn limit_words(limit: Option<Duration>) -> String {
 /// A duration as the standings show it: `42s`, `1m05s`, `1h02m` ([`crate::text::clock`]).
 pub fn clock(duration: Duration) -> String {
     crate::text::clock(duration)
+}
+
+/// `N racers`, or `1 racer`: how every line and list of races counts its racers.
+pub fn racers(n: usize) -> String {
+    crate::text::count(u64::try_from(n).unwrap_or(u64::MAX), "racer", "racers")
 }

@@ -20,7 +20,11 @@ impl Seat {
         let lines = self.services.registry.who();
         let mut text = format!(
             "{} online:\n",
-            crate::text::count(lines.len() as u64, "player", "players")
+            crate::text::count(
+                u64::try_from(lines.len()).unwrap_or(u64::MAX),
+                "player",
+                "players"
+            )
         );
         for line in lines {
             let _ = write!(

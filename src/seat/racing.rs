@@ -199,7 +199,7 @@ impl Seat {
                 race.id,
                 race.label,
                 race.host,
-                crate::text::count(race.racers as u64, "racer", "racers")
+                crate::races::standings::racers(race.racers)
             );
         }
         text

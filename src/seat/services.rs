@@ -129,7 +129,11 @@ impl Services {
         tracing::info!(%admin, reached, "broadcast");
         format!(
             "Sent to {}.",
-            crate::text::count(reached as u64, "player", "players")
+            crate::text::count(
+                u64::try_from(reached).unwrap_or(u64::MAX),
+                "player",
+                "players"
+            )
         )
     }
 
