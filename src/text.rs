@@ -9,12 +9,76 @@
 //!
 //! This module imports nothing of the crate: it sits just above `games/`.
 
+use std::borrow::Cow;
 use std::time::{Duration, UNIX_EPOCH};
 
 /// `n` and the noun for it: `1 player`, `2 players`, `0 players` (`one` and `many` are
 /// the noun's singular and plural). A class reads `1 players online:` as a mistake.
 pub fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The width every line the server writes fits in (boards wider than it aside): an
+/// 80-column terminal, the width a telnet window opens with.
+pub const COLUMNS: usize = 80;
+
+/// `text` with each line longer than `width` characters broken at spaces into lines
+/// that fit, the continuations starting with `indent`; a word longer than a whole line
+/// is broken where the line ends. Line endings are kept as they are.
+pub fn wrap<'a>(text: &'a str, width: usize, indent: &str) -> Cow<'a, str> {
+    // Most text fits (a chat line, a race's news): it is then not copied.
+    if text.len() <= width || text.lines().all(|line| line.chars().count() <= width) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for line in text.split_inclusive('\n') {
+        let (body, end) = match line.strip_suffix('\n') {
+            Some(body) => (body, "\n"),
+            None => (line, ""),
+        };
+        if body.chars().count() <= width {
+            out.push_str(line);
+            continue;
+        }
+        // The line's own indent stays; the words after it wrap.
+        let words = body.trim_start_matches(' ');
+        let lead = &body[..body.len() - words.len()];
+        out.push_str(lead);
+        let mut column = lead.len();
+        let mut first = true;
+        for word in words.split(' ') {
+            let length = word.chars().count();
+            if !first && column + 1 + length > width {
+                out.push('\n');
+                out.push_str(indent);
+                column = indent.chars().count();
+            } else if !first {
+                out.push(' ');
+                column += 1;
+            }
+            first = false;
+            for c in word.chars() {
+                if column >= width {
+                    out.push('\n');
+                    out.push_str(indent);
+                    column = indent.chars().count();
+                }
+                out.push(c);
+                column += 1;
+            }
+        }
+        out.push_str(end);
+    }
+    Cow::Owned(out)
+}
+
+/// `text` (one line) cut to at most `width` characters, a cut shown by `...` at its end.
+pub fn fit(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        return text.to_string();
+    }
+    let kept: String = text.chars().take(width.saturating_sub(3)).collect();
+    format!("{kept}...")
 }
 
 /// How finely a duration between a minute and an hour is worded: under a minute it is
@@ -162,6 +226,34 @@ mod tests {
         assert_eq!(count(1, "player", "players"), "1 player");
         assert_eq!(count(0, "player", "players"), "0 players");
         assert_eq!(count(2, "move", "moves"), "2 moves");
+    }
+
+    #[test]
+    fn long_lines_wrap_at_spaces_and_short_ones_stay() {
+        assert_eq!(wrap("short\n", 10, "  "), "short\n");
+        assert_eq!(
+            wrap("one two three four\nfive\n", 9, "  "),
+            "one two\n  three\n  four\nfive\n"
+        );
+        assert_eq!(wrap("abcdefghijk", 4, ""), "abcd\nefgh\nijk");
+        assert_eq!(wrap("  ab cd ef\n", 8, "    "), "  ab cd\n    ef\n");
+        let long = "Race 1 is open: 2048 seed=3566317091387551262. Others join with: join 1. Type start when everyone is in.\n";
+        let wrapped = wrap(long, COLUMNS, "  ");
+        assert!(
+            wrapped.lines().all(|line| line.len() <= COLUMNS),
+            "{wrapped}"
+        );
+        assert_eq!(wrapped.replace("\n  ", " "), long);
+    }
+
+    #[test]
+    fn fit_cuts_with_dots() {
+        assert_eq!(fit("sokoban classic", 20), "sokoban classic");
+        assert_eq!(
+            fit("2048 seed=12345678901234567890", 16),
+            "2048 seed=123..."
+        );
+        assert_eq!(fit("2048 seed=12345678901234567890", 16).len(), 16);
     }
 
     #[test]

@@ -24,7 +24,7 @@ async fn race_of_three(
 ) -> [String; 3] {
     assert_eq!(
         ask(ann, &format!("race {game}"), "> ").await,
-        format!("Race 1 is open: {label}. Others join with: join 1. Type start when everyone is in.\r\n> ")
+        format!("Race 1 is open: {label}.\r\nOthers join with: join 1. Type start when everyone is in.\r\n> ")
     );
     let listed = ask(bob, "races", "> ").await;
     assert!(listed.starts_with("Races:\r\n  race 1 "), "{listed}");
@@ -509,7 +509,7 @@ async fn teachers_commands_for_admins_only() {
     let opened = ask(&mut teacher, "race starpusher arcade 1 all", "> ").await;
     assert_eq!(
         opened,
-        "Race 1 is open: starpusher arcade 1 only. 2 players in the lobby were invited; type start when they are in, watch race 1 to follow it.\r\n> "
+        "Race 1 is open: starpusher arcade 1 only.\r\n2 players in the lobby were invited; type start when they are in,\r\nwatch race 1 to follow it.\r\n> "
     );
     for client in [&mut ann, &mut bob] {
         assert_eq!(

@@ -36,12 +36,12 @@ async fn a_dropped_game_is_resumed_finished_ranked_and_replayed() {
     let (ranked, played) = top.rsplit_once("  (").unwrap_or_else(|| panic!("{top}"));
     assert_eq!(
         ranked,
-        "wumpus classic, most wins with the gold, then fewest actions:\r\n   1. ann              1 wins, best in 18 actions"
+        "wumpus classic, most wins with the gold, then fewest actions:\r\n   1. ann              1 win, best in 18 actions"
     );
     assert!(played.ends_with("s)\r\n> "), "{top}");
     ann.send("stats").await;
     let stats = ann.read_text_until("> ").await;
-    assert!(stats.starts_with("ann: 1 games recorded, "), "{stats}");
+    assert!(stats.starts_with("ann: 1 game recorded, "), "{stats}");
     assert!(
         stats.contains("wumpus classic: out with the gold in 18 actions"),
         "{stats}"

@@ -226,7 +226,7 @@ async fn a_teacher_races_three_students_on_telnet() {
     let opened = teacher.read_text_until("> ").await;
     assert!(
         opened.starts_with(
-            "Race 1 is open: starpusher arcade 2 only. 3 players in the lobby were invited;"
+            "Race 1 is open: starpusher arcade 2 only.\r\n3 players in the lobby were invited;"
         ),
         "{opened}"
     );

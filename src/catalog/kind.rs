@@ -5,6 +5,7 @@
 //! A row's functions may read the disk (a saved wumpus world, the list of saves): the
 //! caller runs them off the event loop.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use crate::catalog::context::Context;
@@ -151,6 +152,19 @@ pub struct Keys {
     /// The line each arrow key stands for, in both modes: up, down, right, left (empty:
     /// the arrow does nothing here).
     pub arrows: [&'static str; 4],
+    /// With keys on, the line of the game's help that is wrong then (a key that acts
+    /// at once cannot be followed by a count: `d3` is `d`, then `3`), and the lines
+    /// that say what to type instead. `None`: the game's help holds in both modes.
+    pub help: Option<KeysHelp>,
+}
+
+/// A line of a game's help and what replaces it with keys on.
+#[derive(Debug, Clone, Copy)]
+pub struct KeysHelp {
+    /// The line as the game's help has it, line ending included.
+    pub typed: &'static str,
+    /// The lines instead, with keys on.
+    pub keys: &'static str,
 }
 
 impl Keys {
@@ -163,6 +177,14 @@ impl Keys {
             Arrow::Left => self.arrows[3],
         };
         (!line.is_empty()).then_some(line)
+    }
+
+    /// The game's help `game_help` as it holds with keys on (`keys_on`) or off.
+    pub fn game_help(&self, game_help: &'static str, keys_on: bool) -> Cow<'static, str> {
+        match self.help {
+            Some(help) if keys_on => Cow::Owned(game_help.replace(help.typed, help.keys)),
+            _ => Cow::Borrowed(game_help),
+        }
     }
 }
 

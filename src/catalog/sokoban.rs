@@ -6,7 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::catalog::context::Context;
-use crate::catalog::kind::{Board, GameKind, Keys, LoadScript, NewGame, Usage, NO_MEMORY};
+use crate::catalog::kind::{
+    Board, GameKind, Keys, KeysHelp, LoadScript, NewGame, Usage, NO_MEMORY,
+};
 use crate::catalog::start::{boxed, first_or, read_level_file, unknown_level};
 use crate::codec::terminal::Palette;
 use crate::games::sokoban::{self, Sokoban};
@@ -42,6 +44,11 @@ pub(super) const ROW: GameKind = GameKind {
             _ => None,
         },
         arrows: ["w1", "s1", "d1", "a1"],
+        help: Some(KeysHelp {
+            typed: "  wN aN sN dN   walk N steps up, left, down or right, pushing boxes (d3, w10)\n",
+            keys: "  w a s d       one step up, left, down or right at once (and the arrow keys)\n  \
+                   WN AN SN DN   walk N steps, typed in capitals with Enter (D3, W10, S0)\n",
+        }),
     },
     palette: Some(Palette::Squares(&sokoban::GLYPHS)),
 };

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::catalog::context::Context;
-use crate::catalog::kind::{Board, GameKind, Keys, NewGame, Usage, NO_MEMORY};
+use crate::catalog::kind::{Board, GameKind, Keys, KeysHelp, NewGame, Usage, NO_MEMORY};
 use crate::catalog::levels::{self, LevelFile};
 use crate::catalog::start::{boxed, read_level_file};
 use crate::codec::terminal::Palette;
@@ -49,6 +49,11 @@ pub(super) const ROW: GameKind = GameKind {
             _ => None,
         },
         arrows: ["w", "s", "d", "a"],
+        help: Some(KeysHelp {
+            typed: "  w a s d [N]   walk or push up, left, down, right; d3 walks three steps\n",
+            keys: "  w a s d       walk or push one step at once (and the arrow keys)\n  \
+                   W A S D N     walk N steps, typed in capitals with Enter: D3 walks three\n",
+        }),
     },
     palette: Some(Palette::Squares(&starpusher::GLYPHS)),
 };

@@ -63,6 +63,27 @@ mod tests {
     }
 
     #[test]
+    fn help_with_keys_on_replaces_a_line_the_game_really_has_and_fits_80_columns() {
+        for kind in GAMES {
+            let game = (kind.start)(&[], &context()).unwrap();
+            let typed = game.help();
+            let keys = kind.keys.game_help(typed, true);
+            if let Some(help) = kind.keys.help {
+                assert!(typed.contains(help.typed), "{}: {typed}", kind.name);
+                assert!(!keys.contains(help.typed) && keys.contains(help.keys));
+                // A key that acts at once cannot take a count: no `d3` is offered.
+                assert!(!keys.contains("d3"), "{}: {keys}", kind.name);
+            } else {
+                assert_eq!(keys, typed);
+            }
+            assert_eq!(kind.keys.game_help(typed, false), typed);
+            for line in typed.lines().chain(keys.lines()) {
+                assert!(line.chars().count() <= 80, "{}: {line}", kind.name);
+            }
+        }
+    }
+
+    #[test]
     fn every_game_that_loads_files_takes_one_on_the_command_line() {
         let dir = tempfile::tempdir().unwrap();
         let files = [

@@ -56,6 +56,7 @@ pub(super) const ROW: GameKind = GameKind {
             KEYS.iter().copied().find(|k| k.starts_with(key))
         },
         arrows: ["w", "s", "d", "a"],
+        help: None,
     },
     palette: Some(Palette::Tiles(&['┌', '│', '├', '└', '+', '|'])),
 };

@@ -46,6 +46,7 @@ pub(super) const ROW: GameKind = GameKind {
     keys: Keys {
         instant: |_| None,
         arrows: ["move forward", "", "turn right", "turn left"],
+        help: None,
     },
     palette: None,
 };

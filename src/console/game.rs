@@ -9,6 +9,7 @@ use crate::players::registry::Place;
 use crate::races::rules::RaceId;
 use crate::records::recorder::Tape;
 use crate::records::recording;
+use crate::seat::Seat;
 
 use super::jobs::{FileWork, Job, Work};
 use super::resume::Resumed;
@@ -102,6 +103,12 @@ impl Console {
         });
         self.note_finish();
         if let Some(seat) = &mut self.seat {
+            // No one watches a game that just began: the hint is the player's alone.
+            let hint = if seat.uses_extensions() {
+                format!("{}\n", lobby::IN_GAMES)
+            } else {
+                String::new()
+            };
             match race {
                 Some(race) => {
                     let mut before = String::from("\n");
@@ -109,12 +116,15 @@ impl Console {
                         before.push_str(&text);
                     }
                     seat.racing(race);
-                    reply.text = format!("{before}Race {race}: go!\n{}", reply.text);
+                    reply.text = format!("{before}Race {race}: go!\n{hint}{}", reply.text);
                 }
-                None => seat.set_place(Place::Game {
-                    game: kind.name,
-                    label,
-                }),
+                None => {
+                    reply.text.insert_str(0, &hint);
+                    seat.set_place(Place::Game {
+                        game: kind.name,
+                        label,
+                    });
+                }
             }
         }
         let reply = self.race_step(reply);
@@ -148,9 +158,19 @@ impl Console {
             tape.input(line);
         }
         let reply = playing.game.handle(line, &mut self.memory);
-        self.note_finish();
+        let finished = self.note_finish();
         let reply = self.race_step(reply);
-        self.after_reply(reply)
+        let mut outcome = self.after_reply(reply);
+        if finished && self.seat.as_mut().is_some_and(Seat::take_guest_note) {
+            if let Outcome::Send(text) = &mut outcome {
+                // Before the prompt, after what the game said: the player's alone.
+                let at = text
+                    .strip_suffix(self.prompt())
+                    .map_or(text.len(), str::len);
+                text.insert_str(at, &format!("{}\n", lobby::GUEST_RESULT));
+            }
+        }
+        outcome
     }
 
     /// Put before `text` what the player must be told about the game's recording (it
@@ -166,16 +186,19 @@ impl Console {
         }
     }
 
-    /// Keep what the game reached with the last reply, if anything.
-    pub(super) fn note_finish(&mut self) {
+    /// Keep what the game reached with the last reply, if anything; whether it
+    /// reached something (a result, for a player with a name).
+    pub(super) fn note_finish(&mut self) -> bool {
         let Some(playing) = &mut self.game else {
-            return;
+            return false;
         };
-        if let Some(finish) = playing.game.take_finish() {
-            if let Some(tape) = &mut playing.tape {
-                tape.finish(finish);
-            }
+        let Some(finish) = playing.game.take_finish() else {
+            return false;
+        };
+        if let Some(tape) = &mut playing.tape {
+            tape.finish(finish);
         }
+        true
     }
 
     /// Act on a game's reply: what to send, and whether the game is over. Watchers see
@@ -237,8 +260,12 @@ impl Console {
         }
         // The recording's memory: what the game showed before is what it shows.
         self.memory = memory;
+        let hint = match &self.seat {
+            Some(seat) if seat.uses_extensions() => format!("{}\n", lobby::IN_GAMES),
+            _ => String::new(),
+        };
         let text = format!(
-            "Your {} game, as you left it.\n{}",
+            "Your {} game, as you left it.\n{hint}{}",
             kind.name,
             game.view(&self.memory)
         );

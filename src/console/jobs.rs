@@ -108,6 +108,10 @@ pub(super) enum FileWork {
 /// What a [`Job`] gave, for [`Console::finish`](super::Console::finish).
 pub struct Done(pub(super) Finished);
 
+/// How long `top`, `stats` and `recordings` wait for what was played before them to
+/// be written; past it (the database is slow or down) they answer with what is there.
+const QUERY_FLUSH_WAIT: Duration = Duration::from_secs(2);
+
 /// What the work gave.
 pub(super) enum Finished {
     Started {
@@ -252,10 +256,16 @@ fn owned_by<'c>(context: &'c Context, saves: Option<&str>) -> Cow<'c, Context> {
 impl StoreWork {
     async fn run(self, services: Services, context: Arc<Context>) -> Finished {
         match self {
-            StoreWork::Query(query) => match query.run(&services.store).await {
-                Ok(text) => Finished::Listed(text),
-                Err(error) => Finished::Listed(format!("{}.\n", seat::store_failed(&error))),
-            },
+            StoreWork::Query(query) => {
+                // What was played up to now is in the answer: a game just ended is
+                // listed as ended, with its lines, and its result counted (the writer
+                // writes once a second; one flush serves everyone who asks at once).
+                services.recorder.flush(QUERY_FLUSH_WAIT).await;
+                match query.run(&services.store).await {
+                    Ok(text) => Finished::Listed(text),
+                    Err(error) => Finished::Listed(format!("{}.\n", seat::store_failed(&error))),
+                }
+            }
             StoreWork::Replay {
                 id,
                 speed,

@@ -6,6 +6,7 @@
 //! ([`crate::catalog::table`]).
 
 use crate::catalog::table::GameKind;
+use crate::text::{wrap, COLUMNS};
 
 /// The lobby prompt (no line ending).
 pub const PROMPT: &str = "> ";
@@ -13,13 +14,30 @@ pub const PROMPT: &str = "> ";
 /// Sent when a player leaves with `quit`.
 pub const GOODBYE: &str = "Goodbye.\n";
 
-/// The greeting sent on connect, ending with the lobby prompt.
+/// The greeting sent on connect, ending with the lobby prompt. It fits 80 columns,
+/// and says on the way in what a new player stumbles on otherwise (issue 30): how to
+/// get help in and out of any game, and that a guest's results are not kept.
 pub fn banner() -> String {
+    let commands = "Commands: play GAME [ARGS], levels [GAME], who, say TEXT, tell NAME TEXT, \
+                    watch NAME, name NAME, help, quit\n";
     format!(
-        "Welcome to arcade!\nGames: {}\nCommands: play GAME [ARGS], levels [GAME], who, say TEXT, tell NAME TEXT, watch NAME, name NAME, help, quit\n{PROMPT}",
-        GameKind::names()
+        "Welcome to arcade!\nGames: {}\n{}{IN_GAMES}\n{GUESTS}\n{PROMPT}",
+        GameKind::names(),
+        wrap(commands, COLUMNS, "  "),
     )
 }
+
+/// The banner's line, and the one a player who uses section 7's commands gets on
+/// entering a game: every game leaves and helps on its own word, these work in all.
+pub const IN_GAMES: &str = "/help lists this game's commands, /leave goes back to the lobby.";
+
+/// The banner's word to guests: only a chosen name keeps results (SPEC section 8).
+const GUESTS: &str = "Guests' results are not kept: take a name first (name NAME) to keep yours.";
+
+/// Told once to a guest who finished a game after using a command of section 7: the
+/// result just reached was not kept, and how to keep the next.
+pub const GUEST_RESULT: &str =
+    "Guests' results are not kept: type name NAME before your next game.";
 
 /// The one-line error for `play` without a known game.
 pub fn unknown_game(word: Option<&str>) -> String {
@@ -62,5 +80,12 @@ mod tests {
         assert!(text.contains("sokoban, starpusher, 2048, wumpus"));
         assert!(text.contains("help") && text.contains("quit"));
         assert!(text.ends_with("\n> "));
+        assert!(text.contains("/help") && text.contains("/leave"));
+        assert!(text.contains("name NAME"));
+        assert!(
+            text.lines().all(|line| line.chars().count() <= COLUMNS),
+            "{text}"
+        );
+        assert!(GUEST_RESULT.len() <= COLUMNS && IN_GAMES.len() <= COLUMNS);
     }
 }

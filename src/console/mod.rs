@@ -200,6 +200,9 @@ impl Console {
             if let (Some(_), Some(command)) = (&self.seat, line.strip_prefix('/')) {
                 return commands::in_game_line(self, command);
             }
+            if commands::is_players_help(self, line) {
+                return commands::in_game_line(self, line);
+            }
             return self.play_line(line);
         }
         let line = match &self.seat {
@@ -291,13 +294,23 @@ impl Console {
             return Outcome::Send(String::new());
         };
         match message {
-            Message::Line(line) => Outcome::Send(format!("\n{line}\n{}", self.prompt())),
+            Message::Line(line) => {
+                seat.frame_closed();
+                // A line of chat or news fits 80 columns, its continuations indented.
+                let line = crate::text::wrap(&line, crate::text::COLUMNS, "  ");
+                Outcome::Send(format!("\n{line}\n{}", self.prompt()))
+            }
             Message::Frame(frame) if seat.is_viewing() => {
                 let mut text = String::new();
                 if skipped > 0 {
                     text.push_str(&format!(
                         "\n({skipped} screens skipped: you fell behind.)\n"
                     ));
+                }
+                // A frame after the watched player's prompt starts a line of its own
+                // (the prompt is theirs: nothing follows it on a watcher's screen).
+                if seat.frame_after_prompt(&frame) && skipped == 0 {
+                    text.push('\n');
                 }
                 text.push_str(&frame);
                 Outcome::Send(text)
@@ -520,7 +533,7 @@ mod tests {
             player.send(&table, "dance").await,
             "Unknown command: dance. Type help.\n> "
         );
-        assert!(player.send(&table, "help").await.ends_with("quit               leave\nIn a game, type these with a / first (/who, /say hi); /help and /leave work in every game.\nGames:\n  sokoban [LEVEL]\n      classic Sokoban (default level: classic)\n  starpusher [COLLECTION] [LEVEL-NUMBER]\n      level collections (default: the first, level 1)\n  2048 [size=N] [win=N] [seed=N] [style=box|ascii]\n      slide and merge tiles (default: size=4 win=2048 box)\n  wumpus [WORLD]\n      the wumpus cave (default: classic; also a saved name)\n> "));
+        assert!(player.send(&table, "help").await.ends_with("quit               leave\nIn a game, type these with a / first (/who, /say hi); /help and /leave\nwork in every game.\nGames:\n  sokoban [LEVEL]\n      classic Sokoban (default level: classic)\n  starpusher [COLLECTION] [LEVEL-NUMBER]\n      level collections (default: the first, level 1)\n  2048 [size=N] [win=N] [seed=N] [style=box|ascii]\n      slide and merge tiles (default: size=4 win=2048 box)\n  wumpus [WORLD]\n      the wumpus cave (default: classic; also a saved name)\n> "));
         assert_eq!(
             player.send(&table, "levels sokoban").await,
             "sokoban: classic\n> "
@@ -854,12 +867,60 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_player_past_the_basics_gets_the_hints_and_a_script_does_not() {
+        let table = Table::new().await;
+        // A script of sections 1-6: the games' own answers, byte for byte.
+        let mut script = table.player();
+        let started = script.send(&table, "play sokoban").await;
+        assert!(started.starts_with("Welcome to Sokoban!\n"), "{started}");
+        assert!(script
+            .send(&table, "help")
+            .await
+            .starts_with("Invalid command\n"));
+        script.send(&table, "e").await;
+        // Someone who took a name: told how to get help and out, on entering; `help`
+        // without its `/` is help; a guest's result is a word, once.
+        let mut student = table.player();
+        student.send(&table, "who").await;
+        let started = student.send(&table, "play sokoban").await;
+        assert!(
+            started.starts_with(&format!("{}\nWelcome to Sokoban!\n", lobby::IN_GAMES)),
+            "{started}"
+        );
+        let help = student.send(&table, "help").await;
+        assert!(help.starts_with("Player commands, with a / first"), "{help}");
+        assert!(help.contains("  wN aN sN dN   walk N steps"), "{help}");
+        // With keys on, the game's lines say what keys do.
+        student.send(&table, "/set keys on").await;
+        let help = student.send(&table, "/help").await;
+        assert!(help.contains("  w a s d       one step"), "{help}");
+        assert!(!help.contains("(d3, w10, s0)"), "{help}");
+        student.send(&table, "/leave").await;
+        student.send(&table, "play 2048 seed=1").await;
+        let quit = student.send(&table, "q").await;
+        assert!(quit.ends_with(&format!("{}\n> ", lobby::GUEST_RESULT)), "{quit}");
+        student.send(&table, "play 2048 seed=1").await;
+        let again = student.send(&table, "q").await;
+        assert!(!again.contains(lobby::GUEST_RESULT), "once: {again}");
+        // A named player keeps results: no such word.
+        let mut named = table.player();
+        named.send(&table, "name ann").await;
+        named.send(&table, "play 2048 seed=1").await;
+        assert!(!named.send(&table, "q").await.contains(lobby::GUEST_RESULT));
+    }
+
+    #[tokio::test]
     async fn slash_commands_never_reach_the_game() {
         let table = Table::new().await;
         for (game, exit_reply) in [
             ("sokoban", "Bye!\n> "),
             ("starpusher", "Bye!\n> "),
-            ("2048 seed=1", "Bye!\n> "),
+            // A guest who used a command of section 7 hears once that results
+            // are not kept (2048's `q` is a result).
+            (
+                "2048 seed=1",
+                "Bye!\nGuests' results are not kept: type name NAME before your next game.\n> ",
+            ),
             (
                 "wumpus",
                 "dim 4 4\nplayer 0 0 1 0 1\nwumpus 3 2\ngold 3 3\npit 2 0\npit 1 2\nexit 0 0\n> ",
@@ -987,7 +1048,8 @@ mod tests {
         let board = "#######\n#.....#\n#...+.#\n##..+.#\n#--.#P#\n#######\nEnter command: ";
         assert_eq!(bob.message().await, board);
         let moved = ann.send(&table, "w1").await;
-        assert_eq!(bob.message().await, moved);
+        // The board before ended at ann's prompt: the next starts a line of its own.
+        assert_eq!(bob.message().await, format!("\n{moved}"));
         let who = ann.send(&table, "/who").await;
         assert!(
             who.contains("sokoban  ") && who.contains("1 watching"),
@@ -995,7 +1057,7 @@ mod tests {
         );
         assert!(who.contains("watching ann"), "{who}");
         assert_eq!(ann.send(&table, "e").await, "Bye!\n> ");
-        assert_eq!(bob.message().await, "Bye!\n");
+        assert_eq!(bob.message().await, "\nBye!\n");
         assert_eq!(bob.message().await, "\nann left the game.\n> ");
         assert_eq!(bob.console.prompt(), "> ");
     }

@@ -228,10 +228,10 @@ impl Sokoban {
 
 /// The commands, for `/help` (the seed's game has no help of its own: any other line is
 /// `Invalid command`).
-const HELP: &str = "\
-  wN aN sN dN   walk N steps up, left, down or right, pushing boxes (d3, w10, s0)
-  e             leave the game
-";
+const HELP: &str = concat!(
+    "  wN aN sN dN   walk N steps up, left, down or right, pushing boxes (d3, w10)\n",
+    "  e             leave the game\n",
+);
 
 impl Game for Sokoban {
     fn start(&mut self, _memory: &mut Memory) -> Reply {

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use crate::catalog::table::{Board, GameKind};
 use crate::games::{Finish, Outcome};
 use crate::store::{Listed, Ranked, RecordingState, Stats, Store, StoreError};
-use crate::text::count;
+use crate::text::{count, fit, wrap, COLUMNS};
 
 /// Recordings listed by `recordings`.
 pub const LISTED: u32 = 20;
@@ -144,7 +144,11 @@ fn top(kind: &GameKind, level: &str, board: Board, rows: &[Ranked], text: &mut S
                 )
             }
             Board::Score => format!("score {}, tile {}", row.score, row.largest_tile),
-            Board::Gold => format!("{} wins, best in {} actions", row.wins, row.moves),
+            Board::Gold => format!(
+                "{}, best in {}",
+                count(row.wins, "win", "wins"),
+                count(row.moves, "action", "actions")
+            ),
         };
         let _ = writeln!(
             text,
@@ -162,10 +166,14 @@ fn stats(key: &str, stats: &Stats) -> String {
         return format!("No games recorded for {key}.\n");
     };
     let mut text = format!(
-        "{player}: {} games recorded, {} played, {} results.\n",
-        stats.games,
+        "{player}: {} recorded, {} played, {}.\n",
+        count(stats.games, "game", "games"),
         duration(stats.played_ms),
-        stats.results.len()
+        count(
+            u64::try_from(stats.results.len()).unwrap_or(u64::MAX),
+            "result",
+            "results"
+        )
     );
     // The best per game and level by the game's main board, in the order first
     // reached.
@@ -193,7 +201,8 @@ fn stats(key: &str, stats: &Stats) -> String {
         .map(|(game, finish, _)| format!("{game} {}", level(finish)))
         .collect();
     if !solved.is_empty() {
-        let _ = writeln!(text, "Solved: {}.", solved.join(", "));
+        let line = format!("Solved: {}.\n", solved.join(", "));
+        text.push_str(&wrap(&line, COLUMNS, "  "));
     }
     if !best.is_empty() {
         text.push_str("Best results:\n");
@@ -217,6 +226,9 @@ fn recordings(key: Option<&str>, rows: &[Listed]) -> String {
             None => String::from("No recordings yet.\n"),
         };
     }
+    // Two lines a recording, so that each fits 80 columns: what a teacher scans for
+    // (who, what, how it ended, when) on the first, the level (a 2048 seed is 20
+    // digits) and the time played under it.
     let mut text = String::from("Recordings (replay ID [SPEED]):\n");
     for row in rows {
         let result = match (row.state, row.outcome) {
@@ -227,21 +239,25 @@ fn recordings(key: Option<&str>, rows: &[Listed]) -> String {
             (RecordingState::Ended, None) => "left",
         };
         let level = if row.args.is_empty() {
-            String::from("-")
+            String::from("(default level)")
         } else {
             row.args.clone()
         };
         let _ = writeln!(
             text,
-            "  {:>6}  {:<16} {:<10} {:<20} {:<10} {:>5} lines {:>8}  {}",
+            "{:>6}  {:<16} {:<10} {:<10} {:>11}  {}",
             row.id,
             row.player,
             row.game,
-            level,
             result,
-            row.inputs,
-            duration(row.duration_ms),
+            count(row.inputs, "line", "lines"),
             date(row.started_at)
+        );
+        let played = duration(row.duration_ms);
+        let _ = writeln!(
+            text,
+            "        {}  {played}",
+            fit(&level, COLUMNS - 10 - played.len())
         );
     }
     text

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::players::accounts::{clean_text, MAX_CHAT};
 use crate::players::chat_limits::{recipient_too_busy, ADDRESS_TOO_FAST};
 use crate::players::inbox::Message;
+use crate::text::{fit, COLUMNS};
 
 use super::shown::{idle, shown_name};
 use super::state::Seat;
@@ -27,17 +28,19 @@ impl Seat {
             )
         );
         for line in lines {
-            let _ = write!(
-                text,
-                "  {:<16}  {:<28}  idle {}",
-                line.name.as_str(),
-                line.place.to_string(),
-                idle(line.idle)
-            );
+            let mut after = format!("  idle {}", idle(line.idle));
             if line.watchers > 0 {
-                let _ = write!(text, "  {} watching", line.watchers);
+                let _ = write!(after, "  {} watching", line.watchers);
             }
-            text.push('\n');
+            // The place gives way (a 2048 seed is 20 digits): the row fits 80 columns.
+            let room = COLUMNS.saturating_sub(2 + 16 + 2 + after.len());
+            let width = room.min(28);
+            let _ = writeln!(
+                text,
+                "  {:<16}  {:<width$}{after}",
+                line.name.as_str(),
+                fit(&line.place.to_string(), room),
+            );
         }
         text
     }

@@ -9,6 +9,7 @@
 //! store or a slow hash comes back as [`Work`] for the console to hand out as a job.
 
 mod chat;
+mod hints;
 mod login;
 mod racing;
 mod services;

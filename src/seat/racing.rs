@@ -151,13 +151,19 @@ impl Seat {
         let id = opened.id;
         tracing::info!(race = id, host = %self.name, game = %label, all, "race opened");
         if all {
-            format!("Race {id} is open: {label}. {invited} players in the lobby were invited; type start when they are in, watch race {id} to follow it.\n")
+            let invited = match invited {
+                1 => String::from("1 player in the lobby was invited"),
+                n => format!("{n} players in the lobby were invited"),
+            };
+            let text = format!("Race {id} is open: {label}.\n{invited}; type start when they are in,\nwatch race {id} to follow it.\n");
+            crate::text::wrap(&text, crate::text::COLUMNS, "  ").into_owned()
         } else {
             self.set_place(Place::Race {
                 race: id,
                 playing: false,
             });
-            format!("Race {id} is open: {label}. Others join with: join {id}. Type start when everyone is in.\n")
+            let text = format!("Race {id} is open: {label}.\nOthers join with: join {id}. Type start when everyone is in.\n");
+            crate::text::wrap(&text, crate::text::COLUMNS, "  ").into_owned()
         }
     }
 

@@ -18,6 +18,7 @@ use crate::races::rules::RaceId;
 use crate::records::recorder::Player;
 use crate::store::Account;
 
+use super::hints::Hints;
 use super::services::Services;
 use super::shown::shown_name;
 use super::work::{Reply, Work};
@@ -71,6 +72,8 @@ pub struct Seat {
     /// This session's own pace of chat, made at its first line: most sessions never
     /// chat, and the limiter is as large as the rest of the seat's rare fields.
     pub(super) chat_limit: OnceLock<Box<DefaultDirectRateLimiter>>,
+    /// What the player has been told once, and has shown (issue 30).
+    pub(super) hints: Hints,
 }
 
 /// A registered player's game that waits for `resume`.
@@ -103,6 +106,7 @@ impl Seat {
             watching_race: None,
             away_race: None,
             chat_limit: OnceLock::new(),
+            hints: Hints::default(),
         })
     }
 
@@ -176,9 +180,12 @@ impl Seat {
                 String::from("Chat is off: type set chat on to hear others again.\n")
             }
             Setting::Chat => String::from("Chat is on.\n"),
-            Setting::Keys if on => {
-                String::from("Keys are on: asking your client to send each key as you type it.\n")
-            }
+            // Already on: nothing will be asked, so this is the answer.
+            Setting::Keys if on && self.settings.keys => String::from("Keys are on.\n"),
+            // The session asks the client now, and its answer is the one thing said
+            // (`Single keys are on...` or why not): said here too, on `nc`, it read
+            // as keys on, then off three seconds later.
+            Setting::Keys if on => String::new(),
             Setting::Keys => String::from("Keys are off: type lines and press Enter.\n"),
             Setting::Color if on => {
                 String::from("Colour is on: boards are drawn in colour, in place.\n")

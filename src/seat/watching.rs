@@ -65,6 +65,7 @@ impl Seat {
             _ => None,
         };
         self.watching = Some(Box::new((id, name, game)));
+        self.frame_closed();
         Reply::Watching(text)
     }
 

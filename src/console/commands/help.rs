@@ -1,15 +1,19 @@
 //! `help` (in a game, `/help`): the commands, built from each command's own lines in
 //! the table, in the table's order.
 //!
-//! Five lines (`race`, `races`, `join`, `start`, `who`) have always been printed
-//! without their two spaces of indent (a `\` line continuation in the old literal ate
-//! them); the commands keep them so, byte for byte, until that is decided otherwise.
+//! Every line fits 80 columns (issue 30): help is what a new player reads first. In a
+//! game, the game's own lines follow the keys mode (`d3` cannot be typed when `d`
+//! acts at once).
 
 use std::fmt::Write as _;
 
 use super::{Args, CommandSpec, Help, Place, COMMANDS};
 use crate::catalog::table::GAMES;
 use crate::console::{Console, Outcome};
+use crate::text::{wrap, COLUMNS};
+
+/// Where a command's description starts, and its continuation lines.
+const DESCRIPTION_INDENT: &str = "                     ";
 
 /// `help`.
 pub const COMMAND: CommandSpec = CommandSpec {
@@ -22,7 +26,10 @@ pub const COMMAND: CommandSpec = CommandSpec {
 
 fn run(console: &mut Console, _: Args<'_>) -> Outcome {
     let text = match &console.game {
-        Some(playing) => in_game(playing.game.help()),
+        Some(playing) => {
+            let keys_on = console.settings().keys;
+            in_game(&playing.kind.keys.game_help(playing.game.help(), keys_on))
+        }
         None => text(),
     };
     console.say(text)
@@ -55,20 +62,21 @@ pub fn text() -> String {
         _ => None,
     });
     text.push_str(&player_commands());
-    text.push_str("  ");
+    let mut admins = String::from("  for admins:        ");
     for command in COMMANDS {
         if let Help::Admin(usage) = command.help {
-            text.push_str(usage);
-            text.push_str(", ");
+            admins.push_str(usage);
+            admins.push_str(", ");
         }
     }
-    // `race ... all` is `race`'s, for admins: it ends their line.
-    text.push_str("race ... all   for admins\n");
+    // `race ... all` is `race`'s, for admins: it ends their lines.
+    admins.push_str("race ... all\n");
+    text.push_str(&wrap(&admins, COLUMNS, DESCRIPTION_INDENT));
     lines(&mut text, |help| match help {
         Help::Last(lines) => Some(lines),
         _ => None,
     });
-    text.push_str("In a game, type these with a / first (/who, /say hi); /help and /leave work in every game.\nGames:\n");
+    text.push_str("In a game, type these with a / first (/who, /say hi); /help and /leave\nwork in every game.\nGames:\n");
     // Two lines a game, so that help fits an 80-column telnet window.
     for usage in GAMES.iter().map(|kind| kind.usage) {
         let _ = writeln!(text, "  {}\n      {}", usage.args, usage.about);
@@ -99,12 +107,14 @@ mod tests {
   levels [GAME]      list what a game can load
   resume             go on with your unfinished game (registered names)
   replay ID [SPEED]  watch a recorded game again; any line stops it
-race GAME [ARGS] [time=5m]  open a race of GAME: the same game for everyone who joins
-races              the open races
-join N             join race N (leave leaves it)
-start              start the race you host
-who                who is online, where, idle for how long, watched by how many
-  say TEXT           to everyone in the same place (the lobby, or a game and its watchers)
+  race GAME [ARGS] [time=5m]
+                     open a race of GAME: the same game for everyone who joins
+  races              the open races
+  join N             join race N (leave leaves it)
+  start              start the race you host
+  who                who is online, where, idle how long, watched by how many
+  say TEXT           to everyone in the same place (the lobby, or a game
+                     and its watchers)
   tell NAME TEXT     to one player
   watch NAME         see NAME's game as it happens; any line stops watching
   watch race N       the standings of race N as they change
@@ -112,15 +122,18 @@ who                who is online, where, idle for how long, watched by how many
   register           protect your name with a password
   set [OPTION on|off]  your settings: chat, keys (single keys, for telnet: a
                      game's keys act at once on an empty line; type d3 as D3),
-                     color (boards in colour, drawn in place); quiet is set chat off
+                     color (boards in colour, drawn in place);
+                     quiet is set chat off
   top [GAME [LEVEL]] the leaderboards
   stats [NAME]       a player's results
   recordings [NAME]  recent games, with an id to replay
   standings          the standings of your race
-  broadcast TEXT, kick NAME [WHY], unregister NAME, reload, race ... all   for admins
+  for admins:        broadcast TEXT, kick NAME [WHY], unregister NAME, reload,
+                     race ... all
   help               this list
   quit               leave
-In a game, type these with a / first (/who, /say hi); /help and /leave work in every game.
+In a game, type these with a / first (/who, /say hi); /help and /leave
+work in every game.
 Games:
   sokoban [LEVEL]
       classic Sokoban (default level: classic)
@@ -133,8 +146,11 @@ Games:
 ";
 
     #[test]
-    fn help_is_the_same_byte_for_byte() {
+    fn help_is_the_same_byte_for_byte_and_fits_80_columns() {
         assert_eq!(text(), HELP);
+        for line in HELP.lines() {
+            assert!(line.chars().count() <= COLUMNS, "{line}");
+        }
     }
 
     #[test]
@@ -149,7 +165,7 @@ Games:
     #[test]
     fn in_game_help_lists_the_player_commands_then_leave_then_the_game() {
         let text = in_game("GAME HELP\n");
-        let players = &HELP[HELP.find("\nwho ").unwrap() + 1..HELP.find("  broadcast").unwrap()];
+        let players = &HELP[HELP.find("\n  who ").unwrap() + 1..HELP.find("  for admins").unwrap()];
         assert_eq!(
             text,
             format!("Player commands, with a / first in a game:\n{players}  /leave             leave this game\nThis game's commands:\nGAME HELP\n")

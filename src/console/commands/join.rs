@@ -9,7 +9,7 @@ pub const COMMAND: CommandSpec = CommandSpec {
     place: Place::LOBBY,
     admins_only: false,
     // Help has always printed this line without its indent; kept byte for byte.
-    help: Help::Lobby("join N             join race N (leave leaves it)\n"),
+    help: Help::Lobby("  join N             join race N (leave leaves it)\n"),
     run,
 };
 

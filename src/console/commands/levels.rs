@@ -48,7 +48,9 @@ pub fn text(kind: Option<&'static GameKind>, context: &Context) -> String {
         if names.is_empty() {
             let _ = writeln!(text, "{}: (no levels to choose: just play it)", kind.name);
         } else {
-            let _ = writeln!(text, "{}: {}", kind.name, names.join(", "));
+            // A class's folder may hold many: the list wraps at 80 columns.
+            let line = format!("{}: {}\n", kind.name, names.join(", "));
+            text.push_str(&crate::text::wrap(&line, crate::text::COLUMNS, "  "));
         }
     }
     text

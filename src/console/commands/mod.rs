@@ -226,6 +226,17 @@ pub(super) fn lobby_line(console: &mut Console, line: &str) -> Outcome {
     }
 }
 
+/// A game line that is the player's `help` rather than the game's: `help` typed without
+/// its `/` by a player who uses section 7's commands (three of the four games answer
+/// it with an error of their own). Scripts of sections 1-6 still get the game's answer.
+pub(super) fn is_players_help(console: &Console, line: &str) -> bool {
+    console
+        .seat
+        .as_ref()
+        .is_some_and(|seat| seat.uses_extensions())
+        && line.trim().eq_ignore_ascii_case(help::COMMAND.name)
+}
+
 /// A line typed in a game after a `/` (the `/` taken off): a command that works in
 /// games, or why not.
 pub(super) fn in_game_line(console: &mut Console, line: &str) -> Outcome {
@@ -240,14 +251,26 @@ pub(super) fn in_game_line(console: &mut Console, line: &str) -> Outcome {
             return console.say(format!("Unknown command: /{word}. Type /help.\n"));
         }
     };
+    if let Some(seat) = &mut console.seat {
+        seat.used_extension();
+    }
     if let Place::Lobby { in_game } = command.place {
         return console.say(String::from(in_game));
     }
     run(console, command, args)
 }
 
+/// The lobby's commands of SPEC section 1: a script that uses only these (and the
+/// games) sees sections 1-6 byte for byte; any other command opens the hints.
+const SECTION_ONE: [&str; 4] = ["play", "levels", "help", "quit"];
+
 /// Run `command`, if this player may.
 fn run(console: &mut Console, command: &CommandSpec, args: Args<'_>) -> Outcome {
+    if !SECTION_ONE.contains(&command.name) {
+        if let Some(seat) = &mut console.seat {
+            seat.used_extension();
+        }
+    }
     // Without a seat (`arcade play`) there is no one to check: the command itself
     // answers, as it does to everything without a seat.
     if command.admins_only && console.seat.as_ref().is_some_and(|seat| !seat.is_admin()) {

@@ -15,7 +15,7 @@ pub const COMMAND: CommandSpec = CommandSpec {
     admins_only: false,
     // Help has always printed this line without its indent; kept byte for byte.
     help: Help::Lobby(
-        "race GAME [ARGS] [time=5m]  open a race of GAME: the same game for everyone who joins\n",
+        "  race GAME [ARGS] [time=5m]\n                     open a race of GAME: the same game for everyone who joins\n",
     ),
     run,
 };

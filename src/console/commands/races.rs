@@ -9,7 +9,7 @@ pub const COMMAND: CommandSpec = CommandSpec {
     place: Place::Everywhere,
     admins_only: false,
     // Help has always printed this line without its indent; kept byte for byte.
-    help: Help::Lobby("races              the open races\n"),
+    help: Help::Lobby("  races              the open races\n"),
     run,
 };
 

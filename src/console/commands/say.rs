@@ -10,7 +10,7 @@ pub const COMMAND: CommandSpec = CommandSpec {
     place: Place::Everywhere,
     admins_only: false,
     help: Help::Player(
-        "  say TEXT           to everyone in the same place (the lobby, or a game and its watchers)\n",
+        "  say TEXT           to everyone in the same place (the lobby, or a game\n                     and its watchers)\n",
     ),
     run,
 };

@@ -10,7 +10,7 @@ pub const COMMAND: CommandSpec = CommandSpec {
     place: Place::LOBBY,
     admins_only: false,
     // Help has always printed this line without its indent; kept byte for byte.
-    help: Help::Lobby("start              start the race you host\n"),
+    help: Help::Lobby("  start              start the race you host\n"),
     run,
 };
 

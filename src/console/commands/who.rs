@@ -8,9 +8,8 @@ pub const COMMAND: CommandSpec = CommandSpec {
     name: "who",
     place: Place::Everywhere,
     admins_only: false,
-    // Help has always printed this line without its indent; kept byte for byte.
     help: Help::Player(
-        "who                who is online, where, idle for how long, watched by how many\n",
+        "  who                who is online, where, idle how long, watched by how many\n",
     ),
     run,
 };

@@ -26,12 +26,12 @@ use super::{
 
 /// The commands, for `/help` (the seed's game answers any other line with `That
 /// command had no effect.`).
-const HELP: &str = "\
-  move forward, turn left, turn right   walk and turn
-  shoot, grab, climb                    the arrow, the gold, out at the exit
-  save NAME                             keep this world to play again later
-  quit                                  leave, showing the world
-";
+const HELP: &str = concat!(
+    "  move forward, turn left, turn right   walk and turn\n",
+    "  shoot, grab, climb                    the arrow, the gold, out at the exit\n",
+    "  save NAME                             keep this world to play again later\n",
+    "  quit                                  leave, showing the world\n",
+);
 
 /// The world `play wumpus` loads when none is named.
 pub const DEFAULT_WORLD: &str = "classic";

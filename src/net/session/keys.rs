@@ -70,7 +70,7 @@ impl Session {
         }
         self.console.keys_refused();
         Outcome::Send(format!(
-            "\n{why}: keys stay off. Single keys need a telnet client; lines and Enter work as before.\n{}",
+            "\n{why}: keys stay off.\nSingle keys need a telnet client; lines and Enter work as before.\n{}",
             self.console.prompt()
         ))
     }

@@ -1,0 +1,54 @@
+//! What a new player is told once, and what shows that a player is past the basics
+//! (issue 30): a player who has typed any command of SPEC section 7 on is no script
+//! bound to sections 1-6, so the console may add a line on entering a game or after a
+//! guest's result; and a watched game's frame that follows a prompt starts on a line
+//! of its own.
+
+use super::state::Seat;
+
+/// The seat's few facts for those hints, one bit each.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Hints {
+    /// A command of section 7 or later was used (a name, `set`, `who`, any `/` one).
+    uses_extensions: bool,
+    /// A guest was told that a result was not kept.
+    told_guest: bool,
+    /// The last frame shown of a watched game ended without a line ending (a prompt).
+    frame_open: bool,
+}
+
+impl Seat {
+    /// A command beyond sections 1-6 was used: the player may get the hints.
+    pub fn used_extension(&mut self) {
+        self.hints.uses_extensions = true;
+    }
+
+    /// Whether a command beyond sections 1-6 was ever used in this session.
+    pub fn uses_extensions(&self) -> bool {
+        self.hints.uses_extensions
+    }
+
+    /// Whether to tell this player, now, that the result just reached was not kept:
+    /// a guest who uses section 7's commands, told once per session.
+    pub fn take_guest_note(&mut self) -> bool {
+        let due = self.hints.uses_extensions && !self.hints.told_guest && self.name.is_guest();
+        self.hints.told_guest |= due;
+        due
+    }
+
+    /// Whether a frame of a watched game must start on a new line: the one before it
+    /// ended at the watched player's prompt. Remembers how `frame` ends.
+    pub fn frame_after_prompt(&mut self, frame: &str) -> bool {
+        if self.watching.is_none() {
+            return false;
+        }
+        let after_prompt = self.hints.frame_open && !frame.starts_with('\n');
+        self.hints.frame_open = !frame.is_empty() && !frame.ends_with('\n');
+        after_prompt
+    }
+
+    /// Something other than a frame was shown: it ended its line.
+    pub fn frame_closed(&mut self) {
+        self.hints.frame_open = false;
+    }
+}
