@@ -72,6 +72,35 @@ pub fn wrap<'a>(text: &'a str, width: usize, indent: &str) -> Cow<'a, str> {
     Cow::Owned(out)
 }
 
+/// `head` then `items` joined by `, `, as lines of at most `width` characters that
+/// break only between items (an item is never split), continuations after `indent`;
+/// ends with a line ending.
+pub fn wrap_list(head: &str, items: &[String], width: usize, indent: &str) -> String {
+    let mut out = String::from(head);
+    let mut column = head.chars().count();
+    for (index, item) in items.iter().enumerate() {
+        let last = index + 1 == items.len();
+        let piece = if last {
+            item.clone()
+        } else {
+            format!("{item},")
+        };
+        let length = piece.chars().count();
+        if index > 0 && column + 1 + length > width {
+            out.push('\n');
+            out.push_str(indent);
+            column = indent.chars().count();
+        } else if index > 0 {
+            out.push(' ');
+            column += 1;
+        }
+        out.push_str(&piece);
+        column += length;
+    }
+    out.push('\n');
+    out
+}
+
 /// `text` (one line) cut to at most `width` characters, a cut shown by `...` at its end.
 pub fn fit(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
@@ -244,6 +273,25 @@ mod tests {
             "{wrapped}"
         );
         assert_eq!(wrapped.replace("\n  ", " "), long);
+    }
+
+    #[test]
+    fn lists_break_between_items() {
+        let items: Vec<String> = [
+            "arcade (25 levels)",
+            "microban (155 levels)",
+            "star (201 levels)",
+        ]
+        .map(String::from)
+        .to_vec();
+        assert_eq!(
+            wrap_list("starpusher: ", &items, 40, "  "),
+            "starpusher: arcade (25 levels),\n  microban (155 levels), star (201 levels)\n"
+        );
+        assert_eq!(
+            wrap_list("a: ", &items[..1], 80, ""),
+            "a: arcade (25 levels)\n"
+        );
     }
 
     #[test]

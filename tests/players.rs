@@ -59,7 +59,12 @@ async fn three_students_and_a_teacher_see_talk_and_watch() {
         cy.send(command).await;
         let seen = cy.read_until("Enter command: ").await;
         if !command.starts_with('/') {
-            assert_eq!(teacher.read_until("Enter command: ").await, seen);
+            // Each frame after cy's prompt starts a line of its own on the teacher's
+            // screen.
+            assert_eq!(
+                teacher.read_until("Enter command: ").await,
+                format!("\r\n{seen}")
+            );
         }
     }
     // cy's game and its watcher are one place: the teacher hears cy's /say.

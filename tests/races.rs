@@ -34,7 +34,7 @@ async fn race_of_three(
     assert!(listed.contains("1 racer, waiting"), "{listed}");
     assert_eq!(
         ask(bob, "join 1", "> ").await,
-        format!("You joined race 1: {label} (2 racers). ann starts it; leave leaves it.\r\n> ")
+        format!("You joined race 1: {label} (2 racers).\r\nann starts it; leave leaves it.\r\n> ")
     );
     assert_eq!(
         ann.read_text_until("> ").await,
@@ -55,6 +55,11 @@ async fn race_of_three(
     let mut seen = Vec::new();
     for racer in [ann, bob, cy] {
         racer.read_text_until("Race 1: go!\r\n").await;
+        // Racers have used race commands: each is told how to get help and out.
+        assert_eq!(
+            racer.read_text_until("\r\n").await,
+            "/help lists this game's commands, /leave goes back to the lobby.\r\n"
+        );
         seen.push(racer.read_text_until("Enter command: ").await);
     }
     [seen.remove(0), seen.remove(0), seen.remove(0)]
@@ -453,7 +458,10 @@ async fn the_edge_cases_of_races_each_with_a_clear_message() {
         "You are watching cy. Type anything to stop.\r\n#######\r\n#.....#\r\n#...+.#\r\n##..+.#\r\n#--.#P#\r\n#######\r\nEnter command: "
     );
     let moved = ask(&mut cy, "w1", "Enter command: ").await;
-    assert_eq!(eve.read_text_until("Enter command: ").await, moved);
+    assert_eq!(
+        eve.read_text_until("Enter command: ").await,
+        format!("\r\n{moved}")
+    );
     // The host leaves after the start: the race goes on without bob.
     let left = ask(&mut bob, "/leave", "> ").await;
     assert_eq!(left, "Bye!\r\nYou left race 2.\r\n> ");

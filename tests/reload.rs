@@ -66,8 +66,9 @@ async fn reload_gives_new_games_the_new_files_and_games_in_progress_keep_theirs(
     assert!(reloaded.contains("broken.txt"), "{reloaded}");
     // New games get the new files.
     let added = ask(&mut bob, "play sokoban added", "Enter command: ").await;
+    // bob used `reload`: his first game of a kind says how to get help and out.
     assert!(
-        added.starts_with("Welcome to Sokoban!\r\n#####\r\n"),
+        added.starts_with("/help lists this game's commands, /leave goes back to the lobby.\r\nWelcome to Sokoban!\r\n#####\r\n"),
         "{added}"
     );
     ask(&mut bob, "e", "> ").await;

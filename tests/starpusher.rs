@@ -34,7 +34,7 @@ async fn plays_levels_by_single_moves_and_by_lurd_to_the_solved_line_and_on() {
     assert_eq!(
         start,
         crlf(
-            "Welcome to Star Pusher! Collection arcade: 25 levels. Type help for the commands.\n\
+            "Welcome to Star Pusher! Collection arcade: 25 levels.\nType help for the commands.\n\
              Level 1: First Push\n#######\n#@ $ .#\n#######\nLevel 1/25  Moves: 0  Pushes: 0\n"
         ) + PROMPT
     );
@@ -128,7 +128,7 @@ async fn public_collections_load_with_levels_dir() {
     client.send("levels starpusher").await;
     assert_eq!(
         client.read_until("> ").await,
-        "starpusher: arcade (25 levels), microban_155 (155 levels), starpusherlevels (201 levels)\r\n> "
+        "starpusher: arcade (25 levels), microban_155 (155 levels),\r\n  starpusherlevels (201 levels)\r\n> "
     );
 
     let start = command(&mut client, "play starpusher microban_155 44").await;

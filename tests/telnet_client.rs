@@ -166,10 +166,15 @@ async fn three_students_on_telnet_and_a_teacher_on_nc() {
     teacher.read_until("Enter command: ").await;
     cy.send("w1").await;
     let frame = cy.read_until("Enter command: ").await;
-    assert_eq!(bob.read_until("Enter command: ").await, frame);
+    // The frame before ended at cy's prompt: in telnet as on nc, this one starts a
+    // line of its own rather than after `Enter command: `.
+    assert_eq!(
+        bob.read_until("Enter command: ").await,
+        format!("\n{frame}")
+    );
     assert_eq!(
         teacher.read_until("Enter command: ").await,
-        frame.replace('\n', "\r\n")
+        format!("\n{frame}").replace('\n', "\r\n")
     );
     // ann, in the lobby, sees two watchers (any line of theirs would end watching).
     ann.send("who").await;
@@ -179,7 +184,10 @@ async fn three_students_on_telnet_and_a_teacher_on_nc() {
     // cy leaves: both watchers are told and are back in the lobby.
     cy.send("/leave").await;
     assert_eq!(cy.read_until("> ").await, "Bye!\n> ");
-    assert_eq!(bob.read_until("> ").await, "Bye!\n\ncy left the game.\n> ");
+    assert_eq!(
+        bob.read_until("> ").await,
+        "\nBye!\n\ncy left the game.\n> "
+    );
 
     ann.send("quit").await;
     assert_eq!(ann.read_until("Goodbye.\n").await, "Goodbye.\n");

@@ -66,7 +66,13 @@ async fn single_keys_act_at_once_and_the_server_edits_the_line() {
     assert_eq!(ann.read_text_until("seed=1").await, "play 2048 seed=1");
     ann.send_raw(b"\r\0").await;
     let board = ann.read_text_until("Enter command: ").await;
-    assert!(board.starts_with("\r\nWelcome to 2048!"), "{board}");
+    // ann used `set`: the first game of a kind says how to get help and out.
+    assert!(
+        board.starts_with(
+            "\r\n/help lists this game's commands, /leave goes back to the lobby.\r\nWelcome to 2048!"
+        ),
+        "{board}"
+    );
     assert!(board.contains("Step: 0"), "{board}");
     // One key, no Enter: the board moves.
     ann.send_raw(b"a").await;
@@ -249,7 +255,7 @@ async fn colour_draws_boards_in_place_in_each_viewers_own_settings() {
     assert!(board.contains("\u{1b}[1;36mP"), "{board:?}");
     // The board first, then the welcome and the prompt below it.
     assert!(
-        board.ends_with("\u{1b}[0m\r\nWelcome to Sokoban!\r\nEnter command: "),
+        board.ends_with("\u{1b}[0m\r\n/help lists this game's commands, /leave goes back to the lobby.\r\nWelcome to Sokoban!\r\nEnter command: "),
         "{board:?}"
     );
     // bob (no colour) and cy (colour) watch ann: each sees the board their own way.

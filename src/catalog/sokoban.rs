@@ -45,8 +45,10 @@ pub(super) const ROW: GameKind = GameKind {
         },
         arrows: ["w1", "s1", "d1", "a1"],
         help: Some(KeysHelp {
-            typed: "  wN aN sN dN   walk N steps up, left, down or right, pushing boxes (d3, w10)\n",
-            keys: "  w a s d       one step up, left, down or right at once (and the arrow keys)\n  \
+            typed:
+                "  wN aN sN dN   walk N steps up, left, down or right, pushing boxes (d3, w10)\n",
+            keys:
+                "  w a s d       one step up, left, down or right at once (and the arrow keys)\n  \
                    WN AN SN DN   walk N steps, typed in capitals with Enter (D3, W10, S0)\n",
         }),
     },

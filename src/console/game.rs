@@ -2,7 +2,7 @@
 //! its replies lead to (watchers shown, a save, the lobby again when it ends).
 
 use crate::catalog::saves;
-use crate::catalog::table::{GameKind, NewGame};
+use crate::catalog::table::{GameKind, NewGame, GAMES};
 use crate::codec::terminal;
 use crate::games::{Memory, Reply, Status};
 use crate::players::registry::Place;
@@ -104,11 +104,7 @@ impl Console {
         self.note_finish();
         if let Some(seat) = &mut self.seat {
             // No one watches a game that just began: the hint is the player's alone.
-            let hint = if seat.uses_extensions() {
-                format!("{}\n", lobby::IN_GAMES)
-            } else {
-                String::new()
-            };
+            let hint = game_hint(seat, kind);
             match race {
                 Some(race) => {
                     let mut before = String::from("\n");
@@ -246,6 +242,20 @@ impl Console {
     }
 }
 
+/// The line on entering `kind` for a player past the basics, the first time this
+/// session (empty otherwise): each game leaves and helps on a word of its own.
+fn game_hint(seat: &mut Seat, kind: &'static GameKind) -> String {
+    let index = GAMES
+        .iter()
+        .position(|game| game == kind)
+        .unwrap_or(usize::MAX);
+    if seat.take_game_hint(index) {
+        format!("{}\n", lobby::IN_GAMES)
+    } else {
+        String::new()
+    }
+}
+
 impl Console {
     /// Take up a game `resume` rebuilt: the player is in it, as they left it.
     pub(super) fn resumed(&mut self, resumed: Resumed) -> Outcome {
@@ -260,12 +270,9 @@ impl Console {
         }
         // The recording's memory: what the game showed before is what it shows.
         self.memory = memory;
-        let hint = match &self.seat {
-            Some(seat) if seat.uses_extensions() => format!("{}\n", lobby::IN_GAMES),
-            _ => String::new(),
-        };
+        // No hint: the player was in this game before.
         let text = format!(
-            "Your {} game, as you left it.\n{hint}{}",
+            "Your {} game, as you left it.\n{}",
             kind.name,
             game.view(&self.memory)
         );

@@ -888,7 +888,10 @@ mod tests {
             "{started}"
         );
         let help = student.send(&table, "help").await;
-        assert!(help.starts_with("Player commands, with a / first"), "{help}");
+        assert!(
+            help.starts_with("Player commands, with a / first"),
+            "{help}"
+        );
         assert!(help.contains("  wN aN sN dN   walk N steps"), "{help}");
         // With keys on, the game's lines say what keys do.
         student.send(&table, "/set keys on").await;
@@ -898,7 +901,10 @@ mod tests {
         student.send(&table, "/leave").await;
         student.send(&table, "play 2048 seed=1").await;
         let quit = student.send(&table, "q").await;
-        assert!(quit.ends_with(&format!("{}\n> ", lobby::GUEST_RESULT)), "{quit}");
+        assert!(
+            quit.ends_with(&format!("{}\n> ", lobby::GUEST_RESULT)),
+            "{quit}"
+        );
         student.send(&table, "play 2048 seed=1").await;
         let again = student.send(&table, "q").await;
         assert!(!again.contains(lobby::GUEST_RESULT), "once: {again}");

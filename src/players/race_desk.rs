@@ -36,7 +36,10 @@ impl LocalDesk {
 /// What a player who joined race `race_id` is told (on the race's instance or not).
 pub fn joined_race(race_id: RaceId, label: &str, count: usize, host: &str) -> String {
     let racers = crate::races::standings::racers(count);
-    format!("You joined race {race_id}: {label} ({racers}). {host} starts it; leave leaves it.\n")
+    let text = format!(
+        "You joined race {race_id}: {label} ({racers}).\n{host} starts it; leave leaves it.\n"
+    );
+    crate::text::wrap(&text, crate::text::COLUMNS, "  ").into_owned()
 }
 
 impl RaceDesk for LocalDesk {

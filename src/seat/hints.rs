@@ -15,6 +15,8 @@ pub(super) struct Hints {
     told_guest: bool,
     /// The last frame shown of a watched game ended without a line ending (a prompt).
     frame_open: bool,
+    /// The games (bit `n`: the table's `n`th) whose hint on entering was given.
+    games_told: u8,
 }
 
 impl Seat {
@@ -26,6 +28,18 @@ impl Seat {
     /// Whether a command beyond sections 1-6 was ever used in this session.
     pub fn uses_extensions(&self) -> bool {
         self.hints.uses_extensions
+    }
+
+    /// Whether to tell this player how to get help and out on entering a game, the
+    /// `index`th of the table: once per game a session, to a player past the basics.
+    pub fn take_game_hint(&mut self, index: usize) -> bool {
+        let bit = u8::try_from(index)
+            .ok()
+            .and_then(|index| 1u8.checked_shl(u32::from(index)))
+            .unwrap_or(0);
+        let due = self.hints.uses_extensions && self.hints.games_told & bit == 0;
+        self.hints.games_told |= bit;
+        due
     }
 
     /// Whether to tell this player, now, that the result just reached was not kept:

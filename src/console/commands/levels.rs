@@ -49,8 +49,12 @@ pub fn text(kind: Option<&'static GameKind>, context: &Context) -> String {
             let _ = writeln!(text, "{}: (no levels to choose: just play it)", kind.name);
         } else {
             // A class's folder may hold many: the list wraps at 80 columns.
-            let line = format!("{}: {}\n", kind.name, names.join(", "));
-            text.push_str(&crate::text::wrap(&line, crate::text::COLUMNS, "  "));
+            text.push_str(&crate::text::wrap_list(
+                &format!("{}: ", kind.name),
+                &names,
+                crate::text::COLUMNS,
+                "  ",
+            ));
         }
     }
     text

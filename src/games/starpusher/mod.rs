@@ -543,7 +543,7 @@ impl Game for StarPusher {
         let count = self.count();
         let plural = if count == 1 { "level" } else { "levels" };
         let text = format!(
-            "Welcome to Star Pusher! Collection {}: {count} {plural}. Type help for the commands.\n",
+            "Welcome to Star Pusher! Collection {}: {count} {plural}.\nType help for the commands.\n",
             self.name
         );
         self.show_level(text)
@@ -654,7 +654,7 @@ Author: Test
         let reply = game(TWO, 1).start(&mut Memory::default());
         assert_eq!(
             reply.text,
-            "Welcome to Star Pusher! Collection test: 2 levels. Type help for the commands.\n\
+            "Welcome to Star Pusher! Collection test: 2 levels.\nType help for the commands.\n\
              #######\n#@ $ .#\n#######\nLevel 1/2  Moves: 0  Pushes: 0\nEnter command: "
         );
         assert_eq!(reply.status, Status::Playing);
