@@ -126,7 +126,9 @@ async fn a_student_on_telnet_plays_with_single_keys_arrows_and_colour() {
         let screen = Screen::open(&tmux, &telnet, addr, "keys");
         screen.wait_for("Welcome to arcade!");
         screen.keys(&["set keys on", "Enter"]);
-        screen.wait_for("Single keys are on.");
+        let text = screen.wait_for("Single keys are on.");
+        // One answer: the client's, not a word before it that it may contradict.
+        assert!(!text.contains("asking your client"), "{text}");
 
         // 2048: one key, no Enter, moves the board.
         screen.keys(&["play 2048 seed=1", "Enter"]);
@@ -144,6 +146,11 @@ async fn a_student_on_telnet_plays_with_single_keys_arrows_and_colour() {
         screen.wait_for("Moves: 0  Pushes: 0");
         screen.keys(&["Up"]);
         screen.wait_for("Moves: 1  Pushes: 1");
+        // Help follows the mode: `d3` cannot be typed when `d` acts at once.
+        screen.keys(&["help", "Enter"]);
+        let text = screen.wait_for("walk or push one step at once");
+        assert!(!text.contains("d3 walks three steps"), "{text}");
+        assert!(text.contains("D3 walks three"), "{text}");
         screen.keys(&["exit", "Enter"]);
         screen.wait_for("Bye!");
 
