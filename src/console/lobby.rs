@@ -21,14 +21,19 @@ pub fn banner() -> String {
     let commands = "Commands: play GAME [ARGS], levels [GAME], who, say TEXT, tell NAME TEXT, \
                     watch NAME, name NAME, help, quit\n";
     format!(
-        "Welcome to arcade!\nGames: {}\n{}{IN_GAMES}\n{GUESTS}\n{PROMPT}",
+        "Welcome to arcade!\nGames: {}\n{}{EVERY_GAME}\n{GUESTS}\n{PROMPT}",
         GameKind::names(),
         wrap(commands, COLUMNS, "  "),
     )
 }
 
-/// The banner's line, and the one a player who uses section 7's commands gets on
-/// entering a game: every game leaves and helps on its own word, these work in all.
+/// The banner's line on the two commands that work in every game: each game leaves
+/// and helps on a word of its own (`e`, `q`, `quit`...).
+const EVERY_GAME: &str =
+    "In every game, /help lists its commands and /leave goes back to the lobby.";
+
+/// The line a player who uses section 7's commands gets on entering a game, the
+/// first time a session.
 pub const IN_GAMES: &str = "/help lists this game's commands, /leave goes back to the lobby.";
 
 /// The banner's word to guests: only a chosen name keeps results (SPEC section 8).
