@@ -231,6 +231,28 @@ impl From<GradedRow> for Graded {
     }
 }
 
+/// The results `board` ranks, as SQL over a `results` row.
+fn ranks(board: Board) -> &'static str {
+    match board {
+        Board::Moves | Board::Pushes => "outcome = 'solved'",
+        Board::Score => "TRUE",
+        Board::Gold => "gold",
+    }
+}
+
+/// The results some game's main board ranks, as SQL over a `results` row: built from
+/// the table of games only, nothing a player typed.
+fn main_boards() -> String {
+    let mut cases = String::from("CASE game");
+    for kind in crate::catalog::table::GAMES {
+        if let Some(&board) = kind.boards.first() {
+            cases.push_str(&format!(" WHEN '{}' THEN {}", kind.name, ranks(board)));
+        }
+    }
+    cases.push_str(" ELSE FALSE END");
+    cases
+}
+
 impl Store {
     /// Results not yet checked by replay, oldest first.
     ///
@@ -284,19 +306,12 @@ impl Store {
         board: Board,
     ) -> Result<Vec<Ranked>, StoreError> {
         // A player's best result, then the players in order; ties go to the earlier.
-        let (filter, best, order) = match board {
-            Board::Moves => (
-                "outcome = 'solved'",
-                "moves, pushes, id",
-                "moves, pushes, id",
-            ),
-            Board::Pushes => (
-                "outcome = 'solved'",
-                "pushes, moves, id",
-                "pushes, moves, id",
-            ),
-            Board::Score => ("TRUE", "score DESC, id", "score DESC, id"),
-            Board::Gold => ("gold", "moves, id", "wins DESC, moves, id"),
+        let filter = ranks(board);
+        let (best, order) = match board {
+            Board::Moves => ("moves, pushes, id", "moves, pushes, id"),
+            Board::Pushes => ("pushes, moves, id", "pushes, moves, id"),
+            Board::Score => ("score DESC, id", "score DESC, id"),
+            Board::Gold => ("moves, id", "wins DESC, moves, id"),
         };
         // Built from the constants above only: nothing a player typed.
         let query = format!(
@@ -316,16 +331,19 @@ impl Store {
         })
     }
 
-    /// Every leaderboard that has a checked result: game, level and how many results.
+    /// Every leaderboard that has a checked result it ranks: game, level and how many
+    /// such results (a wumpus game lost counts nowhere: `top wumpus` shows wins with
+    /// the gold only, and `top` says the same).
     ///
     /// # Errors
     /// [`StoreError::Query`].
     pub async fn boards(&self) -> Result<Vec<(String, String, u64)>, StoreError> {
         on_engine!(self, |pool, sql| {
-            let rows: Vec<(String, String, i64)> = sqlx::query_as(sql(
-                "SELECT game, level, COUNT(*) AS n FROM results WHERE verified \
+            let rows: Vec<(String, String, i64)> = sqlx::query_as(sql(&format!(
+                "SELECT game, level, COUNT(*) AS n FROM results WHERE verified AND {} \
                  GROUP BY game, level ORDER BY game, level",
-            ))
+                main_boards()
+            )))
             .fetch_all(pool)
             .await?;
             Ok(rows
