@@ -285,7 +285,7 @@ mod tests {
         .map(String::from)
         .to_vec();
         assert_eq!(
-            wrap_list("starpusher: ", &items, 40, "  "),
+            wrap_list("starpusher: ", &items, 44, "  "),
             "starpusher: arcade (25 levels),\n  microban (155 levels), star (201 levels)\n"
         );
         assert_eq!(

@@ -72,7 +72,7 @@ async fn nobody_claims_the_admin_name_before_the_teacher() {
     let mut student = Client::connect(server.addr).await;
     let refused = ask(&mut student, "name teacher", "> ").await;
     assert!(
-        refused.starts_with("teacher is kept for this server's admin, whose password is not set yet (arcade admin set-password teacher)"),
+        refused.starts_with("teacher is kept for this server's admin, whose password is not set yet\r\n(arcade admin set-password teacher)"),
         "{refused}"
     );
     assert!(ask(&mut student, "who", "> ").await.contains("guest-"));

@@ -206,7 +206,7 @@ async fn a_game_outlives_a_server_restart() {
     cy.send("play 2048 seed=1").await;
     assert_eq!(
         cy.read_text_until("> ").await,
-        "You have an unfinished sokoban game: type resume to continue it, or play again to give it up.\r\n> "
+        "You have an unfinished sokoban game: type resume to continue it,\r\nor play again to give it up.\r\n> "
     );
     cy.send("resume").await;
     assert_eq!(

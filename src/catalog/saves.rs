@@ -97,7 +97,7 @@ pub fn save(data_dir: &Path, game: &str, name: &SaveName, contents: &str, quota:
         if !quota.may_create {
             return Saved {
                 message: format!(
-                    "Cannot save as {name}: one session may make at most {MAX_NEW_SAVES_PER_SESSION} new saves; save over one of yours instead.\n"
+                    "Cannot save as {name}: one session may make at most {MAX_NEW_SAVES_PER_SESSION} new saves;\nsave over one of yours instead.\n"
                 ),
                 created: false,
             };
@@ -110,7 +110,7 @@ pub fn save(data_dir: &Path, game: &str, name: &SaveName, contents: &str, quota:
             );
             return Saved {
                 message: format!(
-                    "Cannot save as {name}: the server keeps at most {} saves of this game; save over an existing one, or ask the operator to clear old ones.\n",
+                    "Cannot save as {name}: the server keeps at most {} saves of this game;\nsave over an existing one, or ask the operator to clear old ones.\n",
                     quota.max_saves
                 ),
                 created: false,
@@ -326,7 +326,7 @@ mod tests {
         assert!(super::save(dir.path(), "wumpus", &name("a"), "1", full).created);
         assert!(super::save(dir.path(), "wumpus", &name("b"), "2", full).created);
         let refused = super::save(dir.path(), "wumpus", &name("c"), "3", full);
-        assert_eq!(refused.message, "Cannot save as c: the server keeps at most 2 saves of this game; save over an existing one, or ask the operator to clear old ones.\n");
+        assert_eq!(refused.message, "Cannot save as c: the server keeps at most 2 saves of this game;\nsave over an existing one, or ask the operator to clear old ones.\n");
         assert!(!refused.created);
         assert!(!path(dir.path(), "wumpus", &name("c")).exists());
         let over = super::save(dir.path(), "wumpus", &name("a"), "4", full);

@@ -43,7 +43,7 @@ pub(super) async fn resume(
     for _ in 0..looks {
         if !services.recorder.flush(RESUME_WAIT).await {
             return Err(String::from(
-                "Cannot resume now: the server's database is not available right now, try again later.",
+                "Cannot resume now: the server's database is not available right now,\ntry again later.",
             ));
         }
         match services

@@ -260,7 +260,7 @@ impl Session {
                     }
                 }
                 Event::Idle(IdleEvent::Warn(warning)) => Outcome::Send(format!(
-                    "\nNo input for a while: this session closes in {} seconds unless you type something.\n{}",
+                    "\nNo input for a while: this session closes in {} seconds\nunless you type something.\n{}",
                     warning.as_secs().max(1),
                     self.console.prompt()
                 )),

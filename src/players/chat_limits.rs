@@ -34,7 +34,7 @@ pub const ADDRESS_TOO_FAST: &str =
 /// What the sender of a tell hears when its recipient has been sent too much.
 pub fn recipient_too_busy(name: &str) -> String {
     format!(
-        "{name} is being sent too many messages: yours was not delivered, try again in a moment."
+        "{name} is being sent too many messages: yours was not delivered,\ntry again in a moment."
     )
 }
 

@@ -66,15 +66,15 @@ pub const SHORT_OF_DISK: &str = "Recording stopped: the server is short of disk.
 /// What the player is told when no recording id is left (the database has been out of
 /// reach since the last block of ids).
 pub const NO_DATABASE: &str =
-    "Recording stopped: the server's database cannot be reached. The game goes on unrecorded.";
+    "Recording stopped: the server's database cannot be reached.\nThe game goes on unrecorded.";
 
 /// What the player is told past their hour's quota (or their address's).
 pub const OVER_QUOTA: &str =
-    "Recording stopped: you have recorded too much this hour. The game goes on unrecorded.";
+    "Recording stopped: you have recorded too much this hour.\nThe game goes on unrecorded.";
 
 /// What the player is told when a game reaches [`MAX_RECORDED_BYTES`].
 pub const TOO_LONG: &str =
-    "Recording stopped: this game is too long to record. It goes on unrecorded; start a new one to be recorded again.";
+    "Recording stopped: this game is too long to record. It goes on unrecorded;\nstart a new one to be recorded again.";
 
 /// Why a game's recording stopped, for its player: one byte in every tape rather than
 /// a 16-byte `&str` (issue 29).

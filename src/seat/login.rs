@@ -57,7 +57,7 @@ impl Seat {
         if self.services.names_admin(self.name.as_str()) {
             // Whoever typed register first would own the admin role.
             return Reply::Say(format!(
-                "{name} is this server's admin name: its password is set on the server (arcade admin set-password {name}).\n",
+                "{name} is this server's admin name: its password is set on the server\n(arcade admin set-password {name}).\n",
                 name = self.name
             ));
         }
@@ -143,7 +143,7 @@ impl Seat {
                 }
                 // An admin name without a password yet is nobody's to take.
                 Ok(None) if self.services.names_admin(name.as_str()) => format!(
-                    "{name} is kept for this server's admin, whose password is not set yet (arcade admin set-password {name}): choose another name.\n"
+                    "{name} is kept for this server's admin, whose password is not set yet\n(arcade admin set-password {name}): choose another name.\n"
                 ),
                 Ok(None) => match self.services.registry.rename(self.id, &name) {
                     Ok(()) => {
@@ -220,7 +220,7 @@ impl Seat {
         if !unfinished.discard_armed {
             unfinished.discard_armed = true;
             return Some(format!(
-                "You have an unfinished {} game: type resume to continue it, or play again to give it up.\n",
+                "You have an unfinished {} game: type resume to continue it,\nor play again to give it up.\n",
                 unfinished.game
             ));
         }

@@ -25,7 +25,7 @@ const RACE_TIMES: std::ops::RangeInclusive<Duration> =
     Duration::from_secs(10)..=Duration::from_secs(24 * 60 * 60);
 
 const USAGE: &str =
-    "Usage: race GAME [ARGS] [time=DURATION] [all] (time from 10s to 24h, such as time=5m)\n";
+    "Usage: race GAME [ARGS] [time=DURATION] [all]\n(time from 10s to 24h, such as time=5m)\n";
 
 /// A race to open: its game and arguments, its time limit, whether for everyone.
 #[derive(Debug, PartialEq, Eq)]
