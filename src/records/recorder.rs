@@ -51,6 +51,8 @@ pub const MAX_RECORDED_BYTES: u64 = 4 * 1024 * 1024;
 /// How often old recordings are swept, and how many go per transaction.
 const SWEEP_EVERY: Duration = Duration::from_secs(3600);
 const SWEEP_BATCH: u32 = 500;
+/// How soon a sweep the database refused is tried again.
+const SWEEP_RETRY: Duration = Duration::from_secs(60);
 
 /// How long registered players' games without a result are kept by default.
 pub const DEFAULT_KEEP: Duration = Duration::from_secs(90 * 24 * 3600);
@@ -612,12 +614,19 @@ async fn fetch_ids(shared: Weak<Shared>) {
 /// Delete recordings older than `keep` says, a batch at a time, every [`SWEEP_EVERY`].
 async fn sweep_loop(store: Store, keep: Retention) {
     loop {
-        match sweep(&store, keep).await {
-            Ok(0) => {}
-            Ok(deleted) => tracing::info!(deleted, "old recordings deleted"),
-            Err(error) => tracing::error!(%error, "cannot delete old recordings now"),
-        }
-        tokio::time::sleep(SWEEP_EVERY).await;
+        let next = match sweep(&store, keep).await {
+            Ok(0) => SWEEP_EVERY,
+            Ok(deleted) => {
+                tracing::info!(deleted, "old recordings deleted");
+                SWEEP_EVERY
+            }
+            // A database busy or away for a moment does not put the sweep off an hour.
+            Err(error) => {
+                tracing::error!(%error, "cannot delete old recordings now: trying again in a minute");
+                SWEEP_RETRY
+            }
+        };
+        tokio::time::sleep(next).await;
     }
 }
 
