@@ -323,7 +323,15 @@ pub async fn run_with(
         .clone()
         .unwrap_or_else(|| DbUrl::in_data_dir(&options.data_dir));
     let store = Store::open(&url).await?;
-    info!(db = %url, instance = store.instance(), "store open");
+    // An instance's number means something only where there can be several: on a
+    // shared store (PostgreSQL), where the instances number themselves and the bus
+    // names them by it. On SQLite, one server per file, it is a random number: left
+    // out of the log.
+    if store.is_shared() {
+        info!(db = %url, instance = store.instance(), "store open");
+    } else {
+        info!(db = %url, "store open");
+    }
     let context = Arc::new(Context {
         levels,
         data_dir: options.data_dir.clone(),
