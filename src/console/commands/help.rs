@@ -117,7 +117,7 @@ who                who is online, where, idle for how long, watched by how many
   stats [NAME]       a player's results
   recordings [NAME]  recent games, with an id to replay
   standings          the standings of your race
-  broadcast TEXT, kick NAME [WHY], unregister NAME, reload, race ... all   for admins
+  broadcast TEXT, kick NAME [for TIME] [WHY], unregister NAME, reload, race ... all   for admins
   help               this list
   quit               leave
 In a game, type these with a / first (/who, /say hi); /help and /leave work in every game.
