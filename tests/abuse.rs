@@ -272,13 +272,22 @@ async fn a_race_start_does_not_steal_a_password() {
     assert!(!seen.contains("hunter2"), "the watcher saw: {seen}");
     ann.send("/leave").await;
     ann.read_text_until("\r\n> ").await;
-    let listed = common::eventually(&mut ann, "recordings bob", "2048").await;
-    let id = listed
-        .lines()
-        .find(|line| line.contains("2048"))
-        .and_then(|line| line.split_whitespace().next())
-        .expect("a recording's id")
-        .to_string();
+    // Until the recording is written as ended: its inputs are in the store then (an
+    // open one may be listed before its first batch of inputs is written).
+    let mut id = None;
+    for _ in 0..50 {
+        let listed = ask(&mut ann, "recordings bob", "> ").await;
+        id = listed
+            .lines()
+            .find(|line| line.contains("2048") && !line.contains("playing"))
+            .and_then(|line| line.split_whitespace().next())
+            .map(str::to_string);
+        if id.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let id = id.expect("bob's 2048 recording, ended");
     let store = arcade::store::Store::open(&server.db)
         .await
         .expect("the store");
