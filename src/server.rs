@@ -17,7 +17,7 @@ use tokio::net::{TcpListener, TcpSocket};
 use tokio::sync::{mpsc, Semaphore};
 use tracing::{error, info, warn};
 
-use crate::catalog::levels::{self, LayoutError, Levels};
+use crate::catalog::levels::{LayoutError, Levels};
 use crate::catalog::saves;
 use crate::catalog::table::{Context, Contexts};
 use crate::cluster::auth::BusAuth;
@@ -323,7 +323,15 @@ pub async fn run_with(
         .clone()
         .unwrap_or_else(|| DbUrl::in_data_dir(&options.data_dir));
     let store = Store::open(&url).await?;
-    info!(db = %url, instance = store.instance(), "store open");
+    // An instance's number means something only where there can be several: on a
+    // shared store (PostgreSQL), where the instances number themselves and the bus
+    // names them by it. On SQLite, one server per file, it is a random number: left
+    // out of the log.
+    if store.is_shared() {
+        info!(db = %url, instance = store.instance(), "store open");
+    } else {
+        info!(db = %url, "store open");
+    }
     let context = Arc::new(Context {
         levels,
         data_dir: options.data_dir.clone(),
@@ -570,10 +578,7 @@ async fn prepare(extra: Option<PathBuf>, data_dir: PathBuf) -> Result<Levels, St
         if removed > 0 {
             info!(removed, data_dir = %data_dir.display(), "removed temporary files left by interrupted saves");
         }
-        if let Some(dir) = &extra {
-            levels::check_layout(dir)?;
-        }
-        Ok::<_, StartError>(Levels::load(extra.as_deref()))
+        Ok::<_, StartError>(Levels::load_checked(extra.as_deref())?)
     })
     .await;
     let (levels, problems) = match loaded {
@@ -595,6 +600,12 @@ async fn prepare(extra: Option<PathBuf>, data_dir: PathBuf) -> Result<Levels, St
     }
     for problem in &problems {
         warn!(%problem, "level skipped");
+    }
+    if let Some(dir) = &levels.unfilled {
+        warn!(
+            levels = %dir.display(),
+            "the levels folder is empty: serving the built-in levels until it is filled (then reload, or SIGHUP)"
+        );
     }
     Ok(levels)
 }

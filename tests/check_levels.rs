@@ -154,3 +154,37 @@ async fn hostile_files_are_skipped_and_serve_answers_at_once() {
     );
     server.shutdown().await;
 }
+
+/// An empty `--levels` folder (a class folder not filled yet, here with empty
+/// `sokoban/` and `wumpus/` in it) starts the server with the built-in levels and a
+/// warning, instead of an error that would restart a container in a loop (issue 30);
+/// `check-levels` still says the folder is empty.
+#[tokio::test]
+async fn serve_with_an_empty_levels_folder_serves_the_built_in_levels() {
+    let levels = tempfile::tempdir().unwrap();
+    fs::create_dir(levels.path().join("sokoban")).unwrap();
+    fs::create_dir(levels.path().join("wumpus")).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let dir = levels.path().to_str().expect("a path");
+    let (mut child, addr, _, log) = common::spawn_server_logged(data.path(), &["--levels", dir]);
+    let warned = log
+        .lines()
+        .find(|line| line.contains("the levels folder is empty"))
+        .unwrap_or_else(|| panic!("no warning:\n{log}"));
+    assert!(warned.contains("WARN"), "{warned}");
+    assert!(warned.contains("serving the built-in levels"), "{warned}");
+    assert!(warned.contains(dir), "{warned}");
+    let mut client = common::Client::connect(addr).await;
+    client.send("play sokoban").await;
+    let board = client.read_text_until("Enter command: ").await;
+    assert!(board.starts_with("Welcome to Sokoban!"), "{board}");
+    let _ = child.kill();
+    let _ = child.wait();
+
+    let (output, stdout) = check(levels.path());
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(": the folder is empty: put sokoban/NAME.txt"),
+        "{stdout}"
+    );
+}

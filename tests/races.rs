@@ -265,8 +265,20 @@ async fn a_2048_race_gives_everyone_the_same_tiles_and_ends_with_its_time() {
     // Everyone's game was recorded and ended by its own `q`: bob's result counts too.
     ann.read_text_until("Race over. Places:").await;
     ann.read_text_until("> ").await;
-    let top = common::eventually(&mut ann, "top 2048", "bob").await;
+    // On the board of their win value, not on the main 2048 board (issue 30).
+    let top = common::eventually(&mut ann, "top 2048 win=64", "bob").await;
+    assert!(top.contains("2048 size=4 win=64, highest score:"), "{top}");
     assert!(top.contains("ann"), "{top}");
+    ann.send("top 2048").await;
+    let main = ann.read_text_until("> ").await;
+    assert!(
+        main.contains("2048 size=4, highest score:\r\n  no results yet"),
+        "{main}"
+    );
+    ann.send("top").await;
+    let boards = ann.read_text_until("> ").await;
+    assert!(boards.contains("  2048 size=4 win=64 "), "{boards}");
+    assert!(!boards.contains("  2048 size=4  "), "{boards}");
 }
 
 #[tokio::test]

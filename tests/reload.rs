@@ -128,3 +128,68 @@ fn sighup_reloads_the_levels_of_a_running_server() {
         "{log:?}"
     );
 }
+
+/// `/healthz` as text.
+async fn health(server: &TestServer) -> String {
+    let web = server.web_addr.expect("the web page");
+    let response = reqwest::get(format!("http://{web}/healthz"))
+        .await
+        .expect("GET /healthz");
+    assert_eq!(response.status(), reqwest::StatusCode::OK);
+    response.text().await.expect("the body")
+}
+
+/// An empty `--levels` folder at start: the built-in levels, said on `/healthz` (still
+/// healthy); a reload while it is empty keeps them, one after it is filled serves its
+/// files (and `/healthz` is plain `ok` again), and one after it is emptied again keeps
+/// the files in use (issue 30).
+#[tokio::test]
+async fn an_empty_levels_folder_serves_the_built_in_levels_until_it_is_filled() {
+    let levels = tempfile::tempdir().unwrap();
+    std::fs::create_dir(levels.path().join("sokoban")).unwrap();
+    let options = Options {
+        levels: Some(levels.path().to_path_buf()),
+        admin: vec![String::from("teacher")],
+        http_port: Some(0),
+        ..Options::default()
+    };
+    let server = TestServer::start_with(options).await;
+    let dir = levels.path().display().to_string();
+    let mut teacher = common::admin(&server, "teacher", "secret-teacher").await;
+    let mut ann = Client::connect(server.addr).await;
+    let board = ask(&mut ann, "play sokoban", "Enter command: ").await;
+    assert!(board.starts_with("Welcome to Sokoban!"), "{board}");
+    ask(&mut ann, "e", "> ").await;
+    assert_eq!(
+        health(&server).await,
+        "ok\nlevels: the --levels folder is empty: the built-in levels are served\n"
+    );
+
+    assert_eq!(
+        ask(&mut teacher, "reload", "> ").await,
+        format!(
+            "Levels not reloaded: --levels {dir} is still empty. The built-in levels stay.\r\n> "
+        )
+    );
+    write(levels.path(), "corridor.txt", SHORT);
+    let reloaded = ask(&mut teacher, "reload", "> ").await;
+    assert!(
+        reloaded.starts_with("Levels reloaded: 2 sokoban levels"),
+        "{reloaded}"
+    );
+    assert_eq!(health(&server).await, "ok\n");
+    let corridor = ask(&mut ann, "play sokoban corridor", "Enter command: ").await;
+    assert!(corridor.contains("#P+-#"), "{corridor}");
+    ask(&mut ann, "e", "> ").await;
+
+    // Emptied again (files being replaced, say): the corridor stays.
+    std::fs::remove_file(levels.path().join("sokoban/corridor.txt")).unwrap();
+    assert_eq!(
+        ask(&mut teacher, "reload", "> ").await,
+        format!("Levels not reloaded: --levels {dir}: the folder is empty: put sokoban/NAME.txt, starpusher/NAME.txt (or .xsb, .sok) or wumpus/NAME.txt inside it. The levels in use stay.\r\n> ")
+    );
+    let corridor = ask(&mut ann, "play sokoban corridor", "Enter command: ").await;
+    assert!(corridor.contains("#P+-#"), "{corridor}");
+    assert_eq!(health(&server).await, "ok\n");
+    server.shutdown().await;
+}

@@ -701,3 +701,30 @@ async fn a_data_directory_it_cannot_write_in_stops_the_start_with_how_to_fix_it(
         "{message}"
     );
 }
+
+/// The start-up log names the instance only where there can be several (issue 30): a
+/// server on its own SQLite file logs no `instance=` (its number would be a random
+/// one); a server on PostgreSQL, which several instances share, logs its number.
+#[tokio::test]
+async fn the_log_names_the_instance_only_on_a_shared_store() {
+    let data = tempfile::tempdir().expect("a temporary data directory");
+    let (mut child, _, _, log) = common::spawn_server_logged(data.path(), &[]);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(log.contains("store open"), "{log}");
+    assert!(!log.contains("instance="), "{log}");
+
+    let Some(postgres) = common::postgres::Postgres::start() else {
+        return;
+    };
+    let db = postgres.database("arcade");
+    let data = tempfile::tempdir().expect("a temporary data directory");
+    let (mut child, _, _, log) = common::spawn_server_logged(data.path(), &["--db", &db]);
+    let _ = child.kill();
+    let _ = child.wait();
+    let open = log
+        .lines()
+        .find(|line| line.contains("store open"))
+        .unwrap_or_else(|| panic!("no store open line:\n{log}"));
+    assert!(open.contains("instance=1"), "{open}");
+}

@@ -83,6 +83,7 @@ on_both!(
     old_recordings_are_swept,
     ids_and_instances,
     open_recordings_of_gone_instances_are_closed,
+    old_2048_results_move_to_the_board_of_their_win_value,
 );
 
 fn start(game: &str) -> Start {
@@ -616,4 +617,98 @@ fn a_postgres_url_never_shows_its_password() {
         bad.contains("postgres://USER:PASSWORD@HOST:PORT/DATABASE"),
         "{bad}"
     );
+}
+
+/// 2048 results written before the level named the win value (keyed `size=4` for any
+/// win value) are moved by migration 0004 to the board of their win value; the
+/// default's stay where they were.
+async fn old_2048_results_move_to_the_board_of_their_win_value(backend: Backend) {
+    // The schema as it was before migration 0004: the earlier files alone.
+    let engine = match &backend.url {
+        DbUrl::Postgres(_) => "postgres",
+        _ => "sqlite",
+    };
+    let earlier = tempfile::tempdir().expect("a temporary directory");
+    let all = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("migrations")
+        .join(engine);
+    for file in [
+        "0001_accounts.sql",
+        "0002_recordings.sql",
+        "0003_instances.sql",
+    ] {
+        std::fs::copy(all.join(file), earlier.path().join(file)).expect("copy a migration");
+    }
+    let migrator = sqlx::migrate::Migrator::new(earlier.path())
+        .await
+        .expect("the earlier migrations");
+    // (args, level as written then)
+    let rows = [
+        ("size=4 win=64 seed=1", "size=4"),
+        ("seed=2 WIN=0064", "size=4"),
+        ("win=2048 seed=3", "size=4"),
+        ("seed=4", "size=4"),
+        ("size=5 win=128 style=ascii seed=5", "size=5"),
+    ];
+    let (yes, no) = if engine == "postgres" {
+        ("TRUE", "FALSE")
+    } else {
+        ("1", "0")
+    };
+    let insert = |(index, (args, level)): (usize, &(&str, &str))| {
+        format!(
+            "INSERT INTO results (recording_id, upto, player, player_key, registered, game, \
+             level, args, outcome, moves, pushes, score, largest_tile, gold, duration_ms, \
+             finished_at, verified) VALUES ({index}, 1, 'ann', 'ann', {yes}, '2048', '{level}', \
+             '{args}', 'won', 10, 0, 100, 64, {no}, 1000, 1, {yes})"
+        )
+    };
+    match &backend.url {
+        DbUrl::Sqlite(path) => {
+            let options = sqlx::sqlite::SqliteConnectOptions::new()
+                .filename(path)
+                .create_if_missing(true);
+            let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+            migrator.run(&pool).await.unwrap();
+            for row in rows.iter().enumerate() {
+                sqlx::query(sqlx::AssertSqlSafe(insert(row)))
+                    .execute(&pool)
+                    .await
+                    .unwrap();
+            }
+            pool.close().await;
+        }
+        DbUrl::Postgres(text) => {
+            let pool = sqlx::PgPool::connect(text).await.unwrap();
+            migrator.run(&pool).await.unwrap();
+            for row in rows.iter().enumerate() {
+                sqlx::query(sqlx::AssertSqlSafe(insert(row)))
+                    .execute(&pool)
+                    .await
+                    .unwrap();
+            }
+            pool.close().await;
+        }
+        DbUrl::Memory => unreachable!("the backends are a file or a server"),
+    }
+    let store = backend.open().await;
+    let boards: Vec<(String, u64)> = store
+        .boards()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|(_, level, count)| (level, count))
+        .collect();
+    assert_eq!(
+        boards,
+        [
+            (String::from("size=4"), 2),
+            (String::from("size=4 win=64"), 2),
+            (String::from("size=5 win=128"), 1),
+        ]
+    );
+    // Opened again (the migration has run): nothing moves twice.
+    drop(store);
+    let store = backend.open().await;
+    assert_eq!(store.boards().await.unwrap().len(), 3);
 }

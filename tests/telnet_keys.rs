@@ -180,11 +180,22 @@ async fn a_student_on_telnet_plays_with_single_keys_arrows_and_colour() {
         );
         let colours = screen.colours();
         assert!(colours.contains("\u{1b}["), "no colour on the screen");
+        // The first tiles (2 or 4) are blocks of light colour, dark numbers on them.
+        assert!(
+            colours.contains("48;5;255") || colours.contains("48;5;230"),
+            "no tile background on the screen:\n{colours:?}"
+        );
         screen.save("2048-colour");
         screen.type_text("q");
         screen.wait_for("Bye!");
         screen.keys(&["play starpusher arcade 3", "Enter"]);
         screen.wait_for("Moves: 0");
+        // Walls are blue blocks, with a white glyph on them.
+        let colours = screen.colours();
+        assert!(
+            colours.contains("48;5;25m") || colours.contains("48;5;25;"),
+            "no wall background on the screen:\n{colours:?}"
+        );
         screen.save("starpusher-colour");
         screen.keys(&["exit", "Enter"]);
         screen.keys(&["play sokoban", "Enter"]);

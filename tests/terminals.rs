@@ -249,10 +249,10 @@ async fn colour_draws_boards_in_place_in_each_viewers_own_settings() {
     ann.send("play sokoban").await;
     let board = ann.read_until("Enter command: ").await;
     assert!(
-        board.starts_with("\u{1b}[H\u{1b}[2J\u{1b}[34m#######"),
+        board.starts_with("\u{1b}[H\u{1b}[2J\u{1b}[38;5;231;48;5;25m#######"),
         "{board:?}"
     );
-    assert!(board.contains("\u{1b}[1;36mP"), "{board:?}");
+    assert!(board.contains("\u{1b}[1;38;5;16;48;5;31mP"), "{board:?}");
     // The board first, then the welcome and the prompt below it.
     assert!(
         board.ends_with("\u{1b}[0m\r\n/help lists this game's commands, /leave goes back to the lobby.\r\nWelcome to Sokoban!\r\nEnter command: "),
@@ -273,16 +273,16 @@ async fn colour_draws_boards_in_place_in_each_viewers_own_settings() {
     assert!(cy
         .read_until("Enter command: ")
         .await
-        .contains("\u{1b}[34m"));
-    // 2048's tiles are coloured by value.
+        .contains("\u{1b}[38;5;231;48;5;25m"));
+    // 2048's tiles are coloured by value, each a block: a 2 or a 4 and its spaces.
     let mut di = named(&server, "di").await;
     di.send("set color on").await;
     di.read_text_until("> ").await;
     di.send("play 2048 seed=1").await;
     let tiles = di.read_until("Enter command: ").await;
     assert!(
-        tiles.contains("\u{1b}[38;5;255m2\u{1b}[0m")
-            || tiles.contains("\u{1b}[38;5;230m4\u{1b}[0m"),
+        tiles.contains("\u{1b}[38;5;241;48;5;255m   2 \u{1b}[0m")
+            || tiles.contains("\u{1b}[38;5;241;48;5;230m   4 \u{1b}[0m"),
         "{tiles:?}"
     );
 }

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::catalog::levels::{self, Levels};
+use crate::catalog::levels::{LayoutError, Levels};
 
 /// What starting a game needs: the level store and where saved games live.
 #[derive(Debug, Clone)]
@@ -61,14 +61,33 @@ impl Contexts {
     /// Read the levels again (built-in, then `--levels`) and start new games with
     /// them; what was loaded and every problem, in words, one per line, as the log
     /// says them too. It reads the disk: call it on a blocking thread.
+    ///
+    /// A `--levels` folder found empty keeps the levels in use: its files, if they
+    /// came from it (a reload in the middle of replacing them does not take the
+    /// class's levels away), or the built-in ones if it was empty already.
     pub fn reload(&self) -> String {
-        if let Some(dir) = &self.0.levels_dir {
-            if let Err(error) = levels::check_layout(dir) {
+        let loaded = Levels::load_checked(self.0.levels_dir.as_deref());
+        let (levels, problems) = match loaded {
+            Ok((levels, _))
+                if levels.unfilled.is_some() && self.current().levels.unfilled.is_none() =>
+            {
+                let error = LayoutError::Unfilled {
+                    dir: self.levels_dir_name(),
+                };
                 tracing::warn!(%error, "levels not reloaded");
                 return format!("Levels not reloaded: --levels {error}. The levels in use stay.\n");
             }
-        }
-        let (levels, problems) = Levels::load(self.0.levels_dir.as_deref());
+            Ok((levels, _)) if levels.unfilled.is_some() => {
+                let dir = self.levels_dir_name();
+                tracing::warn!(levels = %dir, "the levels folder is still empty: serving the built-in levels");
+                return format!("Levels not reloaded: --levels {dir} is still empty. The built-in levels stay.\n");
+            }
+            Ok(loaded) => loaded,
+            Err(error) => {
+                tracing::warn!(%error, "levels not reloaded");
+                return format!("Levels not reloaded: --levels {error}. The levels in use stay.\n");
+            }
+        };
         let data_dir = self.current().data_dir.clone();
         let mut text = String::from("Levels reloaded:");
         let counts = [
@@ -103,5 +122,14 @@ impl Contexts {
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = context;
         text
+    }
+
+    /// `--levels` as given, for messages.
+    fn levels_dir_name(&self) -> String {
+        self.0
+            .levels_dir
+            .as_deref()
+            .map(|dir| dir.display().to_string())
+            .unwrap_or_default()
     }
 }

@@ -10,8 +10,12 @@
 //! regular files (a symlink is followed, and what it points to must be a regular
 //! file), opened without blocking (a FIFO never hangs the server), at most
 //! [`MAX_FILE_SIZE`] bytes (a huge or sparse file is refused before it is read). A
-//! directory that is missing, or holds no level file where one is expected, is an
-//! error ([`LayoutError`]), never a silent start with the built-in levels only.
+//! directory that is missing, or holds files but no level file where one is expected,
+//! is an error ([`LayoutError`]), never a silent start with the built-in levels only.
+//! A directory with no files at all yet (a class folder not filled yet, perhaps with
+//! its empty `sokoban/` and `starpusher/`) is [`LayoutError::Unfilled`]: the server
+//! serves the built-in levels and says so ([`Levels::unfilled`]), rather than refusing
+//! to start and being restarted in a loop.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -53,7 +57,14 @@ pub enum LayoutError {
         /// The directory as given.
         dir: String,
     },
-    /// A folder without a single level file where they belong.
+    /// A folder with no files at all yet (only folders, or files whose names start
+    /// with a dot, such as `.gitkeep`).
+    #[error("{dir}: the folder is empty: put sokoban/NAME.txt, starpusher/NAME.txt (or .xsb, .sok) or wumpus/NAME.txt inside it")]
+    Unfilled {
+        /// The directory as given.
+        dir: String,
+    },
+    /// A folder with files, but not a single level file where they belong.
     #[error("{dir}: no level files found: expected sokoban/NAME.txt, starpusher/NAME.txt (or .xsb, .sok) or wumpus/NAME.txt inside it{hint}")]
     Empty {
         /// The directory as given.
@@ -350,6 +361,9 @@ pub fn check_layout(dir: &Path) -> Result<(), LayoutError> {
     if found {
         return Ok(());
     }
+    if !holds_a_file(dir, 0, &mut 0) {
+        return Err(LayoutError::Unfilled { dir: name });
+    }
     // Say what is there instead, for the usual mistakes.
     let mut hints = Vec::new();
     if let Ok(entries) = std::fs::read_dir(dir) {
@@ -382,6 +396,42 @@ pub fn check_layout(dir: &Path) -> Result<(), LayoutError> {
     Err(LayoutError::Empty { dir: name, hint })
 }
 
+/// How deep [`holds_a_file`] looks, and how many entries it reads at most: a folder
+/// deeper or bigger than that is taken as holding something.
+const SEARCH_DEPTH: usize = 4;
+const SEARCH_ENTRIES: usize = 10_000;
+
+/// Whether `folder` or a folder in it holds a file other than a hidden one (a name
+/// starting with a dot: `.gitkeep`, `.DS_Store`). What cannot be read counts as a
+/// file: only a folder seen to be empty is empty.
+fn holds_a_file(folder: &Path, depth: usize, seen: &mut usize) -> bool {
+    if depth > SEARCH_DEPTH {
+        return true;
+    }
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return true;
+    };
+    for entry in entries {
+        *seen += 1;
+        if *seen > SEARCH_ENTRIES {
+            return true;
+        }
+        let Ok(entry) = entry else {
+            return true;
+        };
+        let hidden = entry.file_name().to_string_lossy().starts_with('.');
+        let holds = match entry.file_type() {
+            Ok(kind) if kind.is_dir() => !hidden && holds_a_file(&entry.path(), depth + 1, seen),
+            Ok(_) => !hidden,
+            Err(_) => true,
+        };
+        if holds {
+            return true;
+        }
+    }
+    false
+}
+
 /// The files of `folder` with one of `extensions`, sorted.
 fn level_files(folder: &Path, extensions: &[&str]) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(folder) else {
@@ -408,6 +458,9 @@ pub struct Levels {
     pub wumpus: Catalog<Cave>,
     /// Where the levels came from, for the log at start.
     pub sources: Vec<Source>,
+    /// The `--levels` folder, when it was empty as these were loaded: the built-in
+    /// levels are served instead (the log, `reload` and `/healthz` say so).
+    pub unfilled: Option<PathBuf>,
 }
 
 /// How many files of one kind were loaded from one place.
@@ -439,6 +492,27 @@ impl Levels {
     /// Only the built-in levels.
     pub fn built_in() -> (Levels, Vec<Problem>) {
         Levels::load(None)
+    }
+
+    /// [`Levels::load`] for a server: `extra` is checked first ([`check_layout`]),
+    /// and a folder with nothing in it yet gives the built-in levels, marked
+    /// [`Levels::unfilled`]. It reads the disk: call it on a blocking thread.
+    ///
+    /// # Errors
+    /// Any other [`LayoutError`]: a missing folder, a file, files that are not levels.
+    pub fn load_checked(extra: Option<&Path>) -> Result<(Levels, Vec<Problem>), LayoutError> {
+        let Some(dir) = extra else {
+            return Ok(Levels::built_in());
+        };
+        match check_layout(dir) {
+            Ok(()) => Ok(Levels::load(Some(dir))),
+            Err(LayoutError::Unfilled { .. }) => {
+                let (mut levels, problems) = Levels::built_in();
+                levels.unfilled = Some(dir.to_path_buf());
+                Ok((levels, problems))
+            }
+            Err(error) => Err(error),
+        }
     }
 
     /// Check every level file under `dir` (the same layout as `levels/`).
@@ -721,6 +795,44 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_directory_gives_the_built_in_levels_marked() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = dir.path().display().to_string();
+        // Nothing; then empty folders and hidden files: still nothing.
+        for step in 0..2 {
+            if step == 1 {
+                std::fs::create_dir_all(dir.path().join("sokoban/later")).unwrap();
+                std::fs::create_dir(dir.path().join("wumpus")).unwrap();
+                std::fs::write(dir.path().join("sokoban/.gitkeep"), "").unwrap();
+                std::fs::write(dir.path().join(".DS_Store"), "x").unwrap();
+            }
+            assert_eq!(
+                check_layout(dir.path()),
+                Err(LayoutError::Unfilled { dir: name.clone() })
+            );
+            let (levels, problems) = Levels::load_checked(Some(dir.path())).unwrap();
+            assert!(problems.is_empty(), "{problems:?}");
+            assert_eq!(levels.unfilled.as_deref(), Some(dir.path()));
+            assert!(levels.sokoban.get("classic").is_some());
+        }
+        assert_eq!(
+            check_layout(dir.path()).unwrap_err().to_string(),
+            format!("{name}: the folder is empty: put sokoban/NAME.txt, starpusher/NAME.txt (or .xsb, .sok) or wumpus/NAME.txt inside it")
+        );
+        // Filled: the folder's levels, no mark.
+        std::fs::write(dir.path().join("sokoban/a.txt"), "#####\n#P+-#\n#####\n").unwrap();
+        let (levels, _) = Levels::load_checked(Some(dir.path())).unwrap();
+        assert_eq!(levels.unfilled, None);
+        assert!(levels.sokoban.get("a").is_some());
+        // Missing stays an error; no folder at all is the built-in levels, unmarked.
+        assert!(matches!(
+            Levels::load_checked(Some(&dir.path().join("nowhere"))),
+            Err(LayoutError::Missing { .. })
+        ));
+        assert_eq!(Levels::load_checked(None).unwrap().0.unfilled, None);
+    }
+
+    #[test]
     fn a_directory_without_level_files_is_an_error_that_says_why() {
         let dir = tempfile::tempdir().unwrap();
         let name = dir.path().display().to_string();
@@ -728,6 +840,7 @@ mod tests {
             check_layout(&dir.path().join("nowhere")),
             Err(LayoutError::Missing { .. })
         ));
+        std::fs::write(dir.path().join("notes.md"), "levels come on Monday").unwrap();
         let error = check_layout(dir.path()).unwrap_err().to_string();
         assert_eq!(error, format!("{name}: no level files found: expected sokoban/NAME.txt, starpusher/NAME.txt (or .xsb, .sok) or wumpus/NAME.txt inside it"));
         std::fs::create_dir(dir.path().join("Sokoban")).unwrap();

@@ -1,6 +1,7 @@
 //! 2048's row of the table of games: `play 2048 [size=N] [win=N] [seed=N]
 //! [style=box|ascii]`, a drawn seed kept so that a recording or a race replays, the
-//! best score remembered, every key acting at once, tiles coloured by value.
+//! best score remembered, every key acting at once, tiles coloured by value. Its
+//! leaderboards are per size, and per win value when it is not 2048.
 
 use crate::catalog::kind::{Board, GameKind, Keys, LoadScript, MemoryCodec, Usage};
 use crate::catalog::start::boxed;
@@ -30,7 +31,7 @@ pub(super) const ROW: GameKind = GameKind {
     level_key: |args| {
         let words: Vec<&str> = args.iter().map(String::as_str).collect();
         twenty48::parse_args(&words)
-            .map(|(settings, _)| format!("size={}", settings.size))
+            .map(|(settings, _)| settings.level())
             .unwrap_or_default()
     },
     memory: MemoryCodec {

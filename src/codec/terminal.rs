@@ -240,9 +240,41 @@ pub fn arrows_only(line: &str) -> Vec<Arrow> {
     }
 }
 
-/// An ANSI colour, as a select-graphic-rendition parameter.
+/// A square's or a tile's colours: a foreground on a background of its own, from the
+/// 256-colour palette's cube and grey ramp (16 to 255), which every 256-colour terminal
+/// shows alike; the 16 system colours (0 to 15) are the terminal's theme, so the same
+/// index can be light on one screen and dark on the next. With a background of its
+/// own, a square reads on a light terminal and on a dark one alike (a test checks each
+/// pair's contrast).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Colour(pub &'static str);
+pub struct Colour {
+    /// The glyph's colour, a 256-colour index.
+    pub fg: u8,
+    /// The square's colour, a 256-colour index.
+    pub bg: u8,
+    /// Drawn in bold.
+    pub bold: bool,
+}
+
+impl Colour {
+    const fn new(fg: u8, bg: u8) -> Colour {
+        Colour {
+            fg,
+            bg,
+            bold: false,
+        }
+    }
+
+    const fn bold(fg: u8, bg: u8) -> Colour {
+        Colour { fg, bg, bold: true }
+    }
+
+    /// Append the escape sequence that starts drawing in this colour.
+    fn start(self, out: &mut String) {
+        let bold = if self.bold { "1;" } else { "" };
+        let _ = write!(out, "\u{1b}[{bold}38;5;{};48;5;{}m", self.fg, self.bg);
+    }
+}
 
 /// How a game's boards are coloured: by the kind of square each glyph draws (Sokoban,
 /// Star Pusher), or each tile by its value (2048). A game's row in the table of games
@@ -268,12 +300,18 @@ impl Palette {
     }
 }
 
-/// Walls blue, boxes yellow, goals red, boxes on goals green, the player cyan.
-const WALL: Colour = Colour("34");
-const BOX: Colour = Colour("1;33");
-const GOAL: Colour = Colour("31");
-const BOX_ON_GOAL: Colour = Colour("1;32");
-const PLAYER: Colour = Colour("1;36");
+/// Black and white, from the cube (16 and 231 are the same on every terminal).
+const BLACK: u8 = 16;
+const WHITE: u8 = 231;
+
+/// Walls blue, boxes dark gold (a crate), goals red, boxes on goals green, the player
+/// teal: each a block with its glyph in black or white on it, mid-tones that stand
+/// apart from a white terminal and from a black one.
+const WALL: Colour = Colour::new(WHITE, 25);
+const BOX: Colour = Colour::bold(BLACK, 136);
+const GOAL: Colour = Colour::new(WHITE, 160);
+const BOX_ON_GOAL: Colour = Colour::bold(WHITE, 28);
+const PLAYER: Colour = Colour::bold(BLACK, 31);
 
 /// The colour of a board glyph of `glyphs`, if it has one (floor has none).
 fn glyph_colour(glyphs: &Glyphs, c: char) -> Option<Colour> {
@@ -293,23 +331,27 @@ fn glyph_colour(glyphs: &Glyphs, c: char) -> Option<Colour> {
     }
 }
 
-/// 2048 tiles by value, after the original game's colours (light for small tiles,
-/// orange and red in the middle, gold from 128), in the 256-colour palette.
+/// 2048's dark grey numbers, on the light tiles.
+const TILE_INK: u8 = 241;
+
+/// 2048 tiles by value, after the original game's colours: a coloured tile with its
+/// number on it, light for 2 and 4 (grey numbers), orange and red to 64, gold from 128
+/// (black numbers, bold), dark grey past 2048 (white numbers).
 fn tile_colour(value: u64) -> Colour {
-    Colour(match value {
-        0..=2 => "38;5;255",
-        4 => "38;5;230",
-        8 => "38;5;215",
-        16 => "38;5;209",
-        32 => "38;5;203",
-        64 => "38;5;196",
-        128 => "1;38;5;221",
-        256 => "1;38;5;220",
-        512 => "1;38;5;214",
-        1024 => "1;38;5;178",
-        2048 => "1;38;5;226",
-        _ => "1;38;5;201",
-    })
+    match value {
+        0..=2 => Colour::new(TILE_INK, 255),
+        4 => Colour::new(TILE_INK, 230),
+        8 => Colour::new(BLACK, 215),
+        16 => Colour::new(BLACK, 209),
+        32 => Colour::new(BLACK, 203),
+        64 => Colour::new(BLACK, 196),
+        128 => Colour::bold(BLACK, 221),
+        256 => Colour::bold(BLACK, 220),
+        512 => Colour::bold(BLACK, 214),
+        1024 => Colour::bold(BLACK, 178),
+        2048 => Colour::bold(BLACK, 226),
+        _ => Colour::bold(WHITE, 237),
+    }
 }
 
 /// Clear the screen and put the cursor at its top left: a board drawn in place.
@@ -354,8 +396,12 @@ fn paint_row(line: &str, palette: &Palette, out: &mut String) {
         let colour = glyph_colour(glyphs, c);
         if colour != current {
             match colour {
+                // From a bold colour to a plain one, bold is turned off first.
                 Some(colour) => {
-                    let _ = write!(out, "\u{1b}[{}m", colour.0);
+                    if current.is_some_and(|current| current.bold && !colour.bold) {
+                        out.push_str("\u{1b}[0m");
+                    }
+                    colour.start(out);
                 }
                 None => out.push_str("\u{1b}[0m"),
             }
@@ -368,19 +414,25 @@ fn paint_row(line: &str, palette: &Palette, out: &mut String) {
     }
 }
 
-/// A row of 2048 tiles, each number in its value's colour.
+/// A row of 2048 tiles, each tile in its value's colours: the whole cell (its number
+/// and the spaces around it, up to the grid's lines), so a tile is a block of colour.
+/// Empty cells and the grid's lines keep the terminal's colours.
 fn paint_tiles(line: &str, out: &mut String) {
     let mut rest = line;
-    while let Some(start) = rest.find(|c: char| c.is_ascii_digit()) {
-        let (before, from) = rest.split_at(start);
-        let end = from
+    while let Some(digit) = rest.find(|c: char| c.is_ascii_digit()) {
+        // The cell: the spaces before the number, the number, the spaces after it.
+        let start = rest[..digit].trim_end_matches(' ').len();
+        let after_number = rest[digit..]
             .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(from.len());
-        let (number, after) = from.split_at(end);
-        out.push_str(before);
-        let colour = tile_colour(number.parse().unwrap_or(u64::MAX));
-        let _ = write!(out, "\u{1b}[{}m{number}\u{1b}[0m", colour.0);
-        rest = after;
+            .map_or(rest.len(), |at| digit + at);
+        let end = rest[after_number..]
+            .find(|c: char| c != ' ')
+            .map_or(rest.len(), |at| after_number + at);
+        out.push_str(&rest[..start]);
+        let number = &rest[digit..after_number];
+        tile_colour(number.parse().unwrap_or(u64::MAX)).start(out);
+        let _ = write!(out, "{}\u{1b}[0m", &rest[start..end]);
+        rest = &rest[end..];
     }
     out.push_str(rest);
 }
@@ -496,7 +548,7 @@ mod tests {
         assert!(arrows_only("d3").is_empty());
     }
 
-    /// Sokoban's glyphs: only `#` and `P` are on the boards below.
+    /// Glyphs as Sokoban's: only `#` and `P` are on the boards below.
     const SOKOBAN: Glyphs = Glyphs {
         wall: b'#',
         floor: b'.',
@@ -516,9 +568,13 @@ mod tests {
         let text = "You cannot move left.\n###\n#P#\n###\nStatus\nEnter command: ";
         let (painted, width) = paint(text, &sokoban_palette());
         assert_eq!(width, Some(3));
+        let wall = "\u{1b}[38;5;231;48;5;25m";
+        let player = "\u{1b}[1;38;5;16;48;5;31m";
         assert_eq!(
             painted,
-            "\u{1b}[H\u{1b}[2J\u{1b}[34m###\u{1b}[0m\n\u{1b}[34m#\u{1b}[1;36mP\u{1b}[34m#\u{1b}[0m\n\u{1b}[34m###\u{1b}[0m\nYou cannot move left.\nStatus\nEnter command: "
+            format!(
+                "\u{1b}[H\u{1b}[2J{wall}###\u{1b}[0m\n{wall}#{player}P\u{1b}[0m{wall}#\u{1b}[0m\n{wall}###\u{1b}[0m\nYou cannot move left.\nStatus\nEnter command: "
+            )
         );
         // Text without a board is left alone.
         let (plain, width) = paint("Invalid command\nEnter command: ", &sokoban_palette());
@@ -529,12 +585,148 @@ mod tests {
     }
 
     #[test]
-    fn tiles_are_coloured_by_value() {
-        let palette = Palette::Tiles(&['|']);
+    fn tiles_are_coloured_by_value_the_whole_cell() {
+        let palette = Palette::Tiles(&['|', '│']);
         let (painted, _) = paint("|  2|2048|\n> ", &palette);
         assert_eq!(
             painted,
-            "\u{1b}[H\u{1b}[2J|  \u{1b}[38;5;255m2\u{1b}[0m|\u{1b}[1;38;5;226m2048\u{1b}[0m|\n> "
+            "\u{1b}[H\u{1b}[2J|\u{1b}[38;5;241;48;5;255m  2\u{1b}[0m|\u{1b}[1;38;5;16;48;5;226m2048\u{1b}[0m|\n> "
         );
+        // A row as 2048 draws it: each number with its spaces, empty cells left alone.
+        let (painted, _) = paint("│   4 │     │  16 │\n> ", &palette);
+        assert_eq!(
+            painted,
+            "\u{1b}[H\u{1b}[2J│\u{1b}[38;5;241;48;5;230m   4 \u{1b}[0m│     │\u{1b}[38;5;16;48;5;209m  16 \u{1b}[0m│\n> "
+        );
+    }
+
+    /// The red, green and blue of a colour of the 256-colour palette, as xterm draws
+    /// it: the 16 system colours, a 6x6x6 cube (levels 0, 95, 135, 175, 215, 255) and
+    /// a ramp of 24 greys (8, 18, ... 238).
+    fn rgb(index: u8) -> [u8; 3] {
+        const SYSTEM: [[u8; 3]; 16] = [
+            [0, 0, 0],
+            [205, 0, 0],
+            [0, 205, 0],
+            [205, 205, 0],
+            [0, 0, 238],
+            [205, 0, 205],
+            [0, 205, 205],
+            [229, 229, 229],
+            [127, 127, 127],
+            [255, 0, 0],
+            [0, 255, 0],
+            [255, 255, 0],
+            [92, 92, 255],
+            [255, 0, 255],
+            [0, 255, 255],
+            [255, 255, 255],
+        ];
+        const LEVELS: [u8; 6] = [0, 95, 135, 175, 215, 255];
+        match index {
+            0..=15 => SYSTEM[usize::from(index)],
+            16..=231 => {
+                let cube = usize::from(index - 16);
+                [LEVELS[cube / 36], LEVELS[cube / 6 % 6], LEVELS[cube % 6]]
+            }
+            232..=255 => {
+                let grey = 8 + 10 * (index - 232);
+                [grey, grey, grey]
+            }
+        }
+    }
+
+    /// WCAG 2's relative luminance of an sRGB colour.
+    fn luminance([r, g, b]: [u8; 3]) -> f64 {
+        let channel = |c: u8| {
+            let c = f64::from(c) / 255.0;
+            if c <= 0.039_28 {
+                c / 12.92
+            } else {
+                ((c + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+    }
+
+    /// WCAG 2's contrast ratio of two colours, 1 (the same) to 21 (black on white).
+    fn contrast(a: [u8; 3], b: [u8; 3]) -> f64 {
+        let (a, b) = (luminance(a), luminance(b));
+        (a.max(b) + 0.05) / (a.min(b) + 0.05)
+    }
+
+    #[test]
+    fn the_palette_and_contrast_are_computed_right() {
+        assert_eq!(rgb(16), [0, 0, 0]);
+        assert_eq!(rgb(231), [255, 255, 255]);
+        assert_eq!(rgb(196), [255, 0, 0]);
+        assert_eq!(rgb(25), [0, 95, 175]);
+        assert_eq!(rgb(232), [8, 8, 8]);
+        assert_eq!(rgb(255), [238, 238, 238]);
+        assert!((contrast(rgb(16), rgb(231)) - 21.0).abs() < 1e-9);
+        assert!((contrast(rgb(100), rgb(100)) - 1.0).abs() < 1e-9);
+        // The colours this replaced: the 2 on a white terminal, the wall on black.
+        assert!(contrast(rgb(255), [255, 255, 255]) < 1.2);
+        assert!(contrast(rgb(4), [0, 0, 0]) < 3.0);
+    }
+
+    /// WCAG's AA level for text: a number or a glyph must read on its square.
+    const TEXT: f64 = 4.5;
+    /// WCAG's level for shapes (1.4.11, non-text contrast): a square, a block of its
+    /// own colour, must stand apart from the terminal's background, white or black.
+    const SHAPE: f64 = 3.0;
+
+    /// Every colour is a pair from the cube and greys (never the terminal's themed 16),
+    /// with its glyph readable on its square.
+    fn check_pair(what: &str, colour: Colour) {
+        assert!(
+            colour.fg >= 16 && colour.bg >= 16,
+            "{what}: {colour:?} uses a system colour, which the terminal's theme changes"
+        );
+        let ratio = contrast(rgb(colour.fg), rgb(colour.bg));
+        assert!(
+            ratio >= TEXT,
+            "{what}: {colour:?} has contrast {ratio:.2}, under {TEXT}"
+        );
+    }
+
+    #[test]
+    fn every_tile_number_reads_on_its_tile() {
+        let mut value = 2;
+        while value <= 1 << 17 {
+            check_pair(&format!("tile {value}"), tile_colour(value));
+            value *= 2;
+        }
+    }
+
+    #[test]
+    fn every_square_reads_on_a_light_and_a_dark_terminal() {
+        let white = [255, 255, 255];
+        let black = [0, 0, 0];
+        for (game, glyphs) in [
+            ("sokoban", &crate::games::sokoban::GLYPHS),
+            ("starpusher", &crate::games::starpusher::GLYPHS),
+        ] {
+            for (what, glyph) in [
+                ("wall", glyphs.wall),
+                ("box", glyphs.box_on_floor),
+                ("goal", glyphs.goal),
+                ("box on goal", glyphs.box_on_goal),
+                ("player", glyphs.player),
+                ("player on goal", glyphs.player_on_goal),
+            ] {
+                let what = format!("{game} {what}");
+                let colour = glyph_colour(glyphs, char::from(glyph)).expect("a colour");
+                check_pair(&what, colour);
+                for (terminal, background) in [("white", white), ("black", black)] {
+                    let ratio = contrast(rgb(colour.bg), background);
+                    assert!(
+                        ratio >= SHAPE,
+                        "{what}: square {} has contrast {ratio:.2} on a {terminal} terminal",
+                        colour.bg
+                    );
+                }
+            }
+        }
     }
 }

@@ -1,7 +1,8 @@
 //! The accept loop and the gate every connection passes: its place under
 //! `--max-sessions` (a semaphore; a client beyond the cap is told `Server full, try
 //! again later.` and closed at once, never left waiting) and under
-//! `--max-per-address`, then a task of its own running its [`Session`]. Behind HAProxy
+//! `--max-per-address` (and an address an admin kicked for a while is told so and
+//! closed), then a task of its own running its [`Session`]. Behind HAProxy
 //! (`--proxy-protocol`) each connection first gives its client's address in a PROXY
 //! header ([`crate::net::proxy`]), read in the connection's own task.
 
@@ -29,6 +30,11 @@ pub const SERVER_FULL: &str = "Server full, try again later.\r\n";
 /// Sent, with the limit, to a client whose address already has `--max-per-address`
 /// sessions.
 pub const TOO_MANY_FROM_ADDRESS: &str = "Too many connections from your address";
+
+/// Sent, with the time left, to a client whose address an admin kicked for a while
+/// (`kick NAME for TIME`).
+pub const KICKED_ADDRESS: &str =
+    "A player at your address was kicked by an admin:\r\nconnections from it are refused for another";
 
 /// What the sessions of one server share: levels, the data directory, limits, the
 /// registry.
@@ -116,6 +122,16 @@ impl Gate {
     /// so and closed. The session hears the server's shutdown through its inbox
     /// ([`crate::players::registry::Registry::shut_down`]).
     fn admit(&self, stream: TcpStream, peer: SocketAddr) -> Option<Session> {
+        // The client's own address (behind a proxy, the one its PROXY header gave).
+        if let Some(left) = self.shared.registry.bans().address_left(peer.ip()) {
+            info!(%peer, ?left, "an address an admin kicked: turned away");
+            let line = format!(
+                "{KICKED_ADDRESS} {}.\r\n",
+                crate::players::bans::clock(&left)
+            );
+            turn_away(stream, peer, &line);
+            return None;
+        }
         let Ok(permit) = Arc::clone(&self.limit).try_acquire_owned() else {
             info!(%peer, "server full: turned away");
             turn_away(stream, peer, SERVER_FULL);

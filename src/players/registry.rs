@@ -31,6 +31,7 @@ use dashmap::DashMap;
 use crate::players::accounts::PlayerName;
 pub use crate::players::activity::{seconds_since, Activity};
 use crate::players::alarms::{self, AlarmClock};
+pub use crate::players::bans::{Bans, NameTaken};
 pub use crate::players::ids::{Remote, SessionId};
 use crate::players::inbox::{self, Bell, Inbox, InboxSender, Message};
 pub use crate::players::place::{Place, PlaceView, SessionView};
@@ -111,6 +112,8 @@ pub(super) struct Shared {
     pub(super) tap: std::sync::OnceLock<(u64, PresenceTap)>,
     /// When each local session's idle timer is next due.
     pub(super) alarms: Arc<AlarmClock>,
+    /// Names and addresses an admin's `kick NAME for TIME` keeps out.
+    pub(super) bans: Bans,
     /// The server is shutting down: every session, and each one registered from now
     /// on, hears [`Bell::Shutdown`].
     pub(super) shutting_down: AtomicBool,
@@ -131,11 +134,6 @@ pub struct TooManyFromAddress {
     /// The limit it reached.
     pub limit: usize,
 }
-
-/// The name is someone else's right now.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0} is already playing.")]
-pub struct NameTaken(pub PlayerName);
 
 /// A session's place in the registry: removed when this is dropped.
 #[derive(Debug)]
@@ -236,6 +234,7 @@ impl Registry {
                 waiting_names: DashMap::new(),
                 tap: std::sync::OnceLock::new(),
                 alarms: Arc::new(AlarmClock::new()),
+                bans: Bans::default(),
                 shutting_down: AtomicBool::new(false),
             }),
         }
@@ -523,15 +522,23 @@ impl Registry {
         Some((id, entry.name.clone(), entry.inbox.clone()))
     }
 
+    /// The names and addresses kept out for a while.
+    pub fn bans(&self) -> &Bans {
+        &self.shared.bans
+    }
+
     /// Rename session `id` to `name`.
     ///
     /// # Errors
-    /// [`NameTaken`] when another session has that name (in any case).
+    /// [`NameTaken`] when another session has that name (in any case), or an admin
+    /// kicked it for a while.
     pub fn rename(&self, id: SessionId, name: &PlayerName) -> Result<(), NameTaken> {
-        let key = name.shared_key();
-        match self.shared.names.entry(key) {
+        if let Some(kicked) = self.shared.bans.refuse_name(name) {
+            return Err(kicked);
+        }
+        match self.shared.names.entry(name.shared_key()) {
             dashmap::Entry::Occupied(holder) if *holder.get() != id => {
-                return Err(NameTaken(name.clone()));
+                return Err(NameTaken::Playing(name.clone()));
             }
             dashmap::Entry::Occupied(_) => {}
             dashmap::Entry::Vacant(vacant) => {
@@ -544,8 +551,12 @@ impl Registry {
 
     /// Give session `id` the name `name` even if another session has it (a registered
     /// player who proved the password): that other session is told `why` and closed.
-    /// Returns the session that lost the name, if any.
+    /// Returns the session that lost the name, if any. A name an admin kicked for a
+    /// while is taken and the session closed at once, told for how long.
     pub fn take_over(&self, id: SessionId, name: &PlayerName, why: &str) -> Option<SessionId> {
+        if let Some(kicked) = self.shared.bans.refuse_name(name) {
+            self.send(id, Message::Close(kicked.to_string()));
+        }
         let previous = self.shared.names.insert(name.shared_key(), id);
         self.set_name(id, name);
         let previous = previous.filter(|previous| *previous != id)?;
@@ -778,7 +789,7 @@ mod tests {
         registry.rename(ann.id(), &name("Ann")).unwrap();
         assert_eq!(
             registry.rename(other.id(), &name("ANN")),
-            Err(NameTaken(name("ANN")))
+            Err(NameTaken::Playing(name("ANN")))
         );
         // Renaming to one's own name in another case is fine.
         registry.rename(ann.id(), &name("ann")).unwrap();

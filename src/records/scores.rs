@@ -311,6 +311,16 @@ mod tests {
                 })
             );
         }
+        // Another win value is a board of its own.
+        for words in [&["2048", "win=64"][..], &["2048", "size=4", "WIN=64"]] {
+            assert_eq!(
+                parse_top(words),
+                Ok(Query::Top {
+                    kind: twenty48,
+                    level: String::from("size=4 win=64")
+                })
+            );
+        }
         assert!(parse_top(&["chess"])
             .unwrap_err()
             .starts_with("Unknown game: chess."));

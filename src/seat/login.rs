@@ -163,6 +163,11 @@ impl Seat {
             } => {
                 // The name as registered, not as typed this time.
                 let name = PlayerName::parse(&account.name).unwrap_or_else(|_| self.name.clone());
+                // Kicked for a while (`kick NAME for TIME`): refused before the name is
+                // taken, and before another session of it is closed.
+                if let Some(kicked) = self.services.registry.bans().refuse_name(&name) {
+                    return format!("{kicked}\n");
+                }
                 let why = taken_over(&name);
                 if let Some(old) = self.services.registry.take_over(self.id, &name, &why) {
                     tracing::info!(name = %name, old = %old, new = %self.id, "name taken over by its owner");

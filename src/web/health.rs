@@ -11,9 +11,18 @@ use axum::response::{IntoResponse, Response};
 use super::state::Shared;
 
 /// `/healthz`: the server runs and answers (for Docker's HEALTHCHECK and load
-/// balancers).
-pub async fn healthz() -> &'static str {
-    "ok\n"
+/// balancers): `200` and `ok` on the first line, always; a line after it for each
+/// thing an operator should know that does not make the server unhealthy (today: an
+/// empty `--levels` folder, with the built-in levels served). A check that reads only
+/// the status, or only the first line, is unchanged.
+pub async fn healthz(State(web): State<Shared>) -> String {
+    let mut text = String::from("ok\n");
+    if web.services.contexts.current().levels.unfilled.is_some() {
+        // The folder's path is the operator's business, not the network's: the log
+        // names it.
+        text.push_str("levels: the --levels folder is empty: the built-in levels are served\n");
+    }
+    text
 }
 
 /// Why `/healthz` did not say the server is healthy.

@@ -62,6 +62,20 @@ pub fn spawn_server_in(
     SocketAddr,
     std::io::BufReader<std::process::ChildStderr>,
 ) {
+    let (child, addr, log, _) = spawn_server_logged(data_dir, args);
+    (child, addr, log)
+}
+
+/// [`spawn_server_in`], and the log up to the line that says where it listens.
+pub fn spawn_server_logged(
+    data_dir: &Path,
+    args: &[&str],
+) -> (
+    std::process::Child,
+    SocketAddr,
+    std::io::BufReader<std::process::ChildStderr>,
+    String,
+) {
     use std::io::BufRead as _;
     use std::process::{Command, Stdio};
     let mut child = Command::new(env!("CARGO_BIN_EXE_arcade"))
@@ -90,7 +104,12 @@ pub fn spawn_server_in(
             break digits.parse::<u16>().expect("a port");
         }
     };
-    (child, SocketAddr::from((Ipv4Addr::LOCALHOST, port)), log)
+    (
+        child,
+        SocketAddr::from((Ipv4Addr::LOCALHOST, port)),
+        log,
+        seen,
+    )
 }
 
 /// A TCP connection to `server` from the loopback address `source` (any 127.x.y.z

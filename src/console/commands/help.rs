@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use super::{Args, CommandSpec, Help, Place, COMMANDS};
 use crate::catalog::table::GAMES;
 use crate::console::{Console, Outcome};
-use crate::text::{wrap, COLUMNS};
+use crate::text::{wrap_list, COLUMNS};
 
 /// Where a command's description starts, and its continuation lines.
 const DESCRIPTION_INDENT: &str = "                     ";
@@ -62,16 +62,21 @@ pub fn text() -> String {
         _ => None,
     });
     text.push_str(&player_commands());
-    let mut admins = String::from("  for admins:        ");
-    for command in COMMANDS {
-        if let Help::Admin(usage) = command.help {
-            admins.push_str(usage);
-            admins.push_str(", ");
-        }
-    }
+    let mut admins: Vec<String> = COMMANDS
+        .iter()
+        .filter_map(|command| match command.help {
+            Help::Admin(usage) => Some(String::from(usage)),
+            _ => None,
+        })
+        .collect();
     // `race ... all` is `race`'s, for admins: it ends their lines.
-    admins.push_str("race ... all\n");
-    text.push_str(&wrap(&admins, COLUMNS, DESCRIPTION_INDENT));
+    admins.push(String::from("race ... all"));
+    text.push_str(&wrap_list(
+        "  for admins:        ",
+        &admins,
+        COLUMNS,
+        DESCRIPTION_INDENT,
+    ));
     lines(&mut text, |help| match help {
         Help::Last(lines) => Some(lines),
         _ => None,
@@ -128,8 +133,8 @@ mod tests {
   stats [NAME]       a player's results
   recordings [NAME]  recent games, with an id to replay
   standings          the standings of your race
-  for admins:        broadcast TEXT, kick NAME [WHY], unregister NAME, reload,
-                     race ... all
+  for admins:        broadcast TEXT, kick NAME [for TIME] [WHY],
+                     unregister NAME, reload, race ... all
   help               this list
   quit               leave
 In a game, type these with a / first (/who, /say hi); /help and /leave

@@ -82,6 +82,20 @@ impl Default for Settings {
     }
 }
 
+impl Settings {
+    /// The leaderboard these settings play for: `size=4`, and the win value after it
+    /// when it is not the default (`size=4 win=64`), so that a game won at 64 never
+    /// ranks with the games played to 2048. The style draws, it does not play: it is
+    /// not part of it.
+    pub fn level(&self) -> String {
+        if self.win == Settings::default().win {
+            format!("size={}", self.size)
+        } else {
+            format!("size={} win={}", self.size, self.win.value())
+        }
+    }
+}
+
 /// The largest tile a board of `size` by `size` can make: `2^(cells + 1)`.
 pub fn largest_tile(size: usize) -> u128 {
     let exponent = (size * size + 1).min(usize::from(board::MAX_EXPONENT));

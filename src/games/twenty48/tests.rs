@@ -307,6 +307,16 @@ fn args_in_any_order_and_case() {
 }
 
 #[test]
+fn the_level_names_the_win_value_unless_it_is_the_default() {
+    let level = |args: &[&str]| parse_args(args).unwrap().0.level();
+    assert_eq!(level(&[]), "size=4");
+    assert_eq!(level(&["win=2048", "style=ascii", "seed=3"]), "size=4");
+    assert_eq!(level(&["size=5"]), "size=5");
+    assert_eq!(level(&["WIN=064"]), "size=4 win=64");
+    assert_eq!(level(&["win=4096", "size=6"]), "size=6 win=4096");
+}
+
+#[test]
 fn bad_args_say_what_is_allowed() {
     let error = |args: &[&str]| parse_args(args).unwrap_err().to_string();
     assert_eq!(error(&["size=9"]), "size must be 3 to 8.");
