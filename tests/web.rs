@@ -660,7 +660,12 @@ async fn an_admin_opens_and_starts_a_race_and_reloads_levels_from_the_page() {
 
     // Nobody else may, logged in or not.
     let anyone = browser();
-    for path in ["/admin/race", "/admin/start", "/admin/reload"] {
+    for path in [
+        "/admin/race",
+        "/admin/start",
+        "/admin/leave",
+        "/admin/reload",
+    ] {
         let status = post(
             &anyone,
             &format!("{base}{path}"),
@@ -705,6 +710,27 @@ async fn an_admin_opens_and_starts_a_race_and_reloads_levels_from_the_page() {
     assert_eq!(opened, StatusCode::SEE_OTHER);
     let (_, page) = get(&admin, &format!("{base}/")).await;
     assert!(page.contains("Unknown game: chess."), "{page}");
+
+    // A race nobody joined, left: it closes, and another may be opened.
+    let opened = post(
+        &admin,
+        &format!("{base}/admin/race"),
+        &[("csrf", &token), ("game", "sokoban"), ("args", "classic")],
+    )
+    .await;
+    assert_eq!(opened, StatusCode::SEE_OTHER);
+    let invited = ann.read_text_until("> ").await;
+    assert!(
+        invited.contains("invites you to race sokoban classic"),
+        "{invited}"
+    );
+    let (_, page) = get(&admin, &format!("{base}/")).await;
+    assert!(page.contains("action=\"/admin/leave\""), "{page}");
+    let left = post(&admin, &format!("{base}/admin/leave"), &[("csrf", &token)]).await;
+    assert_eq!(left, StatusCode::SEE_OTHER);
+    let (_, page) = get(&admin, &format!("{base}/")).await;
+    assert!(page.contains("You left race "), "{page}");
+    assert!(!page.contains("action=\"/admin/start\""), "{page}");
 
     let opened = post(
         &admin,

@@ -1,7 +1,7 @@
 //! The admin's forms under the live table: `POST /admin/broadcast`,
-//! `POST /admin/kick`, `POST /admin/race`, `POST /admin/start` and
-//! `POST /admin/reload` run telnet's `broadcast`, `kick`, `race ... all`, `start` and
-//! `reload` (their own code), then send the admin back to the table with what they
+//! `POST /admin/kick`, `POST /admin/race`, `POST /admin/start`, `POST /admin/leave`
+//! and `POST /admin/reload` run telnet's `broadcast`, `kick`, `race ... all`, `start`,
+//! `leave` and `reload` (their own code), then send the admin back to the table with what they
 //! did. [`AdminForm`] has already refused everyone else and every form without the
 //! admin's CSRF token.
 
@@ -154,6 +154,24 @@ pub async fn start(
         Reply::Later(pending) => pending.await.text,
     };
     web.logins.tell(&admin, notice.trim_end().to_string());
+    Redirect::to("/").into_response()
+}
+
+/// `POST /admin/leave`: telnet's `leave`, by the admin as the host of the race they
+/// opened from the page: before its start, a race nobody joined closes, and one with
+/// racers is handed to the first who joined; after it, the race goes on without its
+/// host.
+pub async fn leave(
+    State(web): State<Shared>,
+    AdminForm(admin, _): AdminForm<PlainForm>,
+) -> Response {
+    let registry = &web.services.registry;
+    let host = web.hosts.member(registry, &admin.name, &web.shutdown);
+    let notice = match LocalDesk::new(registry.clone()).leave(&host) {
+        Some(race) => format!("You left race {race}."),
+        None => String::from("You host no race from this page."),
+    };
+    web.logins.tell(&admin, notice);
     Redirect::to("/").into_response()
 }
 

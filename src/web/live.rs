@@ -332,6 +332,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_standings_are_the_racers_lines_without_the_clock() {
+        let mut table = String::from("Race 1: sokoban classic, running for 12s.\n");
+        for n in 1..=STANDING_ROWS + 2 {
+            table.push_str(&format!("  {n:>3}. p{n}  0/2 boxes, 0 moves\n"));
+        }
+        let rows = standing_rows(&table);
+        assert_eq!(rows.len(), STANDING_ROWS + 1);
+        assert_eq!(rows[0], "1. p1  0/2 boxes, 0 moves");
+        assert_eq!(rows[STANDING_ROWS], "... and 2 more");
+        assert!(rows.iter().all(|row| !row.contains("running for")));
+    }
+
+    #[test]
     fn the_snapshot_is_json_with_the_rows() {
         let registry = Registry::new();
         let (rows, total) = registry.table(MAX_ROWS);

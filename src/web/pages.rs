@@ -105,6 +105,11 @@ fn race_forms(web: &Web, admin: &Admin) -> Markup {
                 "You host race " (race) ". "
                 button type="submit" { "Start race " (race) }
             }
+            form method="post" action="/admin/leave" id="leave" {
+                input type="hidden" name="csrf" value=(admin.csrf);
+                "Not hosting it after all (telnet's " code { "leave" } "): "
+                button type="submit" { "Leave race " (race) }
+            }
         }
         @if !news.is_empty() {
             h3 { "What your races said" }

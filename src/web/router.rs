@@ -53,6 +53,7 @@ pub fn router(web: Shared, timeouts: Timeouts) -> Router {
         .route("/admin/kick", post(forms::kick))
         .route("/admin/race", post(forms::race))
         .route("/admin/start", post(forms::start))
+        .route("/admin/leave", post(forms::leave))
         .route("/admin/reload", post(forms::reload))
         .route_layer(axum::middleware::from_fn_with_state(timeouts, within));
     Router::new()
