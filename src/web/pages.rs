@@ -14,8 +14,8 @@ use super::logins::Admin;
 use super::state::{Shared, Web};
 use crate::catalog::table::GAMES;
 
-/// `GET /`: the live table; for an admin, watch links and the broadcast and kick
-/// forms.
+/// `GET /`: the live table and the races; for an admin, watch links, the broadcast
+/// and kick forms, the race for the class and the levels' reload.
 pub async fn live(
     State(web): State<Shared>,
     admin: Option<Admin>,
