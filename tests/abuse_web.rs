@@ -233,6 +233,8 @@ async fn long_recording(url: &DbUrl, player: &str, registered: bool, inputs: usi
         player_key: player.to_ascii_lowercase(),
         registered,
         start,
+        level: String::new(),
+        race: None,
         // Now: an old recording would be swept at start.
         started_at: std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)

@@ -317,6 +317,8 @@ async fn a_forged_result_stays_off_the_leaderboards() {
                 player_key: String::from("mallory"),
                 registered: true,
                 start,
+                level: String::from("classic"),
+                race: None,
                 started_at: now,
             })),
             Change::Inputs {
@@ -388,6 +390,8 @@ async fn old_recordings_are_swept_and_kept_results_stay() {
                 memory: String::new(),
                 world: None,
             },
+            level: String::from("size=4"),
+            race: None,
             started_at: if id == 2 {
                 arcade::records::recorder::now_ms()
             } else {

@@ -13,7 +13,8 @@ use arcade::catalog::table::Board;
 use arcade::games::{Finish, Outcome};
 use arcade::records::recording::{self, Start};
 use arcade::store::{
-    Account, Change, DbUrl, NewRecording, NewResult, Played, RecordingState, Registered, Store,
+    Account, Change, DbUrl, NewRecording, NewResult, Played, RecordingFilter, RecordingState,
+    Registered, Store,
 };
 use common::postgres::Postgres;
 
@@ -79,6 +80,7 @@ macro_rules! on_both {
 on_both!(
     accounts_and_settings_are_kept,
     recordings_are_written_read_listed_and_discarded,
+    recordings_are_found_by_player_game_level_and_date,
     results_are_checked_once_and_ranked,
     old_recordings_are_swept,
     ids_and_instances,
@@ -96,12 +98,26 @@ fn start(game: &str) -> Start {
 }
 
 fn open(id: i64, player: &str, registered: bool, started_at: i64) -> Change {
+    open_as(id, player, registered, started_at, ("2048", "size=4"), None)
+}
+
+/// [`open`] of a game and level, in a race or not.
+fn open_as(
+    id: i64,
+    player: &str,
+    registered: bool,
+    started_at: i64,
+    (game, level): (&str, &str),
+    race: Option<i64>,
+) -> Change {
     Change::Open(Box::new(NewRecording {
         id,
         player: String::from(player),
         player_key: player.to_lowercase(),
         registered,
-        start: start("2048"),
+        start: start(game),
+        level: String::from(level),
+        race,
         started_at,
     }))
 }
@@ -264,12 +280,84 @@ async fn recordings_are_written_read_listed_and_discarded(backend: Backend) {
     store.close().await;
 }
 
+async fn recordings_are_found_by_player_game_level_and_date(backend: Backend) {
+    let store = backend.open().await;
+    let id = store.recording_ids().await.unwrap().start;
+    const DAY: i64 = 24 * 3600 * 1000;
+    store
+        .write(&[
+            open_as(id, "Ann", true, DAY, ("sokoban", "classic"), None),
+            open_as(id + 1, "Ann", true, 2 * DAY, ("wumpus", "classic"), Some(3)),
+            open_as(id + 2, "Bo", true, 2 * DAY + 5, ("sokoban", "extra"), None),
+            open_as(
+                id + 3,
+                "guest-1",
+                false,
+                3 * DAY,
+                ("sokoban", "classic"),
+                None,
+            ),
+        ])
+        .await
+        .unwrap();
+    let found = |filter: RecordingFilter, limit: u32| {
+        let store = store.clone();
+        async move {
+            store
+                .find_recordings(&filter, limit)
+                .await
+                .unwrap()
+                .iter()
+                .map(|listed| listed.id - id)
+                .collect::<Vec<i64>>()
+        }
+    };
+    assert_eq!(found(RecordingFilter::default(), 10).await, [3, 2, 1, 0]);
+    let ann = RecordingFilter {
+        player_key: Some(String::from("ann")),
+        ..RecordingFilter::default()
+    };
+    assert_eq!(found(ann.clone(), 10).await, [1, 0]);
+    let sokoban = RecordingFilter {
+        game: Some(String::from("sokoban")),
+        ..RecordingFilter::default()
+    };
+    assert_eq!(found(sokoban.clone(), 10).await, [3, 2, 0]);
+    let classic = RecordingFilter {
+        level: Some(String::from("classic")),
+        registered_only: true,
+        ..sokoban
+    };
+    assert_eq!(found(classic, 10).await, [0]);
+    let second_day = RecordingFilter {
+        from_ms: Some(2 * DAY),
+        until_ms: Some(3 * DAY),
+        ..RecordingFilter::default()
+    };
+    assert_eq!(found(second_day, 10).await, [2, 1]);
+    // A page at a time: the next starts below the last id shown.
+    assert_eq!(found(RecordingFilter::default(), 2).await, [3, 2]);
+    let next = RecordingFilter {
+        before_id: Some(id + 2),
+        ..RecordingFilter::default()
+    };
+    assert_eq!(found(next, 2).await, [1, 0]);
+    // What was typed is a value, never SQL.
+    let hostile = RecordingFilter {
+        player_key: Some(String::from("ann' OR '1'='1")),
+        ..ann
+    };
+    assert!(found(hostile, 10).await.is_empty());
+    store.close().await;
+}
+
 async fn results_are_checked_once_and_ranked(backend: Backend) {
     let store = backend.open().await;
     let id = store.recording_ids().await.unwrap().start;
     let batch = vec![
         open(id, "Ann", true, 1),
-        open(id + 1, "Bo", true, 2),
+        // Bo's game was a race's.
+        open_as(id + 1, "Bo", true, 2, ("wumpus", "classic"), Some(7)),
         result(id, 3, "Ann", 20, true),
         result(id, 7, "Ann", 14, true),
         result(id + 1, 4, "Bo", 12, true),
@@ -314,6 +402,8 @@ async fn results_are_checked_once_and_ranked(backend: Backend) {
         .collect();
     assert_eq!(lines, [("Ann", 2, 14)]);
     assert_eq!(top[0].duration_ms, 1014);
+    // Each line names the recording that made it (the web page links it).
+    assert_eq!(top[0].recording_id, id);
     let score = store.top("wumpus", "classic", Board::Score).await.unwrap();
     assert_eq!(score.len(), 2, "{score:?}");
     assert!(store
@@ -347,6 +437,12 @@ async fn results_are_checked_once_and_ranked(backend: Backend) {
     let graded_ids: Vec<i64> = graded.iter().map(|graded| graded.id).collect();
     assert_eq!(graded_ids, [ids[0], ids[1], ids[3]]);
     assert_eq!(graded[0].outcome, "won");
+    // Each names its recording, and its race when it was one's.
+    let sources: Vec<(i64, Option<i64>)> = graded
+        .iter()
+        .map(|graded| (graded.recording_id, graded.race))
+        .collect();
+    assert_eq!(sources, [(id, None), (id, None), (id + 1, Some(7))]);
     let after = store.results_since(0, ids[0], 10).await.unwrap();
     assert_eq!(after.len(), 2);
     let late = store.results_since(5008, 0, 10).await.unwrap();

@@ -235,14 +235,14 @@ async fn results_leaderboards_recordings_and_metrics() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "player,game,level,outcome,moves,pushes,score,seconds,finished_at"
+        "player,game,level,outcome,moves,pushes,score,seconds,finished_at,recording_id,race_id"
     );
     assert_eq!(lines.len(), 2, "{csv}");
     assert!(
         lines[1].starts_with("ann,wumpus,classic,won,18,0,0,"),
         "{csv}"
     );
-    let finished = lines[1].rsplit(',').next().expect("finished_at");
+    let finished = lines[1].split(',').nth(8).expect("finished_at");
     assert!(
         finished.starts_with("20") && finished.ends_with('Z'),
         "{finished}"
@@ -531,5 +531,307 @@ async fn idle_connections_can_fill_the_page_but_never_the_game_nor_healthz() {
         "{answer}"
     );
     drop(held);
+    server.shutdown().await;
+}
+
+/// POST a form; the answer's status.
+async fn post(client: &reqwest::Client, url: &str, form: &[(&str, &str)]) -> StatusCode {
+    client
+        .post(url)
+        .form(form)
+        .send()
+        .await
+        .expect("POST")
+        .status()
+}
+
+/// The id of `name`'s newest recording of `game` (anyone's for an empty name), as
+/// `recordings [NAME]` lists it once the recorder has written it.
+async fn recording_of(player: &mut common::Client, name: &str, game: &str) -> i64 {
+    let command = format!("recordings {name}");
+    let list = common::eventually(player, command.trim_end(), game).await;
+    list.lines()
+        .find(|line| line.contains(game))
+        .and_then(|line| line.split_whitespace().next())
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("no {game} recording in {list}"))
+}
+
+/// Today (UTC) as the list's day filter takes it.
+fn today() -> String {
+    arcade::text::rfc3339(arcade::records::recorder::now_ms())[..10].to_string()
+}
+
+#[tokio::test]
+async fn recordings_are_listed_filtered_and_linked_from_the_leaderboards_and_the_csv() {
+    let server = server().await;
+    let base = base(&server);
+    let _teacher = common::admin(&server, "Teacher", "secret-te").await;
+    let mut ann = common::won_wumpus(&server, "ann", "secret-pw", Duration::ZERO).await;
+    let ann_game = recording_of(&mut ann, "ann", "wumpus").await;
+    // A guest's game: listed for admins only.
+    let mut guest = common::Client::connect(server.addr).await;
+    guest.send("play sokoban classic").await;
+    guest.read_text_until("Enter command: ").await;
+    guest.send("/leave").await;
+    guest.read_text_until("> ").await;
+    let guest_game = recording_of(&mut ann, "", "sokoban").await;
+    let link = |id: i64| format!("<a href=\"/recordings/{id}\">{id}</a>");
+
+    let anyone = browser();
+    let (status, page) = get(&anyone, &format!("{base}/recordings")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(page.contains("<form method=\"get\" action=\"/recordings\" id=\"filters\">"));
+    assert!(page.contains(&link(ann_game)), "{page}");
+    assert!(!page.contains(&link(guest_game)), "{page}");
+    assert!(page.contains("listed for admins only"), "{page}");
+
+    let admin = browser();
+    assert_eq!(
+        log_in(&admin, &base, "Teacher", "secret-te").await,
+        StatusCode::SEE_OTHER
+    );
+    let list = |query: &str| {
+        let admin = admin.clone();
+        let url = format!("{base}/recordings?{query}");
+        async move { get(&admin, &url).await }
+    };
+    let (_, page) = list("").await;
+    assert!(page.contains(&link(ann_game)) && page.contains(&link(guest_game)));
+    let day = today();
+    for (query, ann_found, guest_found) in [
+        ("player=ANN".to_string(), true, false),
+        ("game=sokoban".to_string(), false, true),
+        ("game=wumpus&level=classic".to_string(), true, false),
+        ("game=wumpus&level=other".to_string(), false, false),
+        (format!("date={day}"), true, true),
+        ("date=2020-01-01".to_string(), false, false),
+        (
+            format!("player=ann&game=wumpus&level=classic&date={day}"),
+            true,
+            false,
+        ),
+    ] {
+        let (status, page) = list(&query).await;
+        assert_eq!(status, StatusCode::OK, "{query}");
+        assert_eq!(page.contains(&link(ann_game)), ann_found, "{query}: {page}");
+        assert_eq!(
+            page.contains(&link(guest_game)),
+            guest_found,
+            "{query}: {page}"
+        );
+        if !ann_found && !guest_found {
+            assert!(page.contains("No recordings match."), "{query}: {page}");
+        }
+    }
+    // A filter that cannot be used says why; what was typed comes back as text.
+    let (status, page) = list("game=chess").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(page.contains("Unknown game: chess."), "{page}");
+    let (status, page) = list("date=monday").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(page.contains("Give the day as 2026-11-23"), "{page}");
+    let (status, page) = list("player=%3Cb%3Ex%22").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(page.contains("value=\"&lt;b&gt;x&quot;\""), "{page}");
+    assert!(!page.contains("<b>x"), "{page}");
+
+    // Each leaderboard line links to the recording that made it.
+    let (_, page) = get(&anyone, &format!("{base}/top/wumpus/classic")).await;
+    assert!(
+        page.contains(&format!(
+            "<td><a href=\"/recordings/{ann_game}\">watch</a></td>"
+        )),
+        "{page}"
+    );
+    // The CSV names the recording, and no race.
+    let (_, csv) = get(&admin, &format!("{base}/results.csv")).await;
+    let row = csv.lines().nth(1).unwrap_or_else(|| panic!("{csv}"));
+    assert!(row.ends_with(&format!(",{ann_game},")), "{csv}");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn an_admin_opens_and_starts_a_race_and_reloads_levels_from_the_page() {
+    let server = server().await;
+    let base = base(&server);
+    let _teacher = common::admin(&server, "Teacher", "secret-te").await;
+    let mut ann = common::registered(server.addr, "ann", "secret-pw").await;
+
+    // Nobody else may, logged in or not.
+    let anyone = browser();
+    for path in [
+        "/admin/race",
+        "/admin/start",
+        "/admin/leave",
+        "/admin/reload",
+    ] {
+        let status = post(
+            &anyone,
+            &format!("{base}{path}"),
+            &[("csrf", "x"), ("game", "wumpus")],
+        )
+        .await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{path}");
+    }
+    let (_, page) = get(&anyone, &format!("{base}/")).await;
+    assert!(!page.contains("/admin/race"), "{page}");
+
+    let admin = browser();
+    assert_eq!(
+        log_in(&admin, &base, "Teacher", "secret-te").await,
+        StatusCode::SEE_OTHER
+    );
+    let (_, page) = get(&admin, &format!("{base}/")).await;
+    assert!(page.contains("action=\"/admin/race\""), "{page}");
+    assert!(page.contains("action=\"/admin/reload\""), "{page}");
+    assert!(
+        !page.contains("action=\"/admin/start\""),
+        "no race yet: {page}"
+    );
+    let token = csrf(&page);
+    // Without the login's token, nothing opens.
+    let forged = post(
+        &admin,
+        &format!("{base}/admin/race"),
+        &[("csrf", "0123"), ("game", "wumpus")],
+    )
+    .await;
+    assert_eq!(forged, StatusCode::FORBIDDEN);
+    let mut table = Events::open(&admin, &format!("{base}/events")).await;
+
+    // A wrong game is answered as `race` answers it.
+    let opened = post(
+        &admin,
+        &format!("{base}/admin/race"),
+        &[("csrf", &token), ("game", "chess")],
+    )
+    .await;
+    assert_eq!(opened, StatusCode::SEE_OTHER);
+    let (_, page) = get(&admin, &format!("{base}/")).await;
+    assert!(page.contains("Unknown game: chess."), "{page}");
+
+    // A race nobody joined, left: it closes, and another may be opened.
+    let opened = post(
+        &admin,
+        &format!("{base}/admin/race"),
+        &[("csrf", &token), ("game", "sokoban"), ("args", "classic")],
+    )
+    .await;
+    assert_eq!(opened, StatusCode::SEE_OTHER);
+    let invited = ann.read_text_until("> ").await;
+    assert!(
+        invited.contains("invites you to race sokoban classic"),
+        "{invited}"
+    );
+    let (_, page) = get(&admin, &format!("{base}/")).await;
+    assert!(page.contains("action=\"/admin/leave\""), "{page}");
+    let left = post(&admin, &format!("{base}/admin/leave"), &[("csrf", &token)]).await;
+    assert_eq!(left, StatusCode::SEE_OTHER);
+    let (_, page) = get(&admin, &format!("{base}/")).await;
+    assert!(page.contains("You left race "), "{page}");
+    assert!(!page.contains("action=\"/admin/start\""), "{page}");
+
+    let opened = post(
+        &admin,
+        &format!("{base}/admin/race"),
+        &[
+            ("csrf", &token),
+            ("game", "wumpus"),
+            ("args", ""),
+            ("time", "5m"),
+        ],
+    )
+    .await;
+    assert_eq!(opened, StatusCode::SEE_OTHER);
+    let invited = ann.read_text_until("> ").await;
+    let race: u32 = invited
+        .split("[race ")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+        .and_then(|id| id.parse().ok())
+        .unwrap_or_else(|| panic!("{invited}"));
+    assert!(
+        invited.contains(&format!(
+            "Teacher invites you to race wumpus (time 5m00s): type join {race}."
+        )),
+        "{invited}"
+    );
+    let (_, page) = get(&admin, &format!("{base}/")).await;
+    assert!(
+        page.contains(&format!("Race {race} is open: wumpus (time 5m00s).")),
+        "{page}"
+    );
+    assert!(page.contains("action=\"/admin/start\""), "{page}");
+
+    // The live table shows the race, its host and its standings.
+    ann.send(&format!("join {race}")).await;
+    ann.read_text_until("> ").await;
+    let snapshot = table
+        .until("sessions", |json| json.contains("\"standings\":[\"1. ann"))
+        .await;
+    let snapshot: serde_json::Value = serde_json::from_str(&snapshot).expect("JSON");
+    let shown = &snapshot["races"][0];
+    assert_eq!(shown["id"], race);
+    assert_eq!(shown["host"], "Teacher");
+    assert_eq!(shown["racers"], 1);
+    assert_eq!(shown["started"], serde_json::Value::Null);
+
+    let token_again = csrf(&get(&admin, &format!("{base}/")).await.1);
+    let started = post(
+        &admin,
+        &format!("{base}/admin/start"),
+        &[("csrf", token_again.as_str())],
+    )
+    .await;
+    assert_eq!(started, StatusCode::SEE_OTHER);
+    let go = ann.read_text_until("Enter command: ").await;
+    assert!(go.contains(&format!("Race {race}: go!")), "{go}");
+    let (_, page) = get(&admin, &format!("{base}/")).await;
+    assert!(page.contains(&format!("Race {race} starts now.")), "{page}");
+    table
+        .until("sessions", |json| {
+            json.contains("\"started\":") && !json.contains("\"started\":null")
+        })
+        .await;
+
+    // ann wins the race: the host's page shows what the race said, the CSV its number.
+    for line in common::TO_THE_GOLD.iter().chain(common::BACK_OUT) {
+        ann.send(line).await;
+        ann.read_text_until("Enter command: ").await;
+    }
+    ann.send("climb").await;
+    ann.read_text_until("Race over. Places:").await;
+    ann.read_text_until("> ").await;
+    let game = recording_of(&mut ann, "ann", "wumpus").await;
+    let (_, page) = get(&admin, &format!("{base}/")).await;
+    assert!(
+        page.contains(&format!("[race {race}] ann joined")),
+        "{page}"
+    );
+    assert!(
+        page.contains(&format!("[race {race}] Race over. Places:")),
+        "{page}"
+    );
+    assert!(
+        !page.contains("action=\"/admin/start\""),
+        "the race is over: {page}"
+    );
+    common::eventually(&mut ann, "top wumpus", "ann").await;
+    let (_, csv) = get(&admin, &format!("{base}/results.csv")).await;
+    let row = csv.lines().nth(1).unwrap_or_else(|| panic!("{csv}"));
+    assert!(row.starts_with("ann,wumpus,classic,won,18,"), "{csv}");
+    assert!(row.ends_with(&format!(",{game},{race}")), "{csv}");
+
+    // Reload: the levels read again, and what was found.
+    let reloaded = post(
+        &admin,
+        &format!("{base}/admin/reload"),
+        &[("csrf", token.as_str())],
+    )
+    .await;
+    assert_eq!(reloaded, StatusCode::SEE_OTHER);
+    let (_, page) = get(&admin, &format!("{base}/")).await;
+    assert!(page.contains("Levels reloaded:"), "{page}");
     server.shutdown().await;
 }

@@ -172,7 +172,9 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
     browser.screenshot("top").await;
     let csv = fetch_text(&browser, "'/results.csv?since=2020-01-01'").await;
     assert!(
-        csv.starts_with("player,game,level,outcome,moves,pushes,score,seconds,finished_at\r\n"),
+        csv.starts_with(
+            "player,game,level,outcome,moves,pushes,score,seconds,finished_at,recording_id,race_id\r\n"
+        ),
         "{csv}"
     );
     assert!(csv.contains("\r\nbob,wumpus,classic,won,18,0,0,"), "{csv}");
@@ -235,6 +237,145 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
         "{heard}"
     );
     browser.screenshot("broadcast").await;
+
+    browser.close().await;
+    server.shutdown().await;
+}
+
+/// Where the element `css` and the screen's box are in the window, and the window's
+/// height, as the browser lays them out: `[top, bottom]` of each, then the height,
+/// then how high the box's content is and how high the box.
+async fn layout_of(browser: &Browser, css: &str) -> Vec<f64> {
+    let script = format!(
+        "const e = document.querySelector({css:?}).getBoundingClientRect();
+         const box = document.getElementById('screen');
+         const s = box.getBoundingClientRect();
+         return [e.top, e.bottom, s.top, s.bottom, window.innerHeight,
+                 box.scrollHeight, box.clientHeight];"
+    );
+    let value = browser
+        .client()
+        .execute(&script, Vec::new())
+        .await
+        .expect("measure in the page");
+    value
+        .as_array()
+        .expect("numbers")
+        .iter()
+        .map(|number| number.as_f64().expect("a number"))
+        .collect()
+}
+
+/// The element `css` lies inside the screen's box, which lies inside the window; and
+/// the box holds more than it shows (so that staying in view was tested).
+fn assert_in_view(css: &str, layout: &[f64]) {
+    let [top, bottom, box_top, box_bottom, window, content, shown] = layout else {
+        panic!("{layout:?}");
+    };
+    assert!(content > shown, "the box never scrolled: {layout:?}");
+    assert!(
+        *top >= box_top - 1.0 && *bottom <= box_bottom + 1.0,
+        "{css} is out of its box: {layout:?}"
+    );
+    assert!(
+        *box_top >= 0.0 && *box_bottom <= *window,
+        "the box is out of the window: {layout:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_board_stays_in_view_at_1280x900_and_the_admin_runs_a_race_by_clicks() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    browser
+        .client()
+        .set_window_size(1280, 900)
+        .await
+        .expect("a 1280x900 window");
+    let server = TestServer::start_with(Options {
+        http_port: Some(0),
+        admin: vec![String::from("Teacher")],
+        ..Options::default()
+    })
+    .await;
+    let base = format!("http://{}", server.web_addr.expect("the web page is on"));
+    let _teacher = common::admin(&server, "Teacher", "secret-te").await;
+    browser.goto(&format!("{base}/login")).await;
+    browser.fill("#name", "Teacher").await;
+    browser.fill("#password", "secret-te").await;
+    browser.click("#log-in").await;
+    browser.wait_for_text("nav", "Log out Teacher", WAIT).await;
+
+    // A long game: far more screens than the box shows; the latest stays in view.
+    let mut ann = common::named(&server, "ann").await;
+    ann.send("play sokoban classic").await;
+    ann.read_text_until("Enter command: ").await;
+    browser.goto(&format!("{base}/watch/ann")).await;
+    browser.wait_for_text("#status", "Live.", WAIT).await;
+    for step in 0..20 {
+        ann.send(if step % 2 == 0 { "w1" } else { "s1" }).await;
+        ann.read_text_until("Enter command: ").await;
+    }
+    ann.send("x9").await;
+    ann.read_text_until("Enter command: ").await;
+    let current = browser
+        .wait_for_text("#current", "Invalid command", WAIT)
+        .await;
+    assert!(current.contains("#######"), "{current}");
+    assert_in_view("#current", &layout_of(&browser, "#current").await);
+    browser.screenshot("watch-1280x900").await;
+    ann.send("e").await;
+    ann.read_text_until("> ").await;
+
+    // The same in a recording played back: ann's game, to its end.
+    let list = common::eventually(&mut ann, "recordings ann", "sokoban").await;
+    let id = list
+        .lines()
+        .find(|line| line.contains("sokoban"))
+        .and_then(|line| line.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{list}"))
+        .to_string();
+    browser.goto(&format!("{base}/recordings/{id}")).await;
+    wait_for_state(&browser, "ended").await;
+    assert_in_view("#current", &layout_of(&browser, "#current").await);
+    browser.screenshot("recording-1280x900").await;
+
+    // A race for the class, opened and started by clicks; bob is invited and races.
+    browser.goto(&format!("{base}/")).await;
+    browser.fill("#race-args", "classic").await;
+    browser.click("#race button").await;
+    let notice = browser
+        .wait_for_text("#notice", "is open: sokoban classic", WAIT)
+        .await;
+    let invite = ann.read_text_until("> ").await;
+    assert!(
+        invite.contains("Teacher invites you to race sokoban classic"),
+        "{invite}"
+    );
+    let race = notice
+        .strip_prefix("Race ")
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("{notice}"))
+        .to_string();
+    ann.send(&format!("join {race}")).await;
+    ann.read_text_until("> ").await;
+    let races = browser.wait_for_text("#races", "1. ann", WAIT).await;
+    assert!(races.contains("Host: Teacher"), "{races}");
+    browser.screenshot("race-open").await;
+    // The page was drawn before ann joined: its start button is there.
+    browser.click("#start button").await;
+    browser
+        .wait_for_text("#notice", &format!("Race {race} starts now."), WAIT)
+        .await;
+    let go = ann.read_text_until("Enter command: ").await;
+    assert!(go.contains(&format!("Race {race}: go!")), "{go}");
+    browser.wait_for_text("#races", "running for", WAIT).await;
+    browser.click("#reload button").await;
+    browser
+        .wait_for_text("#notice", "Levels reloaded:", WAIT)
+        .await;
+    browser.screenshot("race-running").await;
 
     browser.close().await;
     server.shutdown().await;

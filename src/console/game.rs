@@ -90,7 +90,7 @@ impl Console {
             };
             seat.services()
                 .recorder
-                .open(seat.player(), start, (kind.level_key)(&args))
+                .open(seat.player(), start, (kind.level_key)(&args), race)
         });
         let tape = tape.map(Box::new);
         let label = args.join(" ");

@@ -206,15 +206,7 @@ impl Job {
                 limit,
                 all,
             } => {
-                let context = owned_by(context, saves.as_deref());
-                let words: Vec<&str> = args.iter().map(String::as_str).collect();
-                // Built once, here, to check it starts and to keep the world it starts
-                // in: racers start from that, whatever their own saves hold.
-                let game = (kind.start)(&words, &context).map(|game| RaceGame {
-                    kind,
-                    world: kind.from_state.and_then(|_| game.state()),
-                    args,
-                });
+                let game = race_game(kind, args, context, saves.as_deref());
                 Finished::RaceReady { game, limit, all }
             }
             FileWork::Reload(contexts) => Finished::Listed(contexts.reload()),
@@ -243,6 +235,28 @@ impl Job {
             }
         })
     }
+}
+
+/// A race's game of `kind` with `args`, as the host's saves (the folder `saves`, if
+/// any) start it: built once, here, to check it starts and to keep the world it starts
+/// in, which racers start from whatever their own saves hold. Reads files: on a
+/// blocking thread.
+///
+/// # Errors
+/// What the game answers arguments it cannot start with.
+pub fn race_game(
+    kind: &'static GameKind,
+    args: Vec<String>,
+    context: &Context,
+    saves: Option<&str>,
+) -> Result<RaceGame, String> {
+    let context = owned_by(context, saves);
+    let words: Vec<&str> = args.iter().map(String::as_str).collect();
+    (kind.start)(&words, &context).map(|game| RaceGame {
+        kind,
+        world: kind.from_state.and_then(|_| game.state()),
+        args,
+    })
 }
 
 /// The context with a player's own saves, when the player has a folder of them.

@@ -38,7 +38,7 @@ use crate::seat::{self, Seat};
 use game::Playing;
 use jobs::{Finished, StoreWork, Work};
 
-pub use jobs::{Done, Job};
+pub use jobs::{race_game, Done, Job};
 pub use replay::{MAX_PAUSE, MAX_SPEED};
 
 /// One player's place in the arcade: the lobby, or a game.

@@ -278,9 +278,16 @@ impl Recorder {
         matches!(tokio::time::timeout(timeout, wait).await, Ok(Ok(())))
     }
 
-    /// Start recording a game: not recorded (the player told why, [`Tape::take_notice`])
-    /// when the server is short of disk or the player past their hour's quota.
-    pub fn open(&self, player: Player, start: recording::Start, level: String) -> Tape {
+    /// Start recording a game, of leaderboard level `level`, in race number `race` if
+    /// any: not recorded (the player told why, [`Tape::take_notice`]) when the server is
+    /// short of disk or the player past their hour's quota.
+    pub fn open(
+        &self,
+        player: Player,
+        start: recording::Start,
+        level: String,
+        race: Option<u32>,
+    ) -> Tape {
         if self.low_disk() {
             return Tape::new(self.clone(), 0, player, &start, level)
                 .unrecorded(Notice::ShortOfDisk);
@@ -306,6 +313,8 @@ impl Recorder {
             player_key: tape.player.key.to_string(),
             registered: tape.player.registered,
             start,
+            level: tape.level.to_string(),
+            race: race.map(i64::from),
             started_at: now_ms(),
         }));
         if !self.try_send(open) {

@@ -231,13 +231,7 @@ fn recordings(key: Option<&str>, rows: &[Listed]) -> String {
     // digits) and the time played under it.
     let mut text = String::from("Recordings (replay ID [SPEED]):\n");
     for row in rows {
-        let result = match (row.state, row.outcome) {
-            (RecordingState::Open, _) => "playing",
-            (RecordingState::Unfinished, _) => "unfinished",
-            (RecordingState::Discarded, _) => "discarded",
-            (RecordingState::Ended, Some(outcome)) => outcome.as_str(),
-            (RecordingState::Ended, None) => "left",
-        };
+        let result = how_it_stands(row);
         let level = if row.args.is_empty() {
             String::from("(default level)")
         } else {
@@ -261,6 +255,19 @@ fn recordings(key: Option<&str>, rows: &[Listed]) -> String {
         );
     }
     text
+}
+
+/// Where a recording stands in one word, as `recordings` and the web page's list say
+/// it: `playing`, `unfinished`, `discarded`, how it ended (`solved`, `won`, ...), or
+/// `left`.
+pub fn how_it_stands(row: &Listed) -> &'static str {
+    match (row.state, row.outcome) {
+        (RecordingState::Open, _) => "playing",
+        (RecordingState::Unfinished, _) => "unfinished",
+        (RecordingState::Discarded, _) => "discarded",
+        (RecordingState::Ended, Some(outcome)) => outcome.as_str(),
+        (RecordingState::Ended, None) => "left",
+    }
 }
 
 /// `1h02m`, `3m05s`, `12s`.

@@ -19,7 +19,7 @@ mod watching;
 mod work;
 
 pub use chat::TOO_FAST;
-pub use racing::RaceReply;
+pub use racing::{open_race_for_everyone, RaceReply};
 pub use services::{taken_over, Services, MAX_REPLAYS, REPLAYS_PER_ADDRESS};
 pub use state::{Seat, ONLY_ADMINS};
 pub use work::{store_failed, Found, RegisterFailed, Reply, Work};

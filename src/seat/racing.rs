@@ -9,7 +9,7 @@ use crate::cluster::race_desk::RemoteDesk;
 use crate::cluster::wire::RaceRow;
 use crate::games::Progress;
 use crate::players::race_desk::{racer_name, LocalDesk};
-use crate::players::registry::{Member, Place};
+use crate::players::registry::{Member, Place, Registry};
 use crate::races::desk::{Answer, Pending, RaceDesk, Reply as DeskReply};
 use crate::races::rules::{self, JoinError, RaceGame, RaceId};
 
@@ -36,6 +36,37 @@ impl std::fmt::Debug for RaceReply {
             RaceReply::Later { join, .. } => f.debug_struct("Later").field("join", join).finish(),
         }
     }
+}
+
+/// An admin's `race ... all` (telnet's, or the web page's): race `game` opens with
+/// `host` hosting it without racing, and everyone in `registry`'s lobby but the host
+/// is invited. What to tell the admin.
+pub fn open_race_for_everyone(
+    registry: &Registry,
+    host: Member,
+    game: RaceGame,
+    limit: Option<Duration>,
+) -> String {
+    let invite = registry.in_lobby(host.id);
+    let invited = invite.len();
+    let label = format!("{}{}", game.label(), rules::limit_words(limit));
+    let name = host.name.clone();
+    let opened = registry.with_races(|races| races.open(host, game, limit, Some(invite)));
+    let opened = match opened {
+        Ok(opened) => opened,
+        Err(error) => return format!("{error}\n"),
+    };
+    registry.deliver(opened.notices);
+    let id = opened.id;
+    tracing::info!(race = id, host = %name, game = %label, all = true, "race opened");
+    let invited = match invited {
+        1 => String::from("1 player in the lobby was invited"),
+        n => format!("{n} players in the lobby were invited"),
+    };
+    let text = format!(
+        "Race {id} is open: {label}.\n{invited}; type start when they are in,\nwatch race {id} to follow it.\n"
+    );
+    crate::text::wrap(&text, crate::text::COLUMNS, "  ").into_owned()
 }
 
 impl Seat {
@@ -137,12 +168,13 @@ impl Seat {
     /// Open a race of `game`: the host races in it, or, with `all` (admins), invites
     /// everyone in the lobby and only hosts.
     pub fn open_race(&mut self, game: RaceGame, limit: Option<Duration>, all: bool) -> String {
-        let registry = &self.services.registry;
-        let invite = all.then(|| registry.in_lobby(self.id));
-        let invited = invite.as_ref().map_or(0, Vec::len);
-        let label = format!("{}{}", game.label(), rules::limit_words(limit));
         let member = self.member();
-        let opened = registry.with_races(|races| races.open(member, game, limit, invite));
+        if all {
+            return open_race_for_everyone(&self.services.registry, member, game, limit);
+        }
+        let registry = &self.services.registry;
+        let label = format!("{}{}", game.label(), rules::limit_words(limit));
+        let opened = registry.with_races(|races| races.open(member, game, limit, None));
         let opened = match opened {
             Ok(opened) => opened,
             Err(error) => return format!("{error}\n"),
@@ -150,21 +182,14 @@ impl Seat {
         registry.deliver(opened.notices);
         let id = opened.id;
         tracing::info!(race = id, host = %self.name, game = %label, all, "race opened");
-        if all {
-            let invited = match invited {
-                1 => String::from("1 player in the lobby was invited"),
-                n => format!("{n} players in the lobby were invited"),
-            };
-            let text = format!("Race {id} is open: {label}.\n{invited}; type start when they are in,\nwatch race {id} to follow it.\n");
-            crate::text::wrap(&text, crate::text::COLUMNS, "  ").into_owned()
-        } else {
-            self.set_place(Place::Race {
-                race: id,
-                playing: false,
-            });
-            let text = format!("Race {id} is open: {label}.\nOthers join with: join {id}. Type start when everyone is in.\n");
-            crate::text::wrap(&text, crate::text::COLUMNS, "  ").into_owned()
-        }
+        self.set_place(Place::Race {
+            race: id,
+            playing: false,
+        });
+        let text = format!(
+            "Race {id} is open: {label}.\nOthers join with: join {id}. Type start when everyone is in.\n"
+        );
+        crate::text::wrap(&text, crate::text::COLUMNS, "  ").into_owned()
     }
 
     /// `races`.

@@ -16,7 +16,8 @@
 //! This file holds the handle, its opening and closing; the rest is one file per
 //! thing kept, each with its queries and its rows: `url` (where the store lives),
 //! `instances` (several instances on one PostgreSQL, recording ids), `accounts`,
-//! `recordings` (and the recorder's batches of changes), `results` (leaderboards,
+//! `recordings` (and the recorder's batches of changes), `search` (recordings found
+//! by player, game, level and date, for the web page), `results` (leaderboards,
 //! stats, the results CSV). Checking a result and the sweep are safe to run on every
 //! instance at once.
 
@@ -26,6 +27,7 @@ mod instances;
 mod priority;
 mod recordings;
 mod results;
+mod search;
 mod url;
 
 use std::str::FromStr;
@@ -40,6 +42,7 @@ pub use recordings::{
     Change, Listed, NewRecording, Played, RecordingHead, RecordingState, Start, StoredRecording,
 };
 pub use results::{Graded, NewResult, Pending, Ranked, Stats};
+pub use search::RecordingFilter;
 pub use url::{masked as masked_url, BadDbUrl, DbUrl, UrlParser};
 
 use engine::{on_engine, Engine};

@@ -44,7 +44,7 @@ pub struct StoredRecording {
 }
 
 /// What a recording's row shows in lists.
-const LISTED: &str = "SELECT id, player, game, args, state, inputs, duration_ms, outcome, started_at FROM recordings";
+pub(super) const LISTED: &str = "SELECT id, player, game, args, state, inputs, duration_ms, outcome, started_at FROM recordings";
 
 /// Where a recording stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -116,6 +116,10 @@ pub struct NewRecording {
     pub registered: bool,
     /// How the game began.
     pub start: Start,
+    /// Its leaderboard's level (as `top GAME LEVEL` names it), for the web page's list.
+    pub level: String,
+    /// The race it is played in, if any (its number on this instance).
+    pub race: Option<i64>,
     /// Unix milliseconds.
     pub started_at: i64,
 }
@@ -171,7 +175,7 @@ const ROWS_PER_STATEMENT: usize = 500;
 
 /// A recording's row as the lists read it.
 #[derive(sqlx::FromRow)]
-struct ListedRow {
+pub(super) struct ListedRow {
     id: i64,
     player: String,
     game: String,
@@ -257,7 +261,7 @@ impl Store {
             let mut tx = pool.begin().await?;
             for chunk in opens.chunks(ROWS_PER_STATEMENT) {
                 let mut insert = QueryBuilder::new(
-                    "INSERT INTO recordings (id, player, player_key, registered, game, args, memory, world, started_at, state, instance) ",
+                    "INSERT INTO recordings (id, player, player_key, registered, game, args, memory, world, started_at, state, instance, level, race) ",
                 );
                 insert.push_values(chunk, |mut row, open| {
                     row.push_bind(open.id)
@@ -270,7 +274,9 @@ impl Store {
                         .push_bind(&open.start.world)
                         .push_bind(open.started_at)
                         .push_bind(RecordingState::Open.as_str())
-                        .push_bind(instance);
+                        .push_bind(instance)
+                        .push_bind(&open.level)
+                        .push_bind(open.race);
                 });
                 insert.push(" ON CONFLICT DO NOTHING");
                 insert.build().execute(&mut *tx).await?;

@@ -74,6 +74,8 @@ pub struct Ranked {
     pub duration_ms: u64,
     /// When, Unix milliseconds.
     pub finished_at: i64,
+    /// The recording that reaches it (`/recordings/ID`).
+    pub recording_id: i64,
 }
 
 /// A checked result, as the results CSV lists it for grading.
@@ -99,6 +101,10 @@ pub struct Graded {
     pub duration_ms: u64,
     /// When, Unix milliseconds.
     pub finished_at: i64,
+    /// The recording that reaches it.
+    pub recording_id: i64,
+    /// The race it was played in, if any (its number on the instance that ran it).
+    pub race: Option<i64>,
 }
 
 /// A player's record, for `stats`.
@@ -182,6 +188,7 @@ struct RankedRow {
     wins: i64,
     duration_ms: i64,
     finished_at: i64,
+    recording_id: i64,
 }
 
 impl From<RankedRow> for Ranked {
@@ -195,6 +202,7 @@ impl From<RankedRow> for Ranked {
             wins: unclamp(row.wins),
             duration_ms: unclamp(row.duration_ms),
             finished_at: row.finished_at,
+            recording_id: row.recording_id,
         }
     }
 }
@@ -212,6 +220,8 @@ struct GradedRow {
     score: i64,
     duration_ms: i64,
     finished_at: i64,
+    recording_id: i64,
+    race: Option<i64>,
 }
 
 impl From<GradedRow> for Graded {
@@ -227,6 +237,8 @@ impl From<GradedRow> for Graded {
             score: unclamp(row.score),
             duration_ms: unclamp(row.duration_ms),
             finished_at: row.finished_at,
+            recording_id: row.recording_id,
+            race: row.race,
         }
     }
 }
@@ -315,7 +327,7 @@ impl Store {
         };
         // Built from the constants above only: nothing a player typed.
         let query = format!(
-            "SELECT player, moves, pushes, score, largest_tile, wins, duration_ms, finished_at FROM ( \
+            "SELECT player, moves, pushes, score, largest_tile, wins, duration_ms, finished_at, recording_id FROM ( \
                SELECT *, COUNT(*) OVER (PARTITION BY player_key) AS wins, \
                  ROW_NUMBER() OVER (PARTITION BY player_key ORDER BY {best}) AS place \
                FROM results WHERE game = ? AND level = ? AND verified AND {filter}) AS best \
@@ -402,8 +414,10 @@ impl Store {
         let limit = i64::from(limit);
         on_engine!(self, |pool, sql| {
             let rows: Vec<GradedRow> = sqlx::query_as(sql(
-                "SELECT id, player, game, level, outcome, moves, pushes, score, duration_ms, finished_at \
-                 FROM results WHERE verified AND finished_at >= ? AND id > ? ORDER BY id LIMIT ?",
+                "SELECT r.id, r.player, r.game, r.level, r.outcome, r.moves, r.pushes, r.score, \
+                 r.duration_ms, r.finished_at, r.recording_id, g.race \
+                 FROM results r LEFT JOIN recordings g ON g.id = r.recording_id \
+                 WHERE r.verified AND r.finished_at >= ? AND r.id > ? ORDER BY r.id LIMIT ?",
             ))
             .bind(since_ms)
             .bind(after)

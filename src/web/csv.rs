@@ -1,6 +1,7 @@
 //! `/results.csv` (admins): every checked result since a date, for grading, streamed
 //! from the store page by page so that a year of a school's results never sits in
-//! memory at once.
+//! memory at once. Each row names the recording that reaches the result and the race
+//! it was played in, if any.
 
 use std::time::UNIX_EPOCH;
 
@@ -24,8 +25,9 @@ pub struct Since {
 /// Results read from the store per query while the CSV streams.
 const CSV_PAGE: u32 = 1000;
 
-/// The CSV's first line.
-const CSV_HEADER: [&str; 9] = [
+/// The CSV's first line. Columns are only ever added at the end, so that a
+/// spreadsheet or script that reads the first ones by position goes on working.
+const CSV_HEADER: [&str; 11] = [
     "player",
     "game",
     "level",
@@ -35,6 +37,10 @@ const CSV_HEADER: [&str; 9] = [
     "score",
     "seconds",
     "finished_at",
+    // The recording that reaches the result (`/recordings/ID`).
+    "recording_id",
+    // The race it was played in, empty outside a race.
+    "race_id",
 ];
 
 /// `GET /results.csv?since=DATE` (admins): every checked result finished since DATE
@@ -116,6 +122,8 @@ fn csv_row(row: &Graded) -> String {
         &row.score.to_string(),
         &seconds,
         &crate::text::rfc3339(row.finished_at),
+        &row.recording_id.to_string(),
+        &row.race.map(|race| race.to_string()).unwrap_or_default(),
     ])
 }
 
@@ -170,6 +178,31 @@ mod tests {
         assert_eq!(parse_since("yesterday"), None);
         assert_eq!(parse_since("2026-13-01"), None);
         assert_eq!(crate::text::rfc3339(86_400_000), "1970-01-02T00:00:00Z");
+    }
+
+    #[test]
+    fn a_row_ends_with_its_recording_and_race() {
+        let mut graded = Graded {
+            id: 1,
+            player: String::from("ann"),
+            game: String::from("sokoban"),
+            level: String::from("classic"),
+            outcome: String::from("solved"),
+            moves: 18,
+            pushes: 3,
+            score: 0,
+            duration_ms: 2500,
+            finished_at: 86_400_000,
+            recording_id: 12,
+            race: None,
+        };
+        assert_eq!(
+            csv_row(&graded),
+            "ann,sokoban,classic,solved,18,3,0,2.5,1970-01-02T00:00:00Z,12,\r\n"
+        );
+        graded.race = Some(4);
+        assert!(csv_row(&graded).ends_with(",12,4\r\n"));
+        assert_eq!(CSV_HEADER.len(), csv_row(&graded).split(',').count());
     }
 
     #[test]

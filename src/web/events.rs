@@ -82,7 +82,9 @@ pub async fn sessions(
         &web.live
     };
     let (receiver, delay) = live.follow();
-    let first = live.now(web.services.registry.clone()).await;
+    let first = live
+        .now(web.services.registry.clone(), web.services.bus.clone())
+        .await;
     let viewer = (Viewer::new(Arc::clone(&web.services.metrics)), place);
     let changes = stream::unfold(
         (receiver, viewer),

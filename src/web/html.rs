@@ -46,7 +46,8 @@ pub fn layout(title: &str, admin: Option<&Admin>, body: Markup, script: Option<&
             body {
                 nav {
                     a href="/" { "Who is playing" } " "
-                    a href="/top" { "Leaderboards" }
+                    a href="/top" { "Leaderboards" } " "
+                    a href="/recordings" { "Recordings" }
                     @match admin {
                         Some(admin) => {
                             " " a href="/results.csv" { "Results (CSV)" } " "

@@ -17,14 +17,17 @@
 //! - `listener.rs`: the listener, bounded to [`MAX_CONNECTIONS`] and a share per
 //!   address, with places kept for `/healthz`;
 //! - `logins.rs`: the admins logged in, their cookie and CSRF tokens;
+//! - `hosts.rs`: the admins as hosts of the races they open from the page, and what
+//!   those races tell them;
 //! - `live.rs`: the live table's publisher, one snapshot for every browser;
 //! - `state.rs`: what every handler shares;
 //! - `html.rs`: the layout and the fragments every page shares;
 //! - `auth.rs`: the `Admin` and `AdminForm` extractors (403 for everyone else), login
 //!   and logout;
 //! - `pages.rs` (`/`, `/watch/NAME`), `top.rs` (leaderboards), `recordings.rs`,
-//!   `csv.rs` (`/results.csv`), `forms.rs` (broadcast, kick), `events.rs` (the live
-//!   streams), `health.rs` (`/healthz`, `/metrics`);
+//!   `csv.rs` (`/results.csv`), `recording_list.rs` (`/recordings`, filtered),
+//!   `forms.rs` (broadcast, kick), `events.rs` (the live streams), `health.rs`
+//!   (`/healthz`, `/metrics`);
 //! - `router.rs`: which handler answers which path, headers and assets.
 
 mod auth;
@@ -33,11 +36,13 @@ mod csv;
 mod events;
 mod forms;
 mod health;
+mod hosts;
 mod html;
 mod listener;
 mod live;
 mod logins;
 mod pages;
+mod recording_list;
 mod recordings;
 mod router;
 mod state;
@@ -65,11 +70,20 @@ pub async fn serve(
     proxies: crate::net::proxy::Proxies,
     shutdown: CancellationToken,
 ) {
-    let live = live::Live::start(services.registry.clone(), live::MAX_ROWS, shutdown.clone());
-    let live_all = live::Live::start(services.registry.clone(), live::ALL_ROWS, shutdown.clone());
+    let start = |rows| {
+        live::Live::start(
+            services.registry.clone(),
+            services.bus.clone(),
+            rows,
+            shutdown.clone(),
+        )
+    };
+    let live = start(live::MAX_ROWS);
+    let live_all = start(live::ALL_ROWS);
     let web = Arc::new(state::Web {
         services,
         logins: logins::Logins::default(),
+        hosts: hosts::Hosts::default(),
         live,
         live_all,
         shutdown: shutdown.clone(),

@@ -11,7 +11,7 @@ use axum::Router;
 use super::connection::Timeouts;
 use super::html::message;
 use super::state::Shared;
-use super::{auth, csv, events, forms, health, pages, recordings, top};
+use super::{auth, csv, events, forms, health, pages, recording_list, recordings, top};
 
 /// The page's assets, compiled in: name, media type, content.
 const ASSETS: &[(&str, &str, &str)] = &[
@@ -51,6 +51,10 @@ pub fn router(web: Shared, timeouts: Timeouts) -> Router {
         .route("/logout", post(auth::log_out))
         .route("/admin/broadcast", post(forms::broadcast))
         .route("/admin/kick", post(forms::kick))
+        .route("/admin/race", post(forms::race))
+        .route("/admin/start", post(forms::start))
+        .route("/admin/leave", post(forms::leave))
+        .route("/admin/reload", post(forms::reload))
         .route_layer(axum::middleware::from_fn_with_state(timeouts, within));
     Router::new()
         .route("/", get(pages::live))
@@ -60,6 +64,7 @@ pub fn router(web: Shared, timeouts: Timeouts) -> Router {
         .route("/top", get(top::boards))
         .route("/top/{game}/{*level}", get(top::top))
         .route("/results.csv", get(csv::results))
+        .route("/recordings", get(recording_list::list))
         .route("/recordings/{id}", get(recordings::recording))
         .route("/metrics", get(health::metrics))
         .route("/healthz", get(health::healthz))

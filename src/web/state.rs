@@ -7,6 +7,7 @@ use std::sync::Arc;
 use axum_extra::extract::cookie::CookieJar;
 use tokio_util::sync::CancellationToken;
 
+use super::hosts::Hosts;
 use super::live::Live;
 use super::logins::{Admin, Logins};
 use crate::records::places::Places;
@@ -40,6 +41,8 @@ pub struct Web {
     pub services: Services,
     /// The admins logged in to the page.
     pub logins: Logins,
+    /// The admins as hosts of the races they open from the page.
+    pub hosts: Hosts,
     /// The live table, published once for every browser.
     pub live: Live,
     /// The live table with every row (`/?all`), published only while followed.

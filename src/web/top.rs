@@ -1,6 +1,6 @@
 //! The leaderboards, public: `/top` lists every level with a result, and
 //! `/top/GAME/LEVEL` shows the best ten of each of the level's boards, as `top` does
-//! on telnet.
+//! on telnet, each line linked to the recording that made it.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -105,12 +105,12 @@ fn leaderboard(board: Board, rows: &[Ranked]) -> Markup {
             thead {
                 tr {
                     th { "#" } th { "Player" } th { (first) } th { (second) }
-                    th { "Time" } th { "When" }
+                    th { "Time" } th { "When" } th { "Recording" }
                 }
             }
             tbody {
                 @if rows.is_empty() {
-                    tr { td colspan="6" { "No results yet." } }
+                    tr { td colspan="7" { "No results yet." } }
                 }
                 @for (place, row) in rows.iter().enumerate() {
                     @let (first, second) = match board {
@@ -126,6 +126,9 @@ fn leaderboard(board: Board, rows: &[Ranked]) -> Markup {
                         td { (second) }
                         td { (scores::duration(row.duration_ms)) }
                         td { (scores::date(row.finished_at)) }
+                        td {
+                            a href={ "/recordings/" (row.recording_id) } { "watch" }
+                        }
                     }
                 }
             }
@@ -143,7 +146,7 @@ mod tests {
             leaderboard(Board::Gold, &[]).into_string(),
             "<h2>Most wins with the gold, then fewest actions</h2><table class=\"leaderboard\">\
              <thead><tr><th>#</th><th>Player</th><th>Wins</th><th>Actions</th><th>Time</th>\
-             <th>When</th></tr></thead><tbody><tr><td colspan=\"6\">No results yet.</td></tr>\
+             <th>When</th><th>Recording</th></tr></thead><tbody><tr><td colspan=\"7\">No results yet.</td></tr>\
              </tbody></table>"
         );
     }
@@ -159,10 +162,15 @@ mod tests {
             wins: 1,
             duration_ms: 0,
             finished_at: 0,
+            recording_id: 42,
         };
         let table = leaderboard(Board::Pushes, &[row]).into_string();
         assert!(
             table.contains("<tr><td>1</td><td>&lt;i&gt;ann&lt;/i&gt;</td><td>3</td><td>18</td>"),
+            "{table}"
+        );
+        assert!(
+            table.contains("<td><a href=\"/recordings/42\">watch</a></td></tr>"),
             "{table}"
         );
     }

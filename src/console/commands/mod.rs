@@ -28,6 +28,8 @@ mod quiet;
 mod quit;
 mod race;
 mod races;
+
+pub use race::for_everyone as race_for_everyone;
 mod recordings;
 mod register;
 mod reload;

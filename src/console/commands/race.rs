@@ -67,6 +67,20 @@ fn parse(args: Args<'_>) -> Result<Race, String> {
     Ok(race)
 }
 
+/// An admin's race for everyone opened from the web page: `words` as they would be
+/// typed after `race` (the game, its arguments, `time=T`; `all` is implied), read as
+/// `race` reads them: the game, its race arguments and the time limit, or the line
+/// that says what is wrong.
+///
+/// # Errors
+/// The words `race` answers a wrong line with (its usage, an unknown game).
+pub fn for_everyone(
+    words: &str,
+) -> Result<(&'static GameKind, Vec<String>, Option<Duration>), String> {
+    let race = parse(Args::new(words))?;
+    Ok((race.kind, (race.kind.race_args)(race.args), race.limit))
+}
+
 fn run(console: &mut Console, args: Args<'_>) -> Outcome {
     let race = match parse(args) {
         Ok(race) => race,

@@ -1,10 +1,12 @@
 // The live table of `/`: follows /events (Server-Sent Events) and redraws the rows
-// on each snapshot; counts the idle seconds itself between snapshots.
+// and the races (host, standings) on each snapshot; counts the idle seconds and the
+// races' running time itself between snapshots.
 "use strict";
 (function () {
   const root = document.getElementById("live");
   const status = document.getElementById("status");
   const body = document.querySelector("#sessions tbody");
+  const racesBox = document.getElementById("races");
   const admin = root.dataset.admin === "1";
   const all = root.dataset.all === "1";
   let snapshot = null;
@@ -59,6 +61,7 @@
       body.appendChild(tr);
     }
     previous = seen;
+    drawRaces(now);
     const shown = snapshot.rows.length;
     const players = snapshot.total === 1 ? "1 player online" : snapshot.total + " players online";
     if (shown < snapshot.total) {
@@ -72,12 +75,68 @@
     }
   }
 
+  // As the standings say it: 42s, 1m05s, 1h02m.
+  function clock(seconds) {
+    if (seconds < 60) return seconds + "s";
+    if (seconds < 3600) {
+      return Math.floor(seconds / 60) + "m" + String(seconds % 60).padStart(2, "0") + "s";
+    }
+    return Math.floor(seconds / 3600) + "h" + String(Math.floor((seconds % 3600) / 60)).padStart(2, "0") + "m";
+  }
+
+  function raceState(race, now) {
+    if (race.started === null) return "waiting for " + race.host + " to start it";
+    return "running for " + clock(Math.max(0, now - race.started));
+  }
+
+  // Each race: its game, its host, where it stands, and its standings.
+  function drawRaces(now) {
+    const races = snapshot.races || [];
+    if (races.length === 0) {
+      const none = document.createElement("p");
+      none.className = "muted";
+      none.textContent = "No races are open.";
+      racesBox.replaceChildren(none);
+      return;
+    }
+    const boxes = races.map(function (race) {
+      const box = document.createElement("div");
+      box.className = "race";
+      box.dataset.race = String(race.id);
+      const heading = document.createElement("h3");
+      heading.textContent = "Race " + race.id + ": " + race.label;
+      const line = document.createElement("p");
+      const host = document.createElement("span");
+      host.className = "host";
+      host.textContent = race.host;
+      const state = document.createElement("span");
+      state.className = "race-state";
+      state.textContent = raceState(race, now);
+      const racers = race.racers === 1 ? "1 racer" : race.racers + " racers";
+      line.append("Host: ", host, "; " + racers + "; ", state,
+        race.elsewhere ? " (on another instance)" : "", ".");
+      box.append(heading, line);
+      if (race.standings.length > 0) {
+        const standings = document.createElement("pre");
+        standings.className = "standings";
+        standings.textContent = race.standings.join("\n");
+        box.appendChild(standings);
+      }
+      return box;
+    });
+    racesBox.replaceChildren.apply(racesBox, boxes);
+  }
+
   function refreshIdle() {
     if (!snapshot) return;
     const now = snapshot.now + Math.floor((Date.now() - received) / 1000);
     const cells = body.querySelectorAll("td.idle");
     snapshot.rows.forEach(function (session, i) {
       if (cells[i]) cells[i].textContent = idle(Math.max(0, now - session.last_active));
+    });
+    const states = racesBox.querySelectorAll(".race-state");
+    (snapshot.races || []).forEach(function (race, i) {
+      if (states[i]) states[i].textContent = raceState(race, now);
     });
   }
 

@@ -11,6 +11,12 @@
   const position = document.getElementById("position");
   const maxPause = Number(root.dataset.maxPause || 5);
   const LINES = 60;
+  // What was shown before the latest output, then the latest (`#current`): the box
+  // keeps a fixed height and scrolls to the latest, so the board now stays in view.
+  const earlier = document.createTextNode("");
+  const current = document.createElement("span");
+  current.id = "current";
+  screen.replaceChildren(earlier, current);
   let events = [];
   let next = 0;
   let text = "";
@@ -19,11 +25,13 @@
 
   function show(output) {
     // Our casts are plain text with CRLF; drop any escape sequence all the same.
-    text += output.replace(/\r/g, "").replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+    text += current.textContent;
     const lines = text.split("\n");
     if (lines.length > LINES) text = lines.slice(lines.length - LINES).join("\n");
-    screen.textContent = text;
-    screen.scrollTop = screen.scrollHeight;
+    earlier.data = text;
+    current.textContent = output.replace(/\r/g, "").replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+    // The latest at the bottom of the box; its top, if it is taller than the box.
+    screen.scrollTop = current.offsetHeight > screen.clientHeight ? current.offsetTop : screen.scrollHeight;
   }
 
   function label() {
@@ -54,7 +62,8 @@
   function restart() {
     if (timer) clearTimeout(timer);
     text = "";
-    screen.textContent = "";
+    earlier.data = "";
+    current.textContent = "";
     next = 0;
     playing = true;
     playButton.textContent = "Pause";

@@ -5,17 +5,30 @@
   const screen = document.getElementById("screen");
   const status = document.getElementById("status");
   const LINES = 60;
+  // The screens before the latest, then the latest (`#current`): the box keeps a
+  // fixed height and scrolls to the latest, so the board the player sees now stays
+  // in view however long the game.
+  const earlier = document.createTextNode("");
+  const current = document.createElement("span");
+  current.id = "current";
+  screen.replaceChildren(earlier, current);
   let text = "";
 
   function show(frame) {
     // The player's own typing ends the prompt's line on their screen; frames do not
     // carry it, so a frame after a prompt starts on a line of its own.
+    text += current.textContent;
     if (text !== "" && !text.endsWith("\n")) text += "\n";
-    text += frame.replace(/\r/g, "");
     const lines = text.split("\n");
     if (lines.length > LINES) text = lines.slice(lines.length - LINES).join("\n");
-    screen.textContent = text;
-    screen.scrollTop = screen.scrollHeight;
+    earlier.data = text;
+    current.textContent = frame.replace(/\r/g, "");
+    keepInView(screen, current);
+  }
+
+  // The latest screen at the bottom of the box; its top, if it is taller than the box.
+  function keepInView(box, latest) {
+    box.scrollTop = latest.offsetHeight > box.clientHeight ? latest.offsetTop : box.scrollHeight;
   }
 
   const events = new EventSource(screen.dataset.events);
