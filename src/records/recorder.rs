@@ -51,8 +51,9 @@ pub const MAX_RECORDED_BYTES: u64 = 4 * 1024 * 1024;
 /// How often old recordings are swept, and how many go per transaction.
 const SWEEP_EVERY: Duration = Duration::from_secs(3600);
 const SWEEP_BATCH: u32 = 500;
-/// How soon a sweep the database refused is tried again.
-const SWEEP_RETRY: Duration = Duration::from_secs(60);
+/// How soon a sweep the database refused is tried again (SQLite refuses it at once
+/// when the writer wrote between its read and its delete).
+const SWEEP_RETRY: Duration = Duration::from_secs(10);
 
 /// How long registered players' games without a result are kept by default.
 pub const DEFAULT_KEEP: Duration = Duration::from_secs(90 * 24 * 3600);
@@ -631,7 +632,7 @@ async fn sweep_loop(store: Store, keep: Retention) {
             }
             // A database busy or away for a moment does not put the sweep off an hour.
             Err(error) => {
-                tracing::error!(%error, "cannot delete old recordings now: trying again in a minute");
+                tracing::error!(%error, "cannot delete old recordings now: trying again in 10 seconds");
                 SWEEP_RETRY
             }
         };

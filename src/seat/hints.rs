@@ -6,19 +6,6 @@
 
 use super::state::Seat;
 
-/// The seat's few facts for those hints, one bit each.
-#[derive(Debug, Default, Clone, Copy)]
-pub(super) struct Hints {
-    /// A command of section 7 or later was used (a name, `set`, `who`, any `/` one).
-    uses_extensions: bool,
-    /// A guest was told that a result was not kept.
-    told_guest: bool,
-    /// The last frame shown of a watched game ended without a line ending (a prompt).
-    frame_open: bool,
-    /// The games (bit `n`: the table's `n`th) whose hint on entering was given.
-    games_told: u8,
-}
-
 impl Seat {
     /// A command beyond sections 1-6 was used: the player may get the hints.
     pub fn used_extension(&mut self) {

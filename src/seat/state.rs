@@ -18,7 +18,6 @@ use crate::races::rules::RaceId;
 use crate::records::recorder::Player;
 use crate::store::Account;
 
-use super::hints::Hints;
 use super::services::Services;
 use super::shown::shown_name;
 use super::work::{Reply, Work};
@@ -74,6 +73,19 @@ pub struct Seat {
     pub(super) chat_limit: OnceLock<Box<DefaultDirectRateLimiter>>,
     /// What the player has been told once, and has shown (issue 30).
     pub(super) hints: Hints,
+}
+
+/// The seat's few facts for the hints of `hints.rs`, one bit each.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Hints {
+    /// A command of section 7 or later was used (a name, `set`, `who`, any `/` one).
+    pub(super) uses_extensions: bool,
+    /// A guest was told that a result was not kept.
+    pub(super) told_guest: bool,
+    /// The last frame shown of a watched game ended without a line ending (a prompt).
+    pub(super) frame_open: bool,
+    /// The games (bit `n`: the table's `n`th) whose hint on entering was given.
+    pub(super) games_told: u8,
 }
 
 /// A registered player's game that waits for `resume`.

@@ -547,17 +547,19 @@ impl Store {
         // The later cutoff bounds every row, the earlier one the registered players'.
         let guests_cutoff_ms = guests_cutoff_ms.max(cutoff_ms);
         let batch = i64::from(batch);
-        let (begin, locked) = match self.shared.engine {
-            // One writer at a time: nothing to skip. The transaction takes the write
-            // lock first (IMMEDIATE): a deferred one that reads, then writes after
-            // another connection wrote, fails at once with SQLITE_BUSY whatever the
-            // busy timeout, and the sweep at start was lost for an hour that way.
-            Engine::Sqlite(_) => ("BEGIN IMMEDIATE", ""),
-            Engine::Postgres(_) => ("BEGIN", " FOR UPDATE SKIP LOCKED"),
+        let locked = match self.shared.engine {
+            // One writer at a time: nothing to skip. (The transaction reads, then
+            // writes: on SQLite it fails at once with SQLITE_BUSY when another
+            // connection wrote in between, whatever the busy timeout. The sweep is
+            // tried again soon, see `recorder::sweep_loop`; BEGIN IMMEDIATE instead
+            // held the write lock at every sweep and made `arcade admin` fail to
+            // open the database beside a running server.)
+            Engine::Sqlite(_) => "",
+            Engine::Postgres(_) => " FOR UPDATE SKIP LOCKED",
         };
         let old = format!("{OLD}{locked}");
         on_engine!(self, |pool, sql| {
-            let mut tx = pool.begin_with(begin).await?;
+            let mut tx = pool.begin().await?;
             let ids: Vec<i64> = sqlx::query_scalar(sql(&old))
                 .bind(guests_cutoff_ms)
                 .bind(cutoff_ms)

@@ -118,6 +118,13 @@ pub async fn list(
     admin: Option<Admin>,
     Query(filters): Query<Filters>,
 ) -> Response {
+    // What was played before the page was asked for is in it: a game just ended is
+    // listed as ended, as telnet's `recordings` lists it (one flush serves every
+    // asker at once; past 2 s the database is slow, and the page shows what is there).
+    web.services
+        .recorder
+        .flush(std::time::Duration::from_secs(2))
+        .await;
     let (status, found) = match filters.to_filter(admin.is_some()) {
         Ok(filter) => match web.services.store.find_recordings(&filter, PAGE).await {
             Ok(rows) => (StatusCode::OK, Ok(rows)),
