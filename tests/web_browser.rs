@@ -64,11 +64,9 @@ async fn wait_for_position(browser: &Browser, wanted: usize) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results() {
-    let Some(browser) = Browser::start().await else {
-        return;
-    };
+/// A server with its web page and the admin `Teacher` logged in over telnet: the
+/// server, the page's address and the teacher's connection.
+async fn with_a_teacher() -> (TestServer, String, common::Client) {
     let server = TestServer::start_with(Options {
         http_port: Some(0),
         admin: vec![String::from("Teacher")],
@@ -76,7 +74,24 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
     })
     .await;
     let base = format!("http://{}", server.web_addr.expect("the web page is on"));
-    let _teacher = common::admin(&server, "Teacher", "secret-te").await;
+    let teacher = common::admin(&server, "Teacher", "secret-te").await;
+    (server, base, teacher)
+}
+
+/// Log in on the page as the teacher.
+async fn log_in(browser: &Browser, base: &str) {
+    browser.goto(&format!("{base}/login")).await;
+    browser.fill("#name", "Teacher").await;
+    browser.fill("#password", "secret-te").await;
+    browser.click("#log-in").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let (server, base, _teacher) = with_a_teacher().await;
 
     // A visitor: the public table, and 403 on an admin page.
     browser.goto(&format!("{base}/results.csv")).await;
@@ -93,10 +108,7 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
     assert_eq!(status, 403);
 
     // The teacher logs in through the form.
-    browser.goto(&format!("{base}/login")).await;
-    browser.fill("#name", "Teacher").await;
-    browser.fill("#password", "secret-te").await;
-    browser.click("#log-in").await;
+    log_in(&browser, &base).await;
     browser
         .wait_for_text("#status", "1 player online.", WAIT)
         .await;
@@ -293,18 +305,8 @@ async fn the_board_stays_in_view_at_1280x900_and_the_admin_runs_a_race_by_clicks
         .set_window_size(1280, 900)
         .await
         .expect("a 1280x900 window");
-    let server = TestServer::start_with(Options {
-        http_port: Some(0),
-        admin: vec![String::from("Teacher")],
-        ..Options::default()
-    })
-    .await;
-    let base = format!("http://{}", server.web_addr.expect("the web page is on"));
-    let _teacher = common::admin(&server, "Teacher", "secret-te").await;
-    browser.goto(&format!("{base}/login")).await;
-    browser.fill("#name", "Teacher").await;
-    browser.fill("#password", "secret-te").await;
-    browser.click("#log-in").await;
+    let (server, base, _teacher) = with_a_teacher().await;
+    log_in(&browser, &base).await;
     browser.wait_for_text("nav", "Log out Teacher", WAIT).await;
 
     // A long game: far more screens than the box shows; the latest stays in view.
