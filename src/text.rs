@@ -27,7 +27,11 @@ pub const COLUMNS: usize = 80;
 /// is broken where the line ends. Line endings are kept as they are.
 pub fn wrap<'a>(text: &'a str, width: usize, indent: &str) -> Cow<'a, str> {
     // Most text fits (a chat line, a race's news): it is then not copied.
-    if text.len() <= width || text.lines().all(|line| line.chars().count() <= width) {
+    if text.len() <= width
+        || text
+            .lines()
+            .all(|line| line.chars().map(columns_of).sum::<usize>() <= width)
+    {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
@@ -36,7 +40,7 @@ pub fn wrap<'a>(text: &'a str, width: usize, indent: &str) -> Cow<'a, str> {
             Some(body) => (body, "\n"),
             None => (line, ""),
         };
-        if body.chars().count() <= width {
+        if body.chars().map(columns_of).sum::<usize>() <= width {
             out.push_str(line);
             continue;
         }
@@ -47,7 +51,7 @@ pub fn wrap<'a>(text: &'a str, width: usize, indent: &str) -> Cow<'a, str> {
         let mut column = lead.len();
         let mut first = true;
         for word in words.split(' ') {
-            let length = word.chars().count();
+            let length = word.chars().map(columns_of).sum::<usize>();
             if !first && column + 1 + length > width {
                 out.push('\n');
                 out.push_str(indent);
@@ -58,18 +62,31 @@ pub fn wrap<'a>(text: &'a str, width: usize, indent: &str) -> Cow<'a, str> {
             }
             first = false;
             for c in word.chars() {
-                if column >= width {
+                if column + columns_of(c) > width {
                     out.push('\n');
                     out.push_str(indent);
                     column = indent.chars().count();
                 }
                 out.push(c);
-                column += 1;
+                column += columns_of(c);
             }
         }
         out.push_str(end);
     }
     Cow::Owned(out)
+}
+
+/// The columns a character takes on a terminal, as `wrap` counts them: one for ASCII,
+/// two for anything else. Wide CJK and emoji take two; counting every other
+/// character as two only wraps some lines early, and a line that runs past the edge
+/// would be wrapped by the terminal at column 0, where its tail could pass for a line
+/// of the server's own (`[teacher to everyone] ...`).
+fn columns_of(c: char) -> usize {
+    if c.is_ascii() {
+        1
+    } else {
+        2
+    }
 }
 
 /// `head` then `items` joined by `, `, as lines of at most `width` characters that
@@ -86,7 +103,12 @@ pub fn wrap_list(head: &str, items: &[String], width: usize, indent: &str) -> St
             format!("{item},")
         };
         let length = piece.chars().count();
-        if index > 0 && column + 1 + length > width {
+        // The first item too goes to a line of its own when it does not fit after
+        // `head` (a long name in a class's folder).
+        let room = if index > 0 { column + 1 } else { column };
+        if room + length > width && column > indent.chars().count() {
+            // `head`'s own space does not end a line.
+            out.truncate(out.trim_end_matches(' ').len());
             out.push('\n');
             out.push_str(indent);
             column = indent.chars().count();
@@ -266,6 +288,9 @@ mod tests {
         );
         assert_eq!(wrap("abcdefghijk", 4, ""), "abcd\nefgh\nijk");
         assert_eq!(wrap("  ab cd ef\n", 8, "    "), "  ab cd\n    ef\n");
+        // Wide characters count two columns: ten of them do not fit in 16.
+        let wide = "[bo] 漢字漢字漢字漢字漢字";
+        assert_eq!(wrap(wide, 16, "  "), "[bo]\n  漢字漢字漢字漢\n  字漢字");
         let long = "Race 1 is open: 2048 seed=3566317091387551262. Others join with: join 1. Type start when everyone is in.\n";
         let wrapped = wrap(long, COLUMNS, "  ");
         assert!(
@@ -291,6 +316,10 @@ mod tests {
         assert_eq!(
             wrap_list("a: ", &items[..1], 80, ""),
             "a: arcade (25 levels)\n"
+        );
+        assert_eq!(
+            wrap_list("starpusher: ", &items[1..2], 20, "  "),
+            "starpusher:\n  microban (155 levels)\n"
         );
     }
 

@@ -653,6 +653,23 @@ async fn a_kick_for_a_while_keeps_the_name_and_the_address_out() {
     dee.read_to_end().await;
     named_from(addr, [127, 0, 0, 7], "dee").await;
 
+    // A guest: its name is never given again, so only its address is kept out.
+    let mut guest = connect_from(addr, [127, 0, 0, 8]).await;
+    let said = ask(&mut guest, "name", "> ").await;
+    let guest_name = said
+        .strip_prefix("You are ")
+        .and_then(|rest| rest.split('.').next())
+        .unwrap_or_else(|| panic!("{said}"))
+        .to_string();
+    assert_eq!(
+        ask(&mut teacher, &format!("kick {guest_name} for 10m"), "> ").await,
+        format!("{guest_name} is disconnected.\r\nIts address is (a guest's name is never used again) kept out for 10m00s.\r\n> ")
+    );
+    guest.read_to_end().await;
+    assert!(turned_away_from(addr, [127, 0, 0, 8])
+        .await
+        .starts_with("A player at your address was kicked"));
+
     // Someone at the admin's own address: the name only.
     let mut eve = common::Client::connect(addr).await;
     ask(&mut eve, "name eve", "> ").await;

@@ -124,7 +124,7 @@ impl Gate {
     fn admit(&self, stream: TcpStream, peer: SocketAddr) -> Option<Session> {
         // The client's own address (behind a proxy, the one its PROXY header gave).
         if let Some(left) = self.shared.registry.bans().address_left(peer.ip()) {
-            info!(%peer, ?left, "an address an admin kicked: turned away");
+            tracing::debug!(%peer, ?left, "an address an admin kicked: turned away");
             let line = format!(
                 "{KICKED_ADDRESS} {}.\r\n",
                 crate::players::bans::clock(&left)

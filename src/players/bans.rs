@@ -67,6 +67,14 @@ impl Bans {
         self.ban_at(key, address, length, Instant::now());
     }
 
+    /// Keep `address` out for `length` (at most [`MAX_BAN`]) from now, not a name: a
+    /// guest's `guest-N` is never given again, so its ban would keep no one out.
+    pub fn ban_address(&self, address: IpAddr, length: Duration) {
+        let now = Instant::now();
+        let until = now + length.min(MAX_BAN);
+        insert(&mut self.lock().addresses, address, until, now);
+    }
+
     /// How long the name `key` (lower case) is still kept out, if it is.
     pub fn name_left(&self, key: &str) -> Option<Duration> {
         self.name_left_at(key, Instant::now())

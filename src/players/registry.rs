@@ -556,6 +556,7 @@ impl Registry {
     pub fn take_over(&self, id: SessionId, name: &PlayerName, why: &str) -> Option<SessionId> {
         if let Some(kicked) = self.shared.bans.refuse_name(name) {
             self.send(id, Message::Close(kicked.to_string()));
+            return None;
         }
         let previous = self.shared.names.insert(name.shared_key(), id);
         self.set_name(id, name);

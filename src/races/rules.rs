@@ -459,9 +459,14 @@ impl<K: Copy + Eq + Hash + Debug, I: Clone + Debug> Races<K, I> {
 
     /// The standings of race `race`, every racer.
     pub fn standings(&self, race: RaceId, now: Instant) -> Option<String> {
-        self.races
-            .get(&race)
-            .map(|race| race.table(now, usize::MAX))
+        self.standings_top(race, now, usize::MAX)
+    }
+
+    /// The standings of race `race`, its first `rows` places and how many more: what
+    /// the web page's live table shows, made under the races' lock every half second,
+    /// so no longer than shown.
+    pub fn standings_top(&self, race: RaceId, now: Instant, rows: usize) -> Option<String> {
+        self.races.get(&race).map(|race| race.table(now, rows))
     }
 
     /// `watch race N`: the standings to show at once.

@@ -185,7 +185,12 @@ impl Pending {
 
     /// Answer `done` once everything put in before is written.
     pub(crate) fn flush(&self, done: oneshot::Sender<()>) {
-        self.queue().waiting.push(done);
+        let mut queue = self.queue();
+        // Those who stopped waiting (their 2 s passed while the database is down) are
+        // let go: the list is at most the askers still waiting.
+        queue.waiting.retain(|waiter| !waiter.is_closed());
+        queue.waiting.push(done);
+        drop(queue);
         self.wake.notify_one();
     }
 
@@ -232,6 +237,7 @@ pub(crate) async fn write_loop(
             _ = tick.tick() => {}
         }
         let (taken, asked, closed) = pending.take();
+        waiting.retain(|waiter| !waiter.is_closed());
         waiting.extend(asked);
         unwritten.append(taken);
         let backlog = unwritten.sent;

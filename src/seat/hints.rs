@@ -24,8 +24,13 @@ impl Seat {
             .ok()
             .and_then(|index| 1u8.checked_shl(u32::from(index)))
             .unwrap_or(0);
-        let due = self.hints.uses_extensions && self.hints.games_told & bit == 0;
-        self.hints.games_told |= bit;
+        // A game past the bits (none today) gets no hint rather than one every time.
+        let due = bit != 0 && self.hints.uses_extensions && self.hints.games_told & bit == 0;
+        // Set only when told: a game played before the player used section 7 is told
+        // the next time.
+        if due {
+            self.hints.games_told |= bit;
+        }
         due
     }
 

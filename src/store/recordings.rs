@@ -44,7 +44,7 @@ pub struct StoredRecording {
 }
 
 /// What a recording's row shows in lists.
-pub(super) const LISTED: &str = "SELECT id, player, game, args, state, inputs, duration_ms, outcome, started_at FROM recordings";
+pub(super) const LISTED: &str = "SELECT id, player, game, args, state, inputs, duration_ms, outcome, started_at, level FROM recordings";
 
 /// Where a recording stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +101,9 @@ pub struct Listed {
     pub outcome: Option<Outcome>,
     /// When it started, Unix milliseconds.
     pub started_at: i64,
+    /// Its leaderboard's level (as `top GAME LEVEL` names it, and the web page's
+    /// filter matches it); `None` for recordings made before the store kept it.
+    pub level: Option<String>,
 }
 
 /// A new recording, for [`Change::Open`].
@@ -185,6 +188,7 @@ pub(super) struct ListedRow {
     duration_ms: i64,
     outcome: Option<String>,
     started_at: i64,
+    level: Option<String>,
 }
 
 impl From<ListedRow> for Listed {
@@ -199,6 +203,7 @@ impl From<ListedRow> for Listed {
             duration_ms: unclamp(row.duration_ms),
             outcome: row.outcome.as_deref().and_then(Outcome::from_word),
             started_at: row.started_at,
+            level: row.level,
         }
     }
 }
@@ -373,7 +378,7 @@ impl Store {
     ) -> Result<Option<(Listed, StoredRecording)>, StoreError> {
         let found = on_engine!(self, |pool, sql| {
             let Some(row) = sqlx::query_as::<_, WholeRow>(sql(
-                "SELECT id, player, game, args, state, inputs, duration_ms, outcome, started_at, \
+                "SELECT id, player, game, args, state, inputs, duration_ms, outcome, started_at, level, \
                  memory, world FROM recordings WHERE id = ?",
             ))
             .bind(id)
@@ -410,7 +415,7 @@ impl Store {
     pub async fn recording_head(&self, id: i64) -> Result<Option<RecordingHead>, StoreError> {
         let row = on_engine!(self, |pool, sql| {
             sqlx::query_as::<_, HeadRow>(sql(
-                "SELECT id, player, game, args, state, inputs, duration_ms, outcome, started_at, \
+                "SELECT id, player, game, args, state, inputs, duration_ms, outcome, started_at, level, \
                  memory, world, registered FROM recordings WHERE id = ?",
             ))
             .bind(id)

@@ -203,7 +203,7 @@ fn races(registry: &Registry, bus: Option<&Bus>, now_secs: u32) -> Vec<RaceView>
             .take(MAX_RACES)
             .map(|race| {
                 let standings = races
-                    .standings(race.id, now)
+                    .standings_top(race.id, now, STANDING_ROWS)
                     .map(|table| standing_rows(&table))
                     .unwrap_or_default();
                 RaceView {
@@ -244,14 +244,16 @@ fn races(registry: &Registry, bus: Option<&Bus>, now_secs: u32) -> Vec<RaceView>
 }
 
 /// The racers' lines of a race's standings (its heading, which carries the clock,
-/// left out), the first [`STANDING_ROWS`] of them.
+/// left out), the first [`STANDING_ROWS`] of them; a table already cut there
+/// (`... and N more` last) is kept as it is.
 fn standing_rows(table: &str) -> Vec<String> {
     let mut lines: Vec<String> = table
         .lines()
         .skip(1)
         .map(|line| line.trim().to_string())
         .collect();
-    if lines.len() > STANDING_ROWS {
+    let cut = lines.last().is_some_and(|line| line.starts_with("..."));
+    if lines.len() > STANDING_ROWS && !cut {
         let more = lines.len() - STANDING_ROWS;
         lines.truncate(STANDING_ROWS);
         lines.push(format!("... and {more} more"));
@@ -342,6 +344,15 @@ mod tests {
         assert_eq!(rows[0], "1. p1  0/2 boxes, 0 moves");
         assert_eq!(rows[STANDING_ROWS], "... and 2 more");
         assert!(rows.iter().all(|row| !row.contains("running for")));
+        // Cut by the race itself (`standings_top`): kept as it is.
+        let mut cut = String::from("Race 1: sokoban classic, running for 12s.\n");
+        for n in 1..=STANDING_ROWS {
+            cut.push_str(&format!("  {n:>3}. p{n}  0/2 boxes, 0 moves\n"));
+        }
+        cut.push_str("  ... and 470 more\n");
+        let rows = standing_rows(&cut);
+        assert_eq!(rows.len(), STANDING_ROWS + 1);
+        assert_eq!(rows[STANDING_ROWS], "... and 470 more");
     }
 
     #[test]

@@ -54,6 +54,10 @@ enum BadFilter {
     Date,
     #[error("A filter is at most {MAX_FILTER} characters.")]
     TooLong,
+    /// A level alone would make the store walk every recording (the index is by game,
+    /// then level): a level is some game's.
+    #[error("Choose the game too: a level is a game's (sokoban classic, 2048 size=4).")]
+    LevelWithoutGame,
 }
 
 impl Filters {
@@ -83,10 +87,14 @@ impl Filters {
             Some(_) => return Err(BadFilter::Date),
             None => (None, None),
         };
+        let level = text(&self.level)?;
+        if level.is_some() && game.is_none() {
+            return Err(BadFilter::LevelWithoutGame);
+        }
         Ok(RecordingFilter {
             player_key: text(&self.player)?.map(|name| name.to_lowercase()),
             game,
-            level: text(&self.level)?,
+            level,
             from_ms,
             until_ms,
             registered_only: !admin,
@@ -118,13 +126,17 @@ pub async fn list(
     admin: Option<Admin>,
     Query(filters): Query<Filters>,
 ) -> Response {
-    // What was played before the page was asked for is in it: a game just ended is
-    // listed as ended, as telnet's `recordings` lists it (one flush serves every
-    // asker at once; past 2 s the database is slow, and the page shows what is there).
-    web.services
-        .recorder
-        .flush(std::time::Duration::from_secs(2))
-        .await;
+    // For an admin, what was played before the page was asked for is in it: a game
+    // just ended is listed as ended, as telnet's `recordings` lists it (one flush
+    // serves every asker at once; past 2 s the database is slow). Not for anyone:
+    // a visitor asking again and again would turn the writer's once-a-second batch
+    // into a commit per request.
+    if admin.is_some() {
+        web.services
+            .recorder
+            .flush(std::time::Duration::from_secs(2))
+            .await;
+    }
     let (status, found) = match filters.to_filter(admin.is_some()) {
         Ok(filter) => match web.services.store.find_recordings(&filter, PAGE).await {
             Ok(rows) => (StatusCode::OK, Ok(rows)),
@@ -192,7 +204,10 @@ fn table(rows: &[Listed]) -> Markup {
                         td { a href={ "/recordings/" (row.id) } { (row.id) } }
                         td { (row.player) }
                         td { (row.game) }
-                        td { (row.args) }
+                        // The level the filter matches (what `top` names it), what
+                        // was typed on hover; a recording older than the level
+                        // column shows what was typed.
+                        td title=(row.args) { (row.level.as_deref().unwrap_or(&row.args)) }
                         td { (scores::how_it_stands(row)) }
                         td { (row.inputs) }
                         td { (scores::duration(row.duration_ms)) }
@@ -251,6 +266,12 @@ mod tests {
             typed(&"x".repeat(101), "", "", "").to_filter(true),
             Err(BadFilter::TooLong)
         );
+        // A level alone would walk every recording: its game is asked for.
+        assert_eq!(
+            typed("", "", "classic", "").to_filter(true),
+            Err(BadFilter::LevelWithoutGame)
+        );
+        assert!(typed("", "sokoban", "classic", "").to_filter(true).is_ok());
     }
 
     #[test]

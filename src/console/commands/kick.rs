@@ -93,13 +93,26 @@ fn run(console: &mut Console, args: Args<'_>) -> Outcome {
             why => format!("{why} (you can come back in {left})"),
         };
         // Banned before the kick, so that an immediate reconnection is refused.
-        services.registry.bans().ban(&name.key(), kept, ban);
+        // A guest's name is never given again: only its address is worth keeping out.
+        let guest = name.is_guest();
+        match (guest, kept) {
+            (false, _) => services.registry.bans().ban(&name.key(), kept, ban),
+            (true, Some(address)) => services.registry.bans().ban_address(address, ban),
+            (true, None) => {}
+        }
         tracing::info!(admin = %seat.name(), kicked = %name, address = ?kept, ?ban, "kept out");
         let mut text = seat.kick(Some(kick.name), &why);
-        let whom = match (address, kept) {
-            (_, Some(_)) => "The name and its address are",
-            (Some(_), None) => "The name is (not its address: it is yours too)",
-            (None, None) => "The name is (on this instance; its address is not known here)",
+        let whom = match (guest, address, kept) {
+            (false, _, Some(_)) => "The name and its address are",
+            (false, Some(_), None) => "The name is (not its address: it is yours too)",
+            (false, None, None) => "The name is (on this instance; its address is not known here)",
+            (true, _, Some(_)) => "Its address is (a guest's name is never used again)",
+            (true, _, None) => {
+                text.push_str(
+                    "Nothing is kept out: a guest's name is never used again,\nand its address is not known here or is yours too.\n",
+                );
+                return text;
+            }
         };
         text.push_str(&format!("{whom} kept out for {left}.\n"));
         text
