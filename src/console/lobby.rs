@@ -6,7 +6,7 @@
 //! ([`crate::catalog::table`]).
 
 use crate::catalog::table::GameKind;
-use crate::text::{wrap, COLUMNS};
+use crate::text::{wrap_list, COLUMNS};
 
 /// The lobby prompt (no line ending).
 pub const PROMPT: &str = "> ";
@@ -18,12 +18,24 @@ pub const GOODBYE: &str = "Goodbye.\n";
 /// and says on the way in what a new player stumbles on otherwise (issue 30): how to
 /// get help in and out of any game, and that a guest's results are not kept.
 pub fn banner() -> String {
-    let commands = "Commands: play GAME [ARGS], levels [GAME], who, say TEXT, tell NAME TEXT, \
-                    watch NAME, name NAME, help, quit\n";
+    // Broken between commands, never inside one (`watch` and its `NAME` together).
+    let commands: Vec<String> = [
+        "play GAME [ARGS]",
+        "levels [GAME]",
+        "who",
+        "say TEXT",
+        "tell NAME TEXT",
+        "watch NAME",
+        "name NAME",
+        "help",
+        "quit",
+    ]
+    .map(String::from)
+    .to_vec();
     format!(
         "Welcome to arcade!\nGames: {}\n{}{EVERY_GAME}\n{GUESTS}\n{PROMPT}",
         GameKind::names(),
-        wrap(commands, COLUMNS, "  "),
+        wrap_list("Commands: ", &commands, COLUMNS, "  "),
     )
 }
 
@@ -87,6 +99,8 @@ mod tests {
         assert!(text.ends_with("\n> "));
         assert!(text.contains("/help") && text.contains("/leave"));
         assert!(text.contains("name NAME"));
+        // A command and its words stay on one line.
+        assert!(text.contains("watch NAME"), "{text}");
         assert!(
             text.lines().all(|line| line.chars().count() <= COLUMNS),
             "{text}"
