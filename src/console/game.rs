@@ -216,6 +216,7 @@ impl Console {
                 if let Some(mut playing) = self.game.take() {
                     if let Some(tape) = playing.tape.take() {
                         tape.ended();
+                        self.ended_unlisted = true;
                     }
                 }
                 if let Some(seat) = &mut self.seat {

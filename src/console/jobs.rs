@@ -53,7 +53,9 @@ pub(super) enum Work {
 
 /// Work on the store: results, recordings, unfinished games.
 pub(super) enum StoreWork {
-    Query(scores::Query),
+    /// `top`, `stats`, `recordings`; `flush`: this session ended a game since its last
+    /// query, so the writer writes first and the game is listed as ended.
+    Query { query: scores::Query, flush: bool },
     /// Play recording `id` to `inbox`, for a player at `address`.
     Replay {
         id: i64,
@@ -62,9 +64,7 @@ pub(super) enum StoreWork {
         address: IpAddr,
     },
     /// Rebuild the player's unfinished game.
-    Resume {
-        player: Player,
-    },
+    Resume { player: Player },
 }
 
 /// Work on files: games that may read a saved world, levels, saves.
@@ -270,11 +270,14 @@ fn owned_by<'c>(context: &'c Context, saves: Option<&str>) -> Cow<'c, Context> {
 impl StoreWork {
     async fn run(self, services: Services, context: Arc<Context>) -> Finished {
         match self {
-            StoreWork::Query(query) => {
-                // What was played up to now is in the answer: a game just ended is
-                // listed as ended, with its lines, and its result counted (the writer
-                // writes once a second; one flush serves everyone who asks at once).
-                services.recorder.flush(QUERY_FLUSH_WAIT).await;
+            StoreWork::Query { query, flush } => {
+                // The player's game just ended is in the answer: listed as ended, with
+                // its lines, and its result counted (the writer writes once a second).
+                // Only then: a script asking again and again would otherwise turn the
+                // writer's batch into a commit per line.
+                if flush {
+                    services.recorder.flush(QUERY_FLUSH_WAIT).await;
+                }
                 match query.run(&services.store).await {
                     Ok(text) => Finished::Listed(text),
                     Err(error) => Finished::Listed(format!("{}.\n", seat::store_failed(&error))),

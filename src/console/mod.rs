@@ -50,6 +50,9 @@ pub struct Console {
     single: bool,
     /// New saves made by this session, for its quota.
     new_saves: usize,
+    /// A game of this session ended since its last `top`, `stats` or `recordings`:
+    /// the next one waits for the writer ([`jobs::StoreWork::Query`]).
+    ended_unlisted: bool,
     /// On a server: the player among the others.
     seat: Option<Seat>,
 }
@@ -76,6 +79,7 @@ impl Console {
             memory: Memory::default(),
             single: false,
             new_saves: 0,
+            ended_unlisted: false,
             seat: Some(seat),
         }
     }
@@ -88,6 +92,7 @@ impl Console {
             memory: Memory::default(),
             single: true,
             new_saves: 0,
+            ended_unlisted: false,
             seat: None,
         };
         let outcome = console.begin(kind, Vec::new(), game, None);
@@ -211,6 +216,12 @@ impl Console {
             None => line,
         };
         commands::lobby_line(self, line)
+    }
+
+    /// `top`, `stats` or `recordings`, for a player with a seat.
+    fn query_job(&mut self, query: crate::records::scores::Query) -> Outcome {
+        let flush = std::mem::take(&mut self.ended_unlisted);
+        self.store_job(StoreWork::Query { query, flush })
     }
 
     /// A job on the store, for a player with a seat.

@@ -59,10 +59,15 @@ pub fn open_race_for_everyone(
     registry.deliver(opened.notices);
     let id = opened.id;
     tracing::info!(race = id, host = %name, game = %label, all = true, "race opened");
-    let invited = match invited {
-        1 => String::from("1 player in the lobby was invited"),
-        n => format!("{n} players in the lobby were invited"),
-    };
+    let invited = format!(
+        "{} in the lobby {} invited",
+        crate::text::count(
+            u64::try_from(invited).unwrap_or(u64::MAX),
+            "player",
+            "players"
+        ),
+        if invited == 1 { "was" } else { "were" }
+    );
     let text = format!(
         "Race {id} is open: {label}.\n{invited}; type start when they are in,\nwatch race {id} to follow it.\n"
     );

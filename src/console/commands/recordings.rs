@@ -1,7 +1,6 @@
 //! `recordings [NAME]`: recent games, with an id to replay (SPEC section 8).
 
 use super::{Args, CommandSpec, Help, Place};
-use crate::console::jobs::StoreWork;
 use crate::console::{Console, Outcome};
 use crate::players::accounts::PlayerName;
 use crate::records::scores;
@@ -23,5 +22,5 @@ fn run(console: &mut Console, args: Args<'_>) -> Outcome {
     if key.as_deref().is_some_and(|key| !PlayerName::has_form(key)) {
         return console.say(String::from("Usage: recordings [NAME]\n"));
     }
-    console.store_job(StoreWork::Query(scores::Query::Recordings { key }))
+    console.query_job(scores::Query::Recordings { key })
 }

@@ -1,7 +1,6 @@
 //! `stats [NAME]`: a player's results (SPEC section 8).
 
 use super::{Args, CommandSpec, Help, Place};
-use crate::console::jobs::StoreWork;
 use crate::console::{Console, Outcome};
 use crate::players::accounts::PlayerName;
 use crate::records::scores;
@@ -26,5 +25,5 @@ fn run(console: &mut Console, args: Args<'_>) -> Outcome {
     if !PlayerName::has_form(&key) {
         return console.say(String::from("Usage: stats [NAME]\n"));
     }
-    console.store_job(StoreWork::Query(scores::Query::Stats { key }))
+    console.query_job(scores::Query::Stats { key })
 }

@@ -1,7 +1,6 @@
 //! `top [GAME [LEVEL]]`: the leaderboards (SPEC section 8).
 
 use super::{Args, CommandSpec, Help, Place};
-use crate::console::jobs::StoreWork;
 use crate::console::{Console, Outcome};
 use crate::records::scores;
 
@@ -20,7 +19,7 @@ fn run(console: &mut Console, args: Args<'_>) -> Outcome {
     }
     let words: Vec<&str> = args.words().collect();
     match scores::parse_top(&words) {
-        Ok(query) => console.store_job(StoreWork::Query(query)),
+        Ok(query) => console.query_job(query),
         Err(error) => console.say(format!("{error}\n")),
     }
 }
