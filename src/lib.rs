@@ -7,6 +7,7 @@
 //! above it in this list (`tests/layering.rs` checks it):
 //!
 //! - [`games`]: one pure state machine per game; uses nothing else of the crate;
+//! - [`solver`]: the Sokoban solver and deadlock checks (pure; uses `games` only);
 //! - [`text`]: durations, dates, and what other players' text may show;
 //! - [`codec`]: pure byte codecs: telnet, terminal keys and painting, the PROXY header;
 //! - [`catalog`]: the table of games, one file per game's row; levels and saves;
@@ -42,6 +43,7 @@ pub mod races;
 pub mod records;
 pub mod seat;
 pub mod server;
+pub mod solver;
 pub mod store;
 pub mod text;
 pub mod web;

@@ -297,6 +297,11 @@ impl Level {
         self.height
     }
 
+    /// The player's start as a row-major index of the grid.
+    pub fn start_square(&self) -> usize {
+        self.start_player
+    }
+
     /// Number of goals.
     pub fn goal_count(&self) -> usize {
         self.goals
@@ -551,6 +556,31 @@ impl World {
             self.player / self.level.width,
             self.player % self.level.width,
         )
+    }
+
+    /// The player's square as a row-major index of the level's grid (the solver's
+    /// squares).
+    pub fn player_square(&self) -> usize {
+        self.player
+    }
+
+    /// The squares holding a box, as row-major indices of the level's grid, in
+    /// increasing order.
+    pub fn box_squares(&self) -> impl Iterator<Item = usize> + '_ {
+        self.boxes
+            .words
+            .iter()
+            .enumerate()
+            .flat_map(|(word_index, &word)| {
+                let mut bits = word;
+                std::iter::from_fn(move || {
+                    (bits != 0).then(|| {
+                        let bit = bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        word_index * 64 + bit
+                    })
+                })
+            })
     }
 
     /// Whether a box stands at (row, column).
