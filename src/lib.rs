@@ -14,6 +14,8 @@
 //! - [`store`]: the database (SQLite or PostgreSQL), one file per thing kept;
 //! - [`metrics`]: what `/metrics` counts;
 //! - [`records`]: recordings of games, their writer, the check by replay, the scores;
+//! - [`coach`]: help for stuck Sokoban players: warnings, hints and `/solve` on the
+//!   solver, its threads and caches;
 //! - [`races`]: the rules of races and the desk a racer reaches a race through;
 //! - [`players`]: who is online: ids, places, accounts, inboxes, the registry, and
 //!   this instance's race desk;
@@ -30,6 +32,7 @@
 pub mod admin;
 pub mod catalog;
 pub mod cluster;
+pub mod coach;
 pub mod codec;
 pub mod console;
 pub mod data_dir;

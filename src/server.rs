@@ -139,6 +139,10 @@ pub struct Options {
     /// The bus's credentials and TLS (`--bus-user`, `--bus-token`...).
     #[command(flatten)]
     pub bus_auth: BusAuth,
+    /// Let `/solve` play the solver's solution out in Sokoban and Star Pusher (without
+    /// it `/solve` only says how many pushes are left; SPEC section 13).
+    #[arg(long, env = "ARCADE_ALLOW_SOLUTIONS")]
+    pub allow_solutions: bool,
 }
 
 impl Options {
@@ -200,6 +204,7 @@ impl Default for Options {
             proxy_from: Vec::new(),
             bus: None,
             bus_auth: BusAuth::default(),
+            allow_solutions: false,
         }
     }
 }
@@ -352,7 +357,8 @@ pub async fn run_with(
     )
     .await?
     .with_admins(admins.iter().map(PlayerName::as_str))
-    .with_web(web.is_some());
+    .with_web(web.is_some())
+    .with_coach(crate::coach::Coach::new(options.allow_solutions));
     let bus = match &options.bus {
         Some(bus_url) => {
             if !store.is_shared() {

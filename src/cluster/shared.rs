@@ -129,8 +129,9 @@ impl Shared {
                 },
             ),
             Message::RaceStop(race) => Wire::RaceStop(race),
-            // A replay plays on the viewer's own instance.
-            Message::ReplayEnded(_) => return None,
+            // A replay plays on the viewer's own instance, and the solver answers the
+            // session that asked on its own.
+            Message::ReplayEnded(_) | Message::Deadlock { .. } => return None,
         })
     }
 }

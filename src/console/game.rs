@@ -4,7 +4,7 @@
 use crate::catalog::saves;
 use crate::catalog::table::{GameKind, NewGame, GAMES};
 use crate::codec::terminal;
-use crate::games::{Memory, Reply, Status};
+use crate::games::{self, Memory, Reply, Status};
 use crate::players::registry::Place;
 use crate::races::rules::RaceId;
 use crate::records::recorder::Tape;
@@ -103,6 +103,14 @@ impl Console {
         });
         self.note_finish();
         if let Some(seat) = &mut self.seat {
+            // A new position: a warning may be due again, and its level's analysis is
+            // made now rather than at the first push.
+            seat.take_warning(false);
+            if seat.wants_warnings() {
+                if let Some(boxes) = self.game.as_ref().and_then(|playing| playing.game.boxes()) {
+                    seat.services().coach.prepare(&boxes);
+                }
+            }
             // No one watches a game that just began: the hint is the player's alone.
             let hint = game_hint(seat, kind);
             match race {
@@ -153,8 +161,19 @@ impl Console {
         if let Some(tape) = &mut playing.tape {
             tape.input(line);
         }
-        let reply = playing.game.handle(line, &mut self.memory);
+        let pushes_before = playing.game.boxes().map(|boxes| boxes.pushes);
+        let mut reply = playing.game.handle(line, &mut self.memory);
         let finished = self.note_finish();
+        if reply.status == Status::Playing {
+            if let Some(warning) = self.warning_after(pushes_before) {
+                // Before the prompt, after the board: watchers see it too.
+                let at = reply
+                    .text
+                    .strip_suffix(games::PROMPT)
+                    .map_or(reply.text.len(), str::len);
+                reply.text.insert_str(at, &warning);
+            }
+        }
         let reply = self.race_step(reply);
         let mut outcome = self.after_reply(reply);
         if finished && self.seat.as_mut().is_some_and(Seat::take_guest_note) {

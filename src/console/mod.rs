@@ -22,6 +22,7 @@
 //! [`Job`]: the caller runs it (`job.run(context).await`) and hands what it gave to
 //! [`Console::finish`].
 
+mod coach;
 pub mod commands;
 mod game;
 mod jobs;
@@ -347,6 +348,7 @@ impl Console {
             },
             Message::RaceStart(race, game) => self.race_started(race, game),
             Message::RaceStop(race) => self.race_stopped(race),
+            Message::Deadlock { position, text } => self.late_warning(position, &text),
             Message::WatchEnded { name } => match seat.watch_ended(&name) {
                 Some(text) => Outcome::Send(format!("\n{text}{}", self.prompt())),
                 None => Outcome::Send(String::new()),
@@ -405,6 +407,11 @@ impl Console {
                 None => self.say(String::new()),
             },
             Finished::Raced { join, answer } => self.raced(join, answer),
+            Finished::Coached {
+                ask,
+                snapshot,
+                found,
+            } => self.coached(ask, &snapshot, found),
             Finished::Failed => self.say(String::from(JOB_FAILED)),
         }
     }
@@ -842,7 +849,7 @@ mod tests {
         );
         assert_eq!(
             bob.send(&table, "set").await,
-            "Settings:\n  chat off\n  keys off\n  color off\n> "
+            "Settings:\n  chat off\n  keys off\n  color off\n  warnings off\n> "
         );
         ann.send(&table, "say hello").await;
         assert!(!bob.has_message());
@@ -851,7 +858,7 @@ mod tests {
         assert_eq!(bob.send(&table, "set chat on").await, "Chat is on.\n> ");
         assert_eq!(
             bob.send(&table, "set sound on").await,
-            "Unknown setting: sound. Settings: chat, keys, color.\n> "
+            "Unknown setting: sound. Settings: chat, keys, color, warnings.\n> "
         );
         assert_eq!(
             bob.send(&table, "set chat maybe").await,

@@ -15,6 +15,8 @@
 
 use std::any::Any;
 
+pub mod boxes;
+mod glyphs;
 mod progress;
 mod save_name;
 pub mod sokoban;
@@ -274,6 +276,12 @@ pub trait Game: Send {
     /// How far the game has got, for a race. Asked after every reply of a racer's
     /// game, so it must be cheap.
     fn progress(&self) -> Progress;
+
+    /// The position and its history, for a game of boxes (the help of SPEC section
+    /// 13); `None` for the other games.
+    fn boxes(&self) -> Option<boxes::Boxes<'_>> {
+        None
+    }
 }
 
 /// A boxed game is a game: what the table of games hands out.
@@ -312,6 +320,10 @@ impl<G: Game + ?Sized> Game for Box<G> {
 
     fn progress(&self) -> Progress {
         (**self).progress()
+    }
+
+    fn boxes(&self) -> Option<boxes::Boxes<'_>> {
+        (**self).boxes()
     }
 }
 

@@ -153,6 +153,8 @@ pub struct Settings {
     pub keys: bool,
     /// ANSI colours and boards drawn in place.
     pub color: bool,
+    /// A line after each push that makes a Sokoban level unsolvable (SPEC section 13).
+    pub warnings: bool,
 }
 
 impl Default for Settings {
@@ -161,6 +163,7 @@ impl Default for Settings {
             chat: true,
             keys: false,
             color: false,
+            warnings: false,
         }
     }
 }
@@ -174,11 +177,18 @@ pub enum Setting {
     Keys,
     /// `color`.
     Color,
+    /// `warnings`.
+    Warnings,
 }
 
 impl Setting {
     /// Every setting, in the order `set` lists them.
-    pub const ALL: &'static [Setting] = &[Setting::Chat, Setting::Keys, Setting::Color];
+    pub const ALL: &'static [Setting] = &[
+        Setting::Chat,
+        Setting::Keys,
+        Setting::Color,
+        Setting::Warnings,
+    ];
 
     /// The setting called `word` (any case).
     pub fn from_name(word: &str) -> Option<Setting> {
@@ -194,6 +204,7 @@ impl Setting {
             Setting::Chat => "chat",
             Setting::Keys => "keys",
             Setting::Color => "color",
+            Setting::Warnings => "warnings",
         }
     }
 }
@@ -205,6 +216,7 @@ impl Settings {
             Setting::Chat => self.chat,
             Setting::Keys => self.keys,
             Setting::Color => self.color,
+            Setting::Warnings => self.warnings,
         }
     }
 
@@ -214,6 +226,7 @@ impl Settings {
             Setting::Chat => self.chat = on,
             Setting::Keys => self.keys = on,
             Setting::Color => self.color = on,
+            Setting::Warnings => self.warnings = on,
         }
     }
 
@@ -329,7 +342,10 @@ mod tests {
         let mut settings = Settings::default();
         assert!(settings.chat);
         settings.set(Setting::Chat, false);
-        assert_eq!(settings.to_stored(), "chat=off keys=off color=off");
+        assert_eq!(
+            settings.to_stored(),
+            "chat=off keys=off color=off warnings=off"
+        );
         settings.set(Setting::Keys, true);
         assert_eq!(
             Settings::from_stored("chat=off keys=on junk sound=on"),

@@ -89,6 +89,15 @@ pub enum Message {
     /// The race is over (its time ran out, or everyone is done): stop its game, or
     /// stop watching it.
     RaceStop(RaceId),
+    /// The solver proved the position of this session's game of boxes dead (a corral:
+    /// SPEC section 13), after the push that made it: the warning, for the position
+    /// with this key only (a later move makes it stale).
+    Deadlock {
+        /// The solver's key of the position proven dead.
+        position: u64,
+        /// The warning's lines.
+        text: String,
+    },
 }
 
 /// What [`Inbox::recv`] hands the session: the next message, and how many frames were

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::catalog::table::Contexts;
 use crate::cluster::bus::Bus;
+use crate::coach::Coach;
 use crate::metrics::Metrics;
 use crate::players::accounts::{clean_text, PlayerName};
 use crate::players::chat_limits::ChatLimits;
@@ -73,6 +74,8 @@ pub struct Shared {
     pub web: bool,
     /// The bus to the other instances (`--bus`), if any.
     pub bus: Option<Bus>,
+    /// Help for stuck Sokoban players (SPEC section 13).
+    pub coach: Coach,
 }
 
 impl std::ops::Deref for Services {
@@ -118,6 +121,7 @@ impl Services {
             metrics,
             web: false,
             bus: None,
+            coach: Coach::default(),
         })))
     }
 
@@ -163,6 +167,12 @@ impl Services {
     /// The same services, for a server whose web page is on or off.
     pub fn with_bus(mut self, bus: Option<Bus>) -> Services {
         Arc::make_mut(&mut self.0).bus = bus;
+        self
+    }
+
+    /// These services with this help for stuck players (`--allow-solutions`).
+    pub fn with_coach(mut self, coach: Coach) -> Services {
+        Arc::make_mut(&mut self.0).coach = coach;
         self
     }
 

@@ -86,6 +86,9 @@ pub(super) struct Hints {
     pub(super) frame_open: bool,
     /// The games (bit `n`: the table's `n`th) whose hint on entering was given.
     pub(super) games_told: u8,
+    /// The position of the game of boxes being played was said to be a deadlock; no
+    /// warning again until a position that is not (SPEC section 13).
+    pub(super) warned: bool,
 }
 
 /// A registered player's game that waits for `resume`.
@@ -203,6 +206,10 @@ impl Seat {
                 String::from("Colour is on: boards are drawn in colour, in place.\n")
             }
             Setting::Color => String::from("Colour is off.\n"),
+            Setting::Warnings if on => String::from(
+                "Warnings are on: a push that leaves a Sokoban level unsolvable is reported.\n",
+            ),
+            Setting::Warnings => String::from("Warnings are off.\n"),
         };
         self.settings.set(setting, on);
         self.services.registry.set_chat(self.id, self.settings.chat);

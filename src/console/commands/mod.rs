@@ -18,6 +18,7 @@ use crate::seat;
 
 mod broadcast;
 pub mod help;
+mod hint;
 mod join;
 mod kick;
 mod leave;
@@ -37,6 +38,7 @@ mod replay;
 mod resume;
 mod say;
 mod set;
+mod solve;
 mod standings;
 mod start;
 mod stats;
@@ -68,6 +70,8 @@ pub const COMMANDS: &[CommandSpec] = &[
     stats::COMMAND,
     recordings::COMMAND,
     standings::COMMAND,
+    hint::COMMAND,
+    solve::COMMAND,
     leave::COMMAND,
     broadcast::COMMAND,
     kick::COMMAND,

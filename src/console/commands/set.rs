@@ -11,7 +11,8 @@ pub const COMMAND: CommandSpec = CommandSpec {
     help: Help::Player(concat!(
         "  set [OPTION on|off]  your settings: chat, keys (single keys, for telnet: a\n",
         "                     game's keys act at once on an empty line; type d3 as D3),\n",
-        "                     color (boards in colour, drawn in place);\n",
+        "                     color (boards in colour, drawn in place), warnings\n",
+        "                     (Sokoban: say when a push leaves a level unsolvable);\n",
         "                     quiet is set chat off\n",
     )),
     run,
