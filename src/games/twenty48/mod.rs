@@ -466,6 +466,11 @@ impl Game for Twenty48 {
         KEYS
     }
 
+    fn describe(&self, memory: &Memory) -> String {
+        // Described in words in a later step; the view until then.
+        self.view(memory)
+    }
+
     fn exit_command(&self) -> &'static str {
         "q"
     }
