@@ -18,6 +18,7 @@ use std::any::Any;
 pub mod boxes;
 mod glyphs;
 mod progress;
+pub mod reader;
 mod save_name;
 pub mod sokoban;
 pub mod starpusher;
@@ -282,6 +283,22 @@ pub trait Game: Send {
     fn boxes(&self) -> Option<boxes::Boxes<'_>> {
         None
     }
+
+    /// Reader mode (SPEC section 10): from now on every reply describes the game in
+    /// words instead of drawing it, until turned off. A replay never turns it on, so
+    /// recordings and results do not depend on it: it changes words only, never play.
+    fn set_reader(&mut self, _on: bool) {}
+
+    /// The whole description in words, as `/look` says it, whether reader mode is on
+    /// or not: what a screen reader can read instead of [`Game::view`]'s drawing. Ends
+    /// with [`PROMPT`], like `view`. Nothing in it is drawn ([`reader::problem`]).
+    fn describe(&self, memory: &Memory) -> String;
+
+    /// The player's position only, as `/where` says it: one line, no prompt. `None`
+    /// where a game has no position (2048).
+    fn where_is(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A boxed game is a game: what the table of games hands out.
@@ -324,6 +341,18 @@ impl<G: Game + ?Sized> Game for Box<G> {
 
     fn boxes(&self) -> Option<boxes::Boxes<'_>> {
         (**self).boxes()
+    }
+
+    fn set_reader(&mut self, on: bool) {
+        (**self).set_reader(on);
+    }
+
+    fn describe(&self, memory: &Memory) -> String {
+        (**self).describe(memory)
+    }
+
+    fn where_is(&self) -> Option<String> {
+        (**self).where_is()
     }
 }
 

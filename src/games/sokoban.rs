@@ -16,6 +16,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use super::boxes::{Boxes, Undo, MAX_HISTORY};
+use super::reader::boxes;
 use super::world::{
     parse_count, Cell, Direction, Glyphs, Level, LevelError, ShownChar, Step, WinRule, World,
     MAX_SIDE,
@@ -194,6 +195,8 @@ pub struct Sokoban {
     /// The latest moves, oldest first, at most [`MAX_HISTORY`]: the game has no undo,
     /// but the help for stuck players (SPEC section 13) counts back over them.
     history: VecDeque<Step>,
+    /// Reader mode: words instead of the board ([`Game::set_reader`]).
+    reader: bool,
 }
 
 impl Sokoban {
@@ -205,6 +208,7 @@ impl Sokoban {
             pushes: 0,
             finish: None,
             history: VecDeque::new(),
+            reader: false,
         }
     }
 
@@ -215,9 +219,12 @@ impl Sokoban {
 
     /// The board, then `Win!` and the end when every box is on a target, else the
     /// prompt. The start goes through here too, as in the seed's loop, so a level that
-    /// starts won (no boxes, or all on targets) ends at once.
+    /// starts won (no boxes, or all on targets) ends at once. In reader mode the board
+    /// is not drawn: the caller has said in `text` what changed.
     fn board_then(&mut self, mut text: String) -> Reply {
-        self.world.render_into(&GLYPHS, &mut text);
+        if !self.reader {
+            self.world.render_into(&GLYPHS, &mut text);
+        }
         if self.world.is_solved() {
             text.push_str(WIN);
             self.finish = Some(Finish {
@@ -242,7 +249,11 @@ const HELP: &str = concat!(
 
 impl Game for Sokoban {
     fn start(&mut self, _memory: &mut Memory) -> Reply {
-        self.board_then(String::from(WELCOME))
+        let mut text = String::from(WELCOME);
+        if self.reader {
+            boxes::push_description(&self.world, &mut text);
+        }
+        self.board_then(text)
     }
 
     fn handle(&mut self, line: &str, _memory: &mut Memory) -> Reply {
@@ -252,13 +263,17 @@ impl Game for Sokoban {
                 let walk = self.world.walk(direction, count);
                 self.moves += walk.steps.len() as u64;
                 self.pushes += walk.steps.iter().filter(|step| step.push).count() as u64;
+                let mut text = String::with_capacity(64);
+                if self.reader {
+                    boxes::push_walk(&self.world, direction, &walk, false, &mut text);
+                }
                 for step in walk.steps {
                     if self.history.len() >= MAX_HISTORY {
                         self.history.pop_front();
                     }
                     self.history.push_back(step);
                 }
-                self.board_then(String::with_capacity(64))
+                self.board_then(text)
             }
             None => self.board_then(String::from(INVALID)),
         }
@@ -277,6 +292,21 @@ impl Game for Sokoban {
 
     fn exit_command(&self) -> &'static str {
         "e"
+    }
+
+    fn set_reader(&mut self, on: bool) {
+        self.reader = on;
+    }
+
+    fn describe(&self, _memory: &Memory) -> String {
+        let mut text = String::with_capacity(256);
+        boxes::push_description(&self.world, &mut text);
+        text.push_str(PROMPT);
+        text
+    }
+
+    fn where_is(&self) -> Option<String> {
+        Some(boxes::where_is(&self.world))
     }
 
     fn take_finish(&mut self) -> Option<Finish> {
@@ -529,5 +559,161 @@ mod tests {
                 source: LevelError::NoPlayer
             })
         );
+    }
+}
+
+#[cfg(test)]
+mod reader_tests {
+    use super::*;
+    use crate::games::reader::problem;
+    use crate::games::Status;
+
+    const CLASSIC: &str = "#######\n#.....#\n#...+.#\n##..+.#\n#--.#P#\n#######\n";
+
+    fn game(reader: bool) -> Sokoban {
+        let mut game = Sokoban::new(Arc::new(parse_level(CLASSIC).unwrap()));
+        game.set_reader(reader);
+        game
+    }
+
+    #[test]
+    fn the_classic_level_starts_in_words() {
+        let reply = game(true).start(&mut Memory::default());
+        assert_eq!(
+            reply.text,
+            "Welcome to Sokoban!\n\
+             You are at row 5, column 6.\n\
+             row 1: 7 walls\n\
+             row 2: wall, 5 floor, wall\n\
+             row 3: wall, 3 floor, box, floor, wall\n\
+             row 4: 2 walls, 2 floor, box, floor, wall\n\
+             row 5: wall, 2 goals, floor, wall, player, wall\n\
+             row 6: 7 walls\n\
+             0 of 2 boxes on goals.\n\
+             Enter command: "
+        );
+        assert_eq!(reply.status, Status::Playing);
+    }
+
+    /// The seed's solution of the classic level, said move by move.
+    #[test]
+    fn the_seeds_solution_in_words() {
+        let mut game = game(true);
+        let mut memory = Memory::default();
+        game.start(&mut memory);
+        let said = |game: &mut Sokoban, memory: &mut Memory, line: &str| {
+            let reply = game.handle(line, memory);
+            assert_eq!(problem(&reply.text), None, "{}", reply.text);
+            reply
+        };
+        let expected = [
+            ("w2", "You walk 2 steps up, to row 3, column 6.\n"),
+            (
+                "a2",
+                "You push the box 2 steps left, to row 3, column 3.\n0 of 2 boxes on goals.\n",
+            ),
+            ("w1", "You walk 1 step up, to row 2, column 4.\n"),
+            ("a1", "You walk 1 step left, to row 2, column 3.\n"),
+            (
+                "s2",
+                "You push the box 2 steps down, onto a goal.\n1 of 2 boxes on goals.\n",
+            ),
+            ("d1", "You walk 1 step right, to row 4, column 4.\n"),
+            ("s1", "You walk 1 step down, to row 5, column 4.\n"),
+            (
+                "a1",
+                "You push the box onto another goal.\n1 of 2 boxes on goals.\n",
+            ),
+            ("w2", "You walk 2 steps up, to row 3, column 3.\n"),
+            ("d3", "You walk 3 steps right, to row 3, column 6.\n"),
+            ("s1", "You walk 1 step down, to row 4, column 6.\n"),
+            (
+                "a2",
+                "You push the box 2 steps left, to row 4, column 3.\n1 of 2 boxes on goals.\n",
+            ),
+            ("w1", "You walk 1 step up, to row 3, column 4.\n"),
+            ("a1", "You walk 1 step left, to row 3, column 3.\n"),
+        ];
+        for (line, words) in expected {
+            let reply = said(&mut game, &mut memory, line);
+            assert_eq!(reply.text, format!("{words}Enter command: "), "{line}");
+        }
+        assert_eq!(
+            game.where_is().as_deref(),
+            Some("You are at row 3, column 3.")
+        );
+        let last = said(&mut game, &mut memory, "s1");
+        assert_eq!(
+            last,
+            Reply::ended(String::from(
+                "You push the box onto a goal.\n2 of 2 boxes on goals.\nWin!\n"
+            ))
+        );
+        assert_eq!(
+            game.take_finish()
+                .map(|finish| (finish.moves, finish.pushes)),
+            Some((22, 8))
+        );
+    }
+
+    #[test]
+    fn blocked_invalid_and_look() {
+        let mut game = game(true);
+        let mut memory = Memory::default();
+        game.start(&mut memory);
+        let texts: Vec<String> = ["d1", "w9", "x3", "s0"]
+            .iter()
+            .map(|line| game.handle(line, &mut memory).text)
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "A wall is in the way.\nEnter command: ",
+                "You walk 3 steps up, to row 2, column 6.\nA wall is in the way.\n\
+                 Enter command: ",
+                "Invalid command\nEnter command: ",
+                "You stay at row 2, column 6.\nEnter command: ",
+            ]
+        );
+        let look = game.describe(&memory);
+        assert!(
+            look.starts_with("You are at row 2, column 6.\nrow 1: 7 walls\n"),
+            "{look}"
+        );
+        assert!(
+            look.contains("\nrow 2: wall, 4 floor, player, wall\n"),
+            "{look}"
+        );
+        assert!(look.ends_with("0 of 2 boxes on goals.\nEnter command: "));
+        assert_eq!(
+            game.where_is().as_deref(),
+            Some("You are at row 2, column 6.")
+        );
+    }
+
+    #[test]
+    fn reader_mode_plays_the_same_game_and_turns_off() {
+        let lines = ["w2", "a2", "x", "s9", "d1"];
+        let mut words = game(true);
+        let mut drawn = game(false);
+        let mut memory = Memory::default();
+        words.start(&mut memory);
+        drawn.start(&mut memory);
+        for line in lines {
+            let (said, shown) = (
+                words.handle(line, &mut memory),
+                drawn.handle(line, &mut memory),
+            );
+            assert_eq!(said.status, shown.status);
+            assert_eq!(words.progress(), drawn.progress());
+        }
+        words.set_reader(false);
+        assert_eq!(
+            words.handle("a1", &mut memory),
+            drawn.handle("a1", &mut memory)
+        );
+        // The view stays drawn: a watcher may not use a reader.
+        words.set_reader(true);
+        assert_eq!(words.view(&memory), drawn.view(&memory));
     }
 }

@@ -37,7 +37,8 @@ use std::sync::Arc;
 use self::lurd::{Lurd, LurdError};
 use self::xsb::{Collection, CollectionLevel};
 use super::boxes::{Boxes, Undo};
-use super::world::{parse_count, Direction, Glyphs, Step, World};
+use super::reader::boxes;
+use super::world::{parse_count, Direction, Glyphs, Step, Walk, World};
 use super::{Finish, Game, Memory, Outcome, Progress, Reply, BYE, PROMPT};
 
 /// The standard glyphs, used both in files and on screen.
@@ -235,6 +236,8 @@ pub struct StarPusher {
     /// This level only (a race): changing level is refused and solving it ends the
     /// game.
     only: bool,
+    /// Reader mode: words instead of the board ([`Game::set_reader`]).
+    reader: bool,
 }
 
 impl StarPusher {
@@ -273,6 +276,7 @@ impl StarPusher {
             pushes: 0,
             redo: Vec::new(),
             only: false,
+            reader: false,
         })
     }
 
@@ -373,16 +377,34 @@ impl StarPusher {
         );
     }
 
-    /// The board, the status line and the prompt.
+    /// The board, the status line and the prompt. In reader mode the board is not
+    /// drawn: it has not changed, or the caller has said in `text` what did.
     fn board_then_prompt(&self, mut text: String) -> Reply {
-        self.render_board(&mut text);
+        if !self.reader {
+            self.render_board(&mut text);
+        }
         self.status(&mut text);
         text.push_str(PROMPT);
         Reply::playing(text)
     }
 
+    /// [`StarPusher::board_then_prompt`], the board described whole in reader mode:
+    /// for a look, a reset, a new level.
+    fn look_then_prompt(&self, mut text: String) -> Reply {
+        if self.reader {
+            boxes::push_description(&self.world, &mut text);
+        }
+        self.board_then_prompt(text)
+    }
+
     /// A level just started: its title line if any, then board, status, prompt.
     fn show_level(&self, mut text: String) -> Reply {
+        self.title(&mut text);
+        self.look_then_prompt(text)
+    }
+
+    /// The level's title line, when the file gave a title or an author.
+    fn title(&self, text: &mut String) {
         let level = self.current();
         let number = self.level_number();
         match (&level.title, &level.author) {
@@ -397,7 +419,6 @@ impl StarPusher {
             }
             (None, None) => {}
         }
-        self.board_then_prompt(text)
     }
 
     /// After anything that moved: the solved sequence, or the board as usual.
@@ -406,7 +427,9 @@ impl StarPusher {
             return self.board_then_prompt(text);
         }
         let mut text = text;
-        self.render_board(&mut text);
+        if !self.reader {
+            self.render_board(&mut text);
+        }
         let _ = writeln!(
             text,
             "Level {} solved in {} moves and {} pushes!",
@@ -442,8 +465,11 @@ impl StarPusher {
                 direction_name(direction)
             );
         }
-        for step in walk.steps {
+        for &step in &walk.steps {
             self.record(step, &mut text);
+        }
+        if self.reader {
+            boxes::push_walk(&self.world, direction, &walk, true, &mut text);
         }
         self.after_move(text)
     }
@@ -453,7 +479,11 @@ impl StarPusher {
             Some(step) => {
                 self.world.undo(step);
                 self.redo.push(step);
-                self.after_move(String::new())
+                let mut text = String::new();
+                if self.reader {
+                    boxes::push_undone(&self.world, step, &mut text);
+                }
+                self.after_move(text)
             }
             None if self.dropped > 0 => self.board_then_prompt(format!(
                 "Nothing more to undo: only the last {MAX_UNDO} moves can be undone.\n"
@@ -473,6 +503,13 @@ impl StarPusher {
                 // move clears the list). Should it ever drop one, it says so.
                 let mut text = String::new();
                 self.push_history(done, &mut text);
+                if self.reader {
+                    let walk = Walk {
+                        steps: vec![done],
+                        blocked: None,
+                    };
+                    boxes::push_walk(&self.world, done.direction, &walk, true, &mut text);
+                }
                 self.after_move(text)
             }
             // Cannot happen: the world is exactly as it was before the undo. Say so
@@ -487,6 +524,7 @@ impl StarPusher {
     fn replay(&mut self, lurd: &Lurd) -> Reply {
         let total = lurd.len();
         let mut text = String::new();
+        let mut played = Vec::new();
         for (offset, expected) in lurd.steps().iter().enumerate() {
             let number = offset + 1;
             match self.world.step(expected.direction) {
@@ -512,12 +550,16 @@ impl StarPusher {
                 }
                 Ok(step) => {
                     self.record(step, &mut text);
+                    if self.reader {
+                        played.push(step);
+                    }
                     if self.world.is_solved() {
                         break;
                     }
                 }
             }
         }
+        boxes::push_moves(&self.world, &played, &mut text);
         self.after_move(text)
     }
 
@@ -561,13 +603,13 @@ impl Game for StarPusher {
                     "This game is level {} only.\n",
                     self.level_number()
                 )),
-            Command::Look => self.board_then_prompt(String::new()),
+            Command::Look => self.look_then_prompt(String::new()),
             Command::Walk { direction, count } => self.walk(direction, count),
             Command::Undo => self.undo(),
             Command::Redo => self.redo(),
             Command::Reset => {
                 self.go_to(self.index);
-                self.board_then_prompt(String::new())
+                self.look_then_prompt(String::new())
             }
             Command::Next => {
                 if self.index + 1 < self.count() {
@@ -616,7 +658,29 @@ impl Game for StarPusher {
     }
 
     fn view(&self, _memory: &Memory) -> String {
-        self.board_then_prompt(String::new()).text
+        // Drawn whatever the player's mode: a watcher may not use a reader.
+        let mut text = String::new();
+        self.render_board(&mut text);
+        self.status(&mut text);
+        text.push_str(PROMPT);
+        text
+    }
+
+    fn set_reader(&mut self, on: bool) {
+        self.reader = on;
+    }
+
+    fn describe(&self, _memory: &Memory) -> String {
+        let mut text = String::with_capacity(256);
+        self.title(&mut text);
+        boxes::push_description(&self.world, &mut text);
+        self.status(&mut text);
+        text.push_str(PROMPT);
+        text
+    }
+
+    fn where_is(&self) -> Option<String> {
+        Some(boxes::where_is(&self.world))
     }
 
     fn help(&self) -> &'static str {
@@ -1233,5 +1297,188 @@ Author: Test
             StarPusher::new("none", empty, 1),
             Err(StartError::Empty { .. })
         ));
+    }
+}
+
+#[cfg(test)]
+mod reader_tests {
+    use super::*;
+    use crate::games::reader::problem;
+
+    /// A corridor, and a titled room.
+    const TWO: &str = "; 1\n#######\n#@ $ .#\n#######\n\n; 2\nTitle: Corner\nAuthor: Test\n\
+                       ######\n#.   #\n#  $ #\n#@   #\n######\n";
+
+    fn game(reader: bool) -> StarPusher {
+        let reading = xsb::parse_collection(TWO);
+        let mut game = StarPusher::new("test", Arc::new(reading.collection), 1).unwrap();
+        game.set_reader(reader);
+        game
+    }
+
+    /// Each line's reply, checked fit for a reader.
+    fn said(game: &mut StarPusher, lines: &[&str]) -> Vec<String> {
+        let mut memory = Memory::default();
+        lines
+            .iter()
+            .map(|line| {
+                let text = game.handle(line, &mut memory).text;
+                assert_eq!(problem(&text), None, "{text}");
+                text
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_level_starts_in_words_with_its_status_line() {
+        let reply = game(true).start(&mut Memory::default());
+        assert_eq!(
+            reply.text,
+            "Welcome to Star Pusher! Collection test: 2 levels.\n\
+             Type help for the commands.\n\
+             You are at row 2, column 2.\n\
+             row 1: 7 walls\n\
+             row 2: wall, player, floor, box, floor, goal, wall\n\
+             row 3: 7 walls\n\
+             0 of 1 box on a goal.\n\
+             Level 1/2  Moves: 0  Pushes: 0\n\
+             Enter command: "
+        );
+    }
+
+    #[test]
+    fn moves_undo_redo_and_messages_say_what_changed() {
+        let mut game = game(true);
+        let texts = said(&mut game, &["w", "d", "u", "u", "redo", "x"]);
+        assert_eq!(
+            texts,
+            [
+                "You cannot move up: a wall is in the way.\n\
+                 Level 1/2  Moves: 0  Pushes: 0\nEnter command: ",
+                "You walk 1 step right, to row 2, column 3.\n\
+                 Level 1/2  Moves: 1  Pushes: 0\nEnter command: ",
+                "You take back a step right: you are back at row 2, column 2.\n\
+                 Level 1/2  Moves: 0  Pushes: 0\nEnter command: ",
+                "Nothing to undo.\nLevel 1/2  Moves: 0  Pushes: 0\nEnter command: ",
+                "You walk 1 step right, to row 2, column 3.\n\
+                 Level 1/2  Moves: 1  Pushes: 0\nEnter command: ",
+                "Unknown command: x. Type help.\n\
+                 Level 1/2  Moves: 1  Pushes: 0\nEnter command: ",
+            ]
+        );
+        let texts = said(&mut game, &["D", "u"]);
+        assert_eq!(
+            texts,
+            [
+                "You push the box to row 2, column 5.\n0 of 1 box on a goal.\n\
+                 Level 1/2  Moves: 2  Pushes: 1\nEnter command: ",
+                "You take back a push right: the box is back at row 2, column 4, you at \
+                 row 2, column 3.\n0 of 1 box on a goal.\n\
+                 Level 1/2  Moves: 1  Pushes: 0\nEnter command: ",
+            ]
+        );
+    }
+
+    #[test]
+    fn look_reset_solve_and_the_next_level() {
+        let mut game = game(true);
+        let texts = said(&mut game, &["d", "", "r", "d3"]);
+        assert!(
+            texts[1].starts_with(
+                "You are at row 2, column 3.\nrow 1: 7 walls\n\
+                 row 2: wall, floor, player, box, floor, goal, wall\n"
+            ),
+            "{}",
+            texts[1]
+        );
+        assert!(
+            texts[2].starts_with("You are at row 2, column 2.\n"),
+            "{}",
+            texts[2]
+        );
+        assert!(texts[2].ends_with("Level 1/2  Moves: 0  Pushes: 0\nEnter command: "));
+        assert_eq!(
+            texts[3],
+            "You walk 1 step right and push the box 2 steps, onto a goal.\n\
+             1 of 1 box on a goal.\n\
+             Level 1 solved in 3 moves and 2 pushes!\n\
+             Level 2: Corner (by Test)\n\
+             You are at row 4, column 2.\n\
+             row 1: 6 walls\n\
+             row 2: wall, goal, 3 floor, wall\n\
+             row 3: wall, 2 floor, box, floor, wall\n\
+             row 4: wall, player, 3 floor, wall\n\
+             row 5: 6 walls\n\
+             0 of 1 box on a goal.\n\
+             Level 2/2  Moves: 0  Pushes: 0\n\
+             Enter command: "
+        );
+        let texts = said(&mut game, &["lurd rrR", "lurd uuU"]);
+        assert_eq!(
+            texts[0],
+            "Replay stopped at move 3 of 3 (R): there is no box to push, so it is written \
+             in lower case (r).\nYou play 2 moves, 0 pushes, and stand at row 4, column 4.\n\
+             Level 2/2  Moves: 2  Pushes: 0\nEnter command: "
+        );
+        assert_eq!(
+            texts[1],
+            "Replay stopped at move 1 of 3 (u): that move pushes a box, so it is written in \
+             upper case (U).\nLevel 2/2  Moves: 2  Pushes: 0\nEnter command: "
+        );
+        let look = game.describe(&Memory::default());
+        assert!(look.starts_with("Level 2: Corner (by Test)\nYou are at row 4, column 4.\n"));
+        assert!(
+            look.contains("\nrow 4: wall, 2 floor, player, floor, wall\n"),
+            "{look}"
+        );
+        assert!(look.ends_with("Level 2/2  Moves: 2  Pushes: 0\nEnter command: "));
+        assert_eq!(
+            game.where_is().as_deref(),
+            Some("You are at row 4, column 4.")
+        );
+    }
+
+    #[test]
+    fn the_first_level_of_the_shared_collection_in_words() {
+        let Some(text) = crate::games::testing::shared_levels("starPusherLevels.txt") else {
+            return;
+        };
+        let reading = xsb::parse_collection(&text);
+        let collection = Arc::new(reading.collection);
+        let mut words = StarPusher::new("starpusher", Arc::clone(&collection), 1).unwrap();
+        words.set_reader(true);
+        let look = words.describe(&Memory::default());
+        assert_eq!(problem(&look), None, "{look}");
+        assert!(
+            look.lines().all(|line| line.chars().count() <= 80),
+            "{look}"
+        );
+        assert!(look.contains("\nrow 1: "), "{look}");
+        assert!(
+            look.ends_with("Moves: 0  Pushes: 0\nEnter command: "),
+            "{look}"
+        );
+    }
+
+    #[test]
+    fn reader_mode_changes_words_only() {
+        let lines = ["d", "d9", "u", "redo", "lurd l", "r", "x", "d3", "a", "w"];
+        let mut words = game(true);
+        let mut drawn = game(false);
+        let mut memory = Memory::default();
+        words.start(&mut memory);
+        drawn.start(&mut memory);
+        for line in lines {
+            let (said, shown) = (
+                words.handle(line, &mut memory),
+                drawn.handle(line, &mut memory),
+            );
+            assert_eq!(said.status, shown.status, "{line}");
+            assert_eq!(words.progress(), drawn.progress(), "{line}");
+            assert_eq!(words.take_finish(), drawn.take_finish(), "{line}");
+        }
+        assert_eq!(words.view(&memory), drawn.view(&memory));
+        words.set_reader(false);
+        assert_eq!(words.handle("", &mut memory), drawn.handle("", &mut memory));
     }
 }

@@ -38,6 +38,7 @@
 //!   a repeated or unknown key is refused with a one-line message.
 
 pub mod board;
+pub mod describe;
 pub mod render;
 
 use std::collections::VecDeque;
@@ -261,6 +262,8 @@ pub struct Twenty48 {
     won: bool,
     /// The deal just ended (quit, or restarted after a move), until taken as a result.
     finish: Option<Finish>,
+    /// Reader mode: the rows in words instead of the grid ([`Game::set_reader`]).
+    reader: bool,
 }
 
 impl Twenty48 {
@@ -279,6 +282,7 @@ impl Twenty48 {
             history: VecDeque::new(),
             won: false,
             finish: None,
+            reader: false,
         };
         game.deal();
         Ok(game)
@@ -361,10 +365,19 @@ impl Twenty48 {
     }
 
     /// The board, the status line, `You win!` if `won_now`, `Game over!` if stuck,
-    /// and the prompt.
-    fn show(&self, mut text: String, won_now: bool, memory: &Memory) -> Reply {
+    /// and the prompt; the board in words in reader mode.
+    fn show(&self, text: String, won_now: bool, memory: &Memory) -> Reply {
+        self.show_as(text, won_now, memory, self.reader)
+    }
+
+    /// [`Twenty48::show`], the board drawn or in `words`.
+    fn show_as(&self, mut text: String, won_now: bool, memory: &Memory, words: bool) -> Reply {
         let best = memory.get::<Best>().map_or(0, |best| best.0);
-        render::render_into(&self.board, self.settings.style, &mut text);
+        if words {
+            describe::push_rows(&self.board, &mut text);
+        } else {
+            render::render_into(&self.board, self.settings.style, &mut text);
+        }
         let _ = writeln!(
             text,
             "Score: {}  Best: {}  Step: {}",
@@ -394,6 +407,10 @@ impl Twenty48 {
             // SPEC's `This move has no effect.` is the error's own text.
             Err(no_effect) => return Twenty48::say(&format!("{no_effect}\n")),
         };
+        let mut text = String::new();
+        if self.reader {
+            describe::push_merged(&describe::merges(&self.board, direction), &mut text);
+        }
         if self.history.len() == MAX_UNDO {
             self.history.pop_front();
         }
@@ -402,13 +419,16 @@ impl Twenty48 {
             score: self.score,
         });
         self.board = slid.board;
-        self.board.spawn(&mut self.rng);
+        let spawned = self.board.spawn(&mut self.rng);
+        if let (true, Some(spawned)) = (self.reader, spawned) {
+            describe::push_spawned(spawned, &mut text);
+        }
         self.score = self.score.saturating_add(slid.gained);
         self.step = self.step.saturating_add(1);
         let best = memory.part::<Best>();
         best.0 = best.0.max(self.score);
         let won_now = self.first_win();
-        self.show(String::new(), won_now, memory)
+        self.show(text, won_now, memory)
     }
 
     fn back(&mut self, memory: &Memory) -> Reply {
@@ -418,7 +438,12 @@ impl Twenty48 {
         self.board = snapshot.board;
         self.score = snapshot.score;
         self.step = self.step.saturating_sub(1);
-        self.show(String::new(), false, memory)
+        let text = if self.reader {
+            String::from("You take back a move.\n")
+        } else {
+            String::new()
+        };
+        self.show(text, false, memory)
     }
 }
 
@@ -459,11 +484,20 @@ impl Game for Twenty48 {
     }
 
     fn view(&self, memory: &Memory) -> String {
-        self.show(String::new(), false, memory).text
+        // Drawn whatever the player's mode: a watcher may not use a reader.
+        self.show_as(String::new(), false, memory, false).text
     }
 
     fn help(&self) -> &'static str {
         KEYS
+    }
+
+    fn set_reader(&mut self, on: bool) {
+        self.reader = on;
+    }
+
+    fn describe(&self, memory: &Memory) -> String {
+        self.show_as(String::new(), false, memory, true).text
     }
 
     fn exit_command(&self) -> &'static str {

@@ -439,3 +439,102 @@ fn progress_counts_score_and_tiles_and_ends_at_the_win_or_when_stuck() {
     let stuck = with_board(&[&[2, 4, 2], &[4, 2, 4], &[2, 4, 2]], 16);
     assert_eq!(stuck.progress().ended, Some(Outcome::Stopped));
 }
+
+/// Seed 7's game in reader mode: the opening board, then a move with a merge.
+#[test]
+fn reader_mode_says_the_rows_what_merged_and_the_new_tile() {
+    let mut game = game(7);
+    game.set_reader(true);
+    let mut memory = Memory::default();
+    assert_eq!(
+        game.start(&mut memory).text,
+        "Welcome to 2048! Join equal tiles to make 2048.\n\
+         Keys: w/k up, a/h left, s/j down, d/l right, b back, r restart, q quit.\n\
+         row 1: 2, empty, empty, empty\n\
+         row 2: empty, empty, empty, empty\n\
+         row 3: empty, empty, empty, 2\n\
+         row 4: empty, empty, empty, empty\n\
+         Score: 0  Best: 0  Step: 0\n\
+         Enter command: "
+    );
+    assert_eq!(
+        game.handle("a", &mut memory).text,
+        "New 2 at row 3, column 4.\n\
+         row 1: 2, empty, empty, empty\n\
+         row 2: empty, empty, empty, empty\n\
+         row 3: 2, empty, empty, 2\n\
+         row 4: empty, empty, empty, empty\n\
+         Score: 0  Best: 0  Step: 1\n\
+         Enter command: "
+    );
+    let after = "row 1: empty, empty, empty, 2\n\
+                 row 2: empty, empty, empty, empty\n\
+                 row 3: empty, empty, empty, 4\n\
+                 row 4: empty, 2, empty, empty\n\
+                 Score: 4  Best: 4  Step: 2\n\
+                 Enter command: ";
+    assert_eq!(
+        game.handle("d", &mut memory).text,
+        format!("Merged: two 2s into 4.\nNew 2 at row 4, column 2.\n{after}")
+    );
+    assert_eq!(game.describe(&memory), after);
+    assert_eq!(game.where_is(), None);
+    // Messages stay as they are; back says what it did.
+    assert_eq!(
+        game.handle("x", &mut memory).text,
+        "Illegal operation!\nEnter command: "
+    );
+    game.handle("w", &mut memory);
+    assert_eq!(
+        game.handle("b", &mut memory).text,
+        format!("You take back a move.\n{after}")
+    );
+    assert_eq!(
+        game.handle("r", &mut memory).text,
+        "row 1: 2, empty, empty, empty\n\
+         row 2: empty, empty, 2, empty\n\
+         row 3: empty, empty, empty, empty\n\
+         row 4: empty, empty, empty, empty\n\
+         Score: 0  Best: 4  Step: 0\n\
+         Enter command: "
+    );
+}
+
+#[test]
+fn reader_mode_wins_and_ends_in_words_and_never_draws() {
+    let mut game = with_board(&[&[2, 4, 2], &[16, 2, 8], &[4, 4, 32]], 8);
+    game.set_reader(true);
+    let mut memory = Memory::default();
+    assert_eq!(
+        game.handle("a", &mut memory).text,
+        "Merged: two 4s into 8.\nNew 2 at row 3, column 3.\n\
+         row 1: 2, 4, 2\nrow 2: 16, 2, 8\nrow 3: 8, 32, 2\n\
+         Score: 8  Best: 8  Step: 1\nYou win!\nGame over!\nEnter command: "
+    );
+    // The view stays drawn for watchers, in the game's style.
+    assert!(
+        game.view(&memory).starts_with("+-----+"),
+        "{}",
+        game.view(&memory)
+    );
+    for style in [Style::Box, Style::Ascii] {
+        let settings = Settings {
+            style,
+            ..Settings::default()
+        };
+        let mut game = Twenty48::with_seed(settings, 3).unwrap();
+        game.set_reader(true);
+        let mut text = game.start(&mut memory).text;
+        for key in "wasdwasdbr".chars() {
+            text.push_str(&game.handle(&key.to_string(), &mut memory).text);
+        }
+        text.push_str(&game.describe(&memory));
+        assert_eq!(crate::games::reader::problem(&text), None, "{text}");
+        game.set_reader(false);
+        assert!(game
+            .handle("b", &mut memory)
+            .text
+            .contains("Nothing to undo."));
+        assert!(!game.handle("w", &mut memory).text.contains("row 1:"));
+    }
+}

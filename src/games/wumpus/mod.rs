@@ -279,6 +279,11 @@ impl Game for Wumpus {
         HELP
     }
 
+    fn describe(&self, memory: &Memory) -> String {
+        // Described in words in a later step; the view until then.
+        self.view(memory)
+    }
+
     fn exit_command(&self) -> &'static str {
         "quit"
     }
