@@ -139,6 +139,12 @@ pub struct Options {
     /// The bus's credentials and TLS (`--bus-user`, `--bus-token`...).
     #[command(flatten)]
     pub bus_auth: BusAuth,
+    /// Ask every connection for its terminal type before the banner (telnet TTYPE),
+    /// and give reader mode to a client whose MTTS answer says it uses a screen reader
+    /// (SPEC section 10). A client that does not answer (nc, a script) sees three
+    /// telnet bytes before the banner and the banner up to 250 ms later.
+    #[arg(long, env = "ARCADE_DETECT_READERS")]
+    pub detect_readers: bool,
     /// Let `/solve` play the solver's solution out in Sokoban and Star Pusher (without
     /// it `/solve` only says how many pushes are left; SPEC section 13).
     #[arg(long, env = "ARCADE_ALLOW_SOLUTIONS")]
@@ -205,6 +211,7 @@ impl Default for Options {
             bus: None,
             bus_auth: BusAuth::default(),
             allow_solutions: false,
+            detect_readers: false,
         }
     }
 }
@@ -358,7 +365,8 @@ pub async fn run_with(
     .await?
     .with_admins(admins.iter().map(PlayerName::as_str))
     .with_web(web.is_some())
-    .with_coach(crate::coach::Coach::new(options.allow_solutions));
+    .with_coach(crate::coach::Coach::new(options.allow_solutions))
+    .with_detect_readers(options.detect_readers);
     let bus = match &options.bus {
         Some(bus_url) => {
             if !store.is_shared() {

@@ -105,7 +105,7 @@ impl Shared {
             Message::Line(line) => Wire::Line(line.to_string()),
             Message::Frame(frame) => Wire::Frame(frame.to_string()),
             Message::Close(text) => Wire::Close(text),
-            Message::Watch { watcher, inbox } => {
+            Message::Watch { watcher, inbox, .. } => {
                 if self.registry.remote_of(watcher).is_some() {
                     // Ghosts do not watch: only a local session or page sends this.
                     return None;

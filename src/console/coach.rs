@@ -171,9 +171,7 @@ impl Console {
         }
         let text = crate::text::wrap(text, crate::text::COLUMNS, "  ").into_owned();
         self.record_help(&format!("/warning\n{}", text.trim_end()));
-        if let Some(seat) = &mut self.seat {
-            seat.show_watchers(&format!("\n{text}"));
-        }
+        self.show_watchers(&format!("\n{text}"));
         Outcome::Send(format!("\n{text}{}", self.prompt()))
     }
 

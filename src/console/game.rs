@@ -94,6 +94,8 @@ impl Console {
         });
         let tape = tape.map(Box::new);
         let label = args.join(" ");
+        // Before its first words: a screen reader's player gets them described.
+        game.set_reader(self.settings().reader);
         let mut reply = game.start(&mut self.memory);
         self.game = Some(Playing {
             kind,
@@ -222,9 +224,7 @@ impl Console {
         let mut text = reply.text;
         match reply.status {
             Status::Playing => {
-                if let Some(seat) = &mut self.seat {
-                    seat.show_watchers(&text);
-                }
+                self.show_watchers(&text);
                 self.recording_notice(&mut text);
                 Outcome::Send(text)
             }
@@ -232,6 +232,9 @@ impl Console {
             Status::Ended => {
                 let mut notice = String::new();
                 self.recording_notice(&mut notice);
+                // Shown before the game goes: a watcher who reads through a screen
+                // reader gets its last position in words.
+                self.show_watchers(&text);
                 if let Some(mut playing) = self.game.take() {
                     if let Some(tape) = playing.tape.take() {
                         tape.ended();
@@ -239,7 +242,6 @@ impl Console {
                     }
                 }
                 if let Some(seat) = &mut self.seat {
-                    seat.show_watchers(&text);
                     seat.end_watching();
                     seat.set_place(Place::Lobby);
                 }
@@ -281,21 +283,24 @@ impl Console {
     pub(super) fn resumed(&mut self, resumed: Resumed) -> Outcome {
         let Resumed {
             kind,
-            game,
+            mut game,
             memory,
             tape,
         } = resumed;
+        let reader = self.settings().reader;
+        game.set_reader(reader);
         if let Some(seat) = &mut self.seat {
             seat.resumed();
         }
         // The recording's memory: what the game showed before is what it shows.
         self.memory = memory;
         // No hint: the player was in this game before.
-        let text = format!(
-            "Your {} game, as you left it.\n{}",
-            kind.name,
+        let shown = if reader {
+            game.describe(&self.memory)
+        } else {
             game.view(&self.memory)
-        );
+        };
+        let text = format!("Your {} game, as you left it.\n{shown}", kind.name);
         let label = tape.args().to_string();
         self.game = Some(Playing {
             kind,

@@ -71,6 +71,8 @@ pub(super) enum StoreWork {
         speed: u32,
         inbox: InboxSender,
         address: IpAddr,
+        /// The viewer reads through a screen reader: the game in words.
+        reader: bool,
     },
     /// Rebuild the player's unfinished game.
     Resume { player: Player },
@@ -316,6 +318,7 @@ impl StoreWork {
                 speed,
                 inbox,
                 address,
+                reader,
             } => {
                 let Ok(place) = services.safeguards.replays.take(address) else {
                     return Finished::Replaying(Err(String::from(TOO_MANY_REPLAYS)));
@@ -332,7 +335,7 @@ impl StoreWork {
                 };
                 let inputs = Inputs::new(services.store.clone(), id);
                 let task = tokio::spawn(async move {
-                    play_back(head, inputs, speed, inbox, context).await;
+                    play_back(head, inputs, speed, inbox, context, reader).await;
                     drop(place);
                 });
                 Finished::Replaying(Ok((id, task.abort_handle())))

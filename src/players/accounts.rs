@@ -155,6 +155,8 @@ pub struct Settings {
     pub color: bool,
     /// A line after each push that makes a Sokoban level unsolvable (SPEC section 13).
     pub warnings: bool,
+    /// Screen readers: boards described in words, never drawn (SPEC section 10).
+    pub reader: bool,
 }
 
 impl Default for Settings {
@@ -164,6 +166,7 @@ impl Default for Settings {
             keys: false,
             color: false,
             warnings: false,
+            reader: false,
         }
     }
 }
@@ -179,6 +182,8 @@ pub enum Setting {
     Color,
     /// `warnings`.
     Warnings,
+    /// `reader`.
+    Reader,
 }
 
 impl Setting {
@@ -188,6 +193,7 @@ impl Setting {
         Setting::Keys,
         Setting::Color,
         Setting::Warnings,
+        Setting::Reader,
     ];
 
     /// The setting called `word` (any case).
@@ -205,6 +211,7 @@ impl Setting {
             Setting::Keys => "keys",
             Setting::Color => "color",
             Setting::Warnings => "warnings",
+            Setting::Reader => "reader",
         }
     }
 }
@@ -217,6 +224,7 @@ impl Settings {
             Setting::Keys => self.keys,
             Setting::Color => self.color,
             Setting::Warnings => self.warnings,
+            Setting::Reader => self.reader,
         }
     }
 
@@ -227,6 +235,7 @@ impl Settings {
             Setting::Keys => self.keys = on,
             Setting::Color => self.color = on,
             Setting::Warnings => self.warnings = on,
+            Setting::Reader => self.reader = on,
         }
     }
 
@@ -250,6 +259,10 @@ impl Settings {
             if let (Some(setting), Some(on)) = (Setting::from_name(name), parse_on_off(value)) {
                 settings.set(setting, on);
             }
+        }
+        // Colour is noise to a screen reader: reader mode keeps it off (SPEC 10).
+        if settings.reader {
+            settings.color = false;
         }
         settings
     }
@@ -344,7 +357,7 @@ mod tests {
         settings.set(Setting::Chat, false);
         assert_eq!(
             settings.to_stored(),
-            "chat=off keys=off color=off warnings=off"
+            "chat=off keys=off color=off warnings=off reader=off"
         );
         settings.set(Setting::Keys, true);
         assert_eq!(

@@ -73,6 +73,9 @@ pub enum Message {
         watcher: SessionId,
         /// Where its frames go.
         inbox: InboxSender,
+        /// The watcher reads through a screen reader: it gets the game described in
+        /// words (SPEC section 10) rather than the player's screen.
+        reader: bool,
     },
     /// A watcher has stopped watching.
     Unwatch(SessionId),

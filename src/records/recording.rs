@@ -104,6 +104,20 @@ impl Replay {
     /// # Errors
     /// [`ReplayError`] when the game or its level is gone.
     pub fn begin(start: &Start, context: &Context) -> Result<(Replay, Step), ReplayError> {
+        Replay::begin_for(start, context, false)
+    }
+
+    /// [`Replay::begin`], for a viewer who reads through a screen reader when
+    /// `reader`: the game describes itself in words (SPEC section 10). Only what is
+    /// shown changes, never the game.
+    ///
+    /// # Errors
+    /// [`ReplayError`] when the game or its level is gone.
+    pub fn begin_for(
+        start: &Start,
+        context: &Context,
+        reader: bool,
+    ) -> Result<(Replay, Step), ReplayError> {
         let kind = GameKind::from_name(&start.game)
             .ok_or_else(|| ReplayError::UnknownGame(start.game.clone()))?;
         let game = match (&start.world, kind.from_state) {
@@ -122,6 +136,7 @@ impl Replay {
             over: false,
             level: (kind.level_key)(&start.args),
         };
+        replay.game.set_reader(reader);
         let reply = replay.game.start(&mut replay.memory);
         let step = replay.step_from(reply);
         Ok((replay, step))

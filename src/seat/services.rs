@@ -76,6 +76,9 @@ pub struct Shared {
     pub bus: Option<Bus>,
     /// Help for stuck Sokoban players (SPEC section 13).
     pub coach: Coach,
+    /// `--detect-readers`: every connection is asked for its terminal type before the
+    /// banner, and a screen reader's gets reader mode (SPEC section 10).
+    pub detect_readers: bool,
 }
 
 impl std::ops::Deref for Services {
@@ -122,6 +125,7 @@ impl Services {
             web: false,
             bus: None,
             coach: Coach::default(),
+            detect_readers: false,
         })))
     }
 
@@ -173,6 +177,13 @@ impl Services {
     /// These services with this help for stuck players (`--allow-solutions`).
     pub fn with_coach(mut self, coach: Coach) -> Services {
         Arc::make_mut(&mut self.0).coach = coach;
+        self
+    }
+
+    /// These services asking every client for its terminal type before the banner
+    /// (`--detect-readers`), or not.
+    pub fn with_detect_readers(mut self, on: bool) -> Services {
+        Arc::make_mut(&mut self.0).detect_readers = on;
         self
     }
 

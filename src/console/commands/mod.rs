@@ -23,6 +23,7 @@ mod join;
 mod kick;
 mod leave;
 pub mod levels;
+mod look;
 mod name;
 pub mod play;
 mod quiet;
@@ -46,6 +47,7 @@ mod tell;
 mod top;
 mod unregister;
 mod watch;
+mod where_am_i;
 mod who;
 
 /// Every command, in the order `help` lists them.
@@ -72,6 +74,8 @@ pub const COMMANDS: &[CommandSpec] = &[
     standings::COMMAND,
     hint::COMMAND,
     solve::COMMAND,
+    look::COMMAND,
+    where_am_i::COMMAND,
     leave::COMMAND,
     broadcast::COMMAND,
     kick::COMMAND,
