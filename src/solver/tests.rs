@@ -332,7 +332,7 @@ fn corrals_are_proven_dead_on_random_levels_and_only_when_brute_force_agrees() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// On tiny random levels of either rule the solver agrees with brute force: a
     /// solution replays, the fewest pushes are the fewest, "no solution" is true, and
