@@ -499,29 +499,14 @@ impl World {
         )
     }
 
-    /// The player's square as a row-major index of the level's grid (the solver's
-    /// squares).
+    /// The player's square as a row-major index of the level's grid.
     pub fn player_square(&self) -> usize {
         self.player
     }
 
-    /// The squares holding a box, as row-major indices of the level's grid, in
-    /// increasing order.
+    /// The squares holding a box, as row-major grid indices, in increasing order.
     pub fn box_squares(&self) -> impl Iterator<Item = usize> + '_ {
-        self.boxes
-            .words
-            .iter()
-            .enumerate()
-            .flat_map(|(word_index, &word)| {
-                let mut bits = word;
-                std::iter::from_fn(move || {
-                    (bits != 0).then(|| {
-                        let bit = bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        word_index * 64 + bit
-                    })
-                })
-            })
+        (0..self.level.ground.len()).filter(|&index| self.boxes.contains(index))
     }
 
     /// Whether a box stands at (row, column).

@@ -12,7 +12,8 @@
 //!
 //! Files: `board.rs` (the compact board and its tables), `bound.rs` (the matching),
 //! `freeze.rs`, `table.rs` (the transposition table), `search.rs`, `moves.rs` (walks
-//! between pushes), `dead.rs` (the cheap checks), `corral.rs`.
+//! between pushes), `dead.rs` (the cheap checks), `corral.rs`, `pi.rs` (PI-corral
+//! pruning).
 
 mod board;
 mod bound;
@@ -20,6 +21,7 @@ mod corral;
 mod dead;
 mod freeze;
 mod moves;
+mod pi;
 mod search;
 mod table;
 

@@ -13,6 +13,7 @@ use std::time::Instant;
 use super::board::{reverse, Board, NONE};
 use super::bound::{Matching, DEAD};
 use super::freeze::Freeze;
+use super::pi::{Corrals, Cut};
 use super::table::{player_mix, Nodes, NO_NODE};
 
 /// Why a search stopped without an answer.
@@ -173,6 +174,10 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
     let mut work = base.clone();
     let mut scratch = Scratch::new(board.squares());
     let mut freeze = Freeze::default();
+    let mut corrals = Corrals::new(board.squares());
+    // Every goal must end with a box (else extra goals may stay empty).
+    let fill = !problem.strict || k == board.goals.len();
+    let mut allowed = vec![true; k];
     let mut nodes = Nodes::new(k);
     let mut open = Open {
         buckets: Vec::new(),
@@ -282,8 +287,35 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
             u32::from(nodes.player(node)),
         );
         base.solve(board, &boxes);
+        // PI-corrals cut the quick search only: A* keeps every push, so that its
+        // fewest pushes need no argument beyond the bound's.
+        let cut = if order == Order::Greedy {
+            let (reach, mark) = (&scratch.reach, scratch.mark);
+            corrals.cut(
+                board,
+                &scratch.box_at,
+                &|s| reach[s as usize] == mark,
+                problem.strict,
+                fill,
+            )
+        } else {
+            Cut::None
+        };
+        match &cut {
+            Cut::None => allowed.fill(true),
+            Cut::Only(slots) => {
+                allowed.fill(false);
+                for &slot in slots {
+                    allowed[slot as usize] = true;
+                }
+            }
+            Cut::Dead => allowed.fill(false),
+        }
         let mut outcome = None;
         'boxes: for slot in 0..k {
+            if !allowed[slot] {
+                continue;
+            }
             let from = u32::from(boxes[slot]);
             for direction in 0..4 {
                 let behind = board.next[from as usize][reverse(direction)];

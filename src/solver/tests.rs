@@ -176,6 +176,24 @@ fn microbans_first_levels_are_solved_and_no_warning_fires_along_the_solutions() 
     }
 }
 
+/// Every Microban level has a solution: a quick search (PI-corral pruning on) must
+/// never claim otherwise. 96 and 97 caught a wrong P condition once.
+#[test]
+fn the_quick_search_never_calls_a_microban_level_unsolvable() {
+    for (number, level) in microban(100).iter().enumerate().skip(85) {
+        let analysis = Analysis::new(level);
+        let world = World::new(Arc::clone(level));
+        let verdict = solve(
+            &analysis,
+            &world,
+            Strategy::Quick,
+            &budget(20_000),
+            &never(),
+        );
+        assert_ne!(verdict, Verdict::NoSolution, "Microban {}", number + 1);
+    }
+}
+
 #[test]
 fn fewest_pushes_is_optimal_on_microban_1() {
     let Some(level) = microban(1).pop() else {
@@ -332,7 +350,7 @@ fn corrals_are_proven_dead_on_random_levels_and_only_when_brute_force_agrees() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     /// On tiny random levels of either rule the solver agrees with brute force: a
     /// solution replays, the fewest pushes are the fewest, "no solution" is true, and
