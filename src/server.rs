@@ -23,7 +23,7 @@ use crate::catalog::table::{Context, Contexts};
 use crate::cluster::auth::BusAuth;
 use crate::cluster::url::BusUrl;
 use crate::net::idle::Timeouts;
-use crate::net::listener::{Gate, Listener, Shared};
+use crate::net::listener::{Gate, Listener, Shared, Telnet};
 use crate::net::shutdown::ShutdownSignal;
 use crate::players::accounts::PlayerName;
 use crate::players::registry::Registry;
@@ -139,6 +139,11 @@ pub struct Options {
     /// The bus's credentials and TLS (`--bus-user`, `--bus-token`...).
     #[command(flatten)]
     pub bus_auth: BusAuth,
+
+    /// Serve the lobby over SSH on this port too (SPEC section 11); off unless set.
+    /// The host key is made in the data directory on first start.
+    #[arg(long, env = "ARCADE_SSH_PORT")]
+    pub ssh_port: Option<u16>,
 }
 
 impl Options {
@@ -146,6 +151,11 @@ impl Options {
     pub fn http_address(&self) -> Option<SocketAddr> {
         self.http_port
             .map(|port| SocketAddr::new(self.http_bind.unwrap_or(self.bind), port))
+    }
+
+    /// Where the SSH port listens, when it is on (`--ssh-port`, on `--bind`).
+    pub fn ssh_address(&self) -> Option<SocketAddr> {
+        self.ssh_port.map(|port| SocketAddr::new(self.bind, port))
     }
 }
 
@@ -200,6 +210,7 @@ impl Default for Options {
             proxy_from: Vec::new(),
             bus: None,
             bus_auth: BusAuth::default(),
+            ssh_port: None,
         }
     }
 }
@@ -268,6 +279,20 @@ pub enum StartError {
     /// `--bus` without a store the instances share.
     #[error("--bus needs --db postgres://...: the instances on one bus must share their players' accounts and games")]
     BusWithoutSharedStore,
+    /// The SSH port cannot start.
+    #[error("--ssh-port: {0}")]
+    Ssh(#[from] crate::net::ssh::SshError),
+}
+
+/// The sockets a server listens on: telnet's, and the web page's and SSH's when on.
+#[derive(Debug)]
+pub struct Listeners {
+    /// The telnet (and `nc`) port.
+    pub telnet: TcpListener,
+    /// The web page's (`--http-port`).
+    pub web: Option<TcpListener>,
+    /// SSH's (`--ssh-port`).
+    pub ssh: Option<TcpListener>,
 }
 
 /// Run the server on `listener` (and its web page on `web`, if given) until
@@ -305,6 +330,30 @@ pub async fn run_with(
     registry: Registry,
     shutdown: impl Future,
 ) -> Result<(), StartError> {
+    let ssh = options.ssh_address().map(|address| {
+        bind(address).map_err(|source| crate::net::ssh::SshError::Bind { address, source })
+    });
+    let listeners = Listeners {
+        telnet: listener,
+        web,
+        ssh: ssh.transpose()?,
+    };
+    serve(listeners, options, registry, shutdown).await
+}
+
+/// [`run_with`] on sockets bound already (tests bind port 0 and read the addresses);
+/// its errors are [`run`]'s.
+pub async fn serve(
+    listeners: Listeners,
+    options: Options,
+    registry: Registry,
+    shutdown: impl Future,
+) -> Result<(), StartError> {
+    let Listeners {
+        telnet: listener,
+        web,
+        ssh,
+    } = listeners;
     // However this returns or is dropped (a cancelled or aborted server task
     // included), every session is told to shut down, as at the end of a clean
     // shutdown below (telling them twice is harmless).
@@ -431,16 +480,23 @@ pub async fn run_with(
     });
     let notify_shutdown = ShutdownSignal::new();
     let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
+    let gate = Gate {
+        limit: Arc::new(Semaphore::new(max_sessions)),
+        shared,
+        done_tx,
+    };
+    let proxy = || {
+        options
+            .proxy_protocol
+            .then(|| crate::net::proxy::Proxies::new(options.proxy_from.clone()))
+    };
+    // The SSH port: the same gate (one --max-sessions for both ports), its own door.
+    let mut ssh = crate::net::ssh::SshPort::start(ssh, &options.data_dir, &gate, proxy())?;
     let mut listener = Listener {
         listener,
-        gate: Gate {
-            limit: Arc::new(Semaphore::new(max_sessions)),
-            shared,
-            done_tx,
-        },
-        proxy: options
-            .proxy_protocol
-            .then(|| crate::net::proxy::Proxies::new(options.proxy_from.clone())),
+        door: Telnet,
+        gate,
+        proxy: proxy(),
         notify_shutdown,
     };
     if let Ok(address) = listener.listener.local_addr() {
@@ -454,8 +510,10 @@ pub async fn run_with(
     }
     tokio::select! {
         () = listener.accept_loop() => {}
+        () = ssh.accept_loop() => {}
         _ = shutdown => info!("shutting down"),
     }
+    ssh.stop();
     let Listener {
         listener,
         notify_shutdown,

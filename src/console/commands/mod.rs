@@ -37,6 +37,7 @@ mod replay;
 mod resume;
 mod say;
 mod set;
+pub mod sshkey;
 mod standings;
 mod start;
 mod stats;
@@ -62,6 +63,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     watch::COMMAND,
     name::COMMAND,
     register::COMMAND,
+    sshkey::COMMAND,
     set::COMMAND,
     quiet::COMMAND,
     top::COMMAND,
