@@ -18,7 +18,8 @@
 //! `instances` (several instances on one PostgreSQL, recording ids), `accounts`,
 //! `recordings` (and the recorder's batches of changes), `search` (recordings found
 //! by player, game, level and date, for the web page), `results` (leaderboards,
-//! stats, the results CSV), `ssh_keys` (players' public keys for SSH). Checking a result and the sweep are safe to run on every
+//! stats, the results CSV), `ssh_keys` (players' public keys for SSH). Checking a
+//! result and the sweep are safe to run on every
 //! instance at once.
 
 mod accounts;

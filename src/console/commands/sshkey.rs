@@ -104,11 +104,9 @@ impl KeyWork {
                             }
                             Err(_) => (String::from("?"), String::new()),
                         };
-                        text.push_str(&format!(
-                            "{:>3}. {kind} {} {comment}\n",
-                            n + 1,
-                            kept.fingerprint
-                        ));
+                        let line = format!("{:>3}. {kind} {} {comment}", n + 1, kept.fingerprint);
+                        text.push_str(line.trim_end());
+                        text.push('\n');
                     }
                     text
                 }
