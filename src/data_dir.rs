@@ -1,4 +1,5 @@
-//! The data directory's lock: one server per data directory.
+//! The data directory's lock (one server per data directory), and the check that the
+//! server can write in it.
 //!
 //! Two servers on one data directory closed each other's games and let a player hold
 //! one unfinished game twice. A server takes an advisory lock on `arcade.lock` in the
@@ -113,6 +114,60 @@ fn hostname() -> Option<String> {
         .ok()
         .map(|name| name.trim().to_string())
         .filter(|name| !name.is_empty())
+}
+
+/// The data directory cannot be written in: why, and what to do about it.
+#[derive(Debug)]
+pub struct NotWritable {
+    /// The error creating a file in it.
+    pub source: std::io::Error,
+    /// How to fix it, for the message at start.
+    pub fix: String,
+}
+
+/// Whether the server can create a file in `data_dir` (tried with a temporary file,
+/// removed at once).
+///
+/// # Errors
+/// [`NotWritable`], with the fix for a read-only file system or a directory owned by
+/// another user (the usual Docker mistake).
+pub fn check_writable(data_dir: &Path) -> Result<(), NotWritable> {
+    match tempfile::Builder::new()
+        .prefix(".arcade-write-check")
+        .tempfile_in(data_dir)
+    {
+        Ok(_removed_on_drop) => Ok(()),
+        Err(source) => {
+            let fix = if source.kind() == std::io::ErrorKind::ReadOnlyFilesystem {
+                String::from(
+                    "Its file system is mounted read-only: give a directory on a writable one \
+                     (in Docker, a volume not marked :ro)",
+                )
+            } else {
+                format!(
+                    "It must be writable by the user the server runs as (uid {}). In Docker \
+                     with a host folder on /data: sudo chown -R 10001 HOST_FOLDER, or use a \
+                     named volume (-v arcade-data:/data)",
+                    current_uid()
+                )
+            };
+            Err(NotWritable { source, fix })
+        }
+    }
+}
+
+/// The user the server runs as, from `/proc/self/status` (no unsafe `getuid`).
+fn current_uid() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|line| line.strip_prefix("Uid:"))
+                .and_then(|ids| ids.split_whitespace().next())
+                .and_then(|uid| uid.parse().ok())
+        })
+        .unwrap_or(u32::MAX)
 }
 
 #[cfg(test)]

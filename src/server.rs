@@ -23,7 +23,7 @@ use crate::catalog::table::{Context, Contexts};
 use crate::cluster::auth::BusAuth;
 use crate::cluster::url::BusUrl;
 use crate::net::idle::Timeouts;
-use crate::net::listener::{Gate, Listener, Shared};
+use crate::net::listener::{Gate, Listener, Shared, Telnet};
 use crate::net::shutdown::ShutdownSignal;
 use crate::players::accounts::PlayerName;
 use crate::players::registry::Registry;
@@ -149,6 +149,10 @@ pub struct Options {
     /// it `/solve` only says how many pushes are left; SPEC section 13).
     #[arg(long, env = "ARCADE_ALLOW_SOLUTIONS")]
     pub allow_solutions: bool,
+    /// Serve the lobby over SSH on this port too (SPEC section 11); off unless set.
+    /// The host key is made in the data directory on first start.
+    #[arg(long, env = "ARCADE_SSH_PORT")]
+    pub ssh_port: Option<u16>,
 }
 
 impl Options {
@@ -156,6 +160,11 @@ impl Options {
     pub fn http_address(&self) -> Option<SocketAddr> {
         self.http_port
             .map(|port| SocketAddr::new(self.http_bind.unwrap_or(self.bind), port))
+    }
+
+    /// Where the SSH port listens, when it is on (`--ssh-port`, on `--bind`).
+    pub fn ssh_address(&self) -> Option<SocketAddr> {
+        self.ssh_port.map(|port| SocketAddr::new(self.bind, port))
     }
 }
 
@@ -212,6 +221,7 @@ impl Default for Options {
             bus_auth: BusAuth::default(),
             allow_solutions: false,
             detect_readers: false,
+            ssh_port: None,
         }
     }
 }
@@ -280,6 +290,20 @@ pub enum StartError {
     /// `--bus` without a store the instances share.
     #[error("--bus needs --db postgres://...: the instances on one bus must share their players' accounts and games")]
     BusWithoutSharedStore,
+    /// The SSH port cannot start.
+    #[error("--ssh-port: {0}")]
+    Ssh(#[from] crate::net::ssh::SshError),
+}
+
+/// The sockets a server listens on: telnet's, and the web page's and SSH's when on.
+#[derive(Debug)]
+pub struct Listeners {
+    /// The telnet (and `nc`) port.
+    pub telnet: TcpListener,
+    /// The web page's (`--http-port`).
+    pub web: Option<TcpListener>,
+    /// SSH's (`--ssh-port`).
+    pub ssh: Option<TcpListener>,
 }
 
 /// Run the server on `listener` (and its web page on `web`, if given) until
@@ -317,6 +341,30 @@ pub async fn run_with(
     registry: Registry,
     shutdown: impl Future,
 ) -> Result<(), StartError> {
+    let ssh = options.ssh_address().map(|address| {
+        bind(address).map_err(|source| crate::net::ssh::SshError::Bind { address, source })
+    });
+    let listeners = Listeners {
+        telnet: listener,
+        web,
+        ssh: ssh.transpose()?,
+    };
+    serve(listeners, options, registry, shutdown).await
+}
+
+/// [`run_with`] on sockets bound already (tests bind port 0 and read the addresses);
+/// its errors are [`run`]'s.
+pub async fn serve(
+    listeners: Listeners,
+    options: Options,
+    registry: Registry,
+    shutdown: impl Future,
+) -> Result<(), StartError> {
+    let Listeners {
+        telnet: listener,
+        web,
+        ssh,
+    } = listeners;
     // However this returns or is dropped (a cancelled or aborted server task
     // included), every session is told to shut down, as at the end of a clean
     // shutdown below (telling them twice is harmless).
@@ -445,16 +493,23 @@ pub async fn run_with(
     });
     let notify_shutdown = ShutdownSignal::new();
     let (done_tx, mut done_rx) = mpsc::channel::<()>(1);
+    let gate = Gate {
+        limit: Arc::new(Semaphore::new(max_sessions)),
+        shared,
+        done_tx,
+    };
+    let proxy = || {
+        options
+            .proxy_protocol
+            .then(|| crate::net::proxy::Proxies::new(options.proxy_from.clone()))
+    };
+    // The SSH port: the same gate (one --max-sessions for both ports), its own door.
+    let mut ssh = crate::net::ssh::SshPort::start(ssh, &options.data_dir, &gate, proxy())?;
     let mut listener = Listener {
         listener,
-        gate: Gate {
-            limit: Arc::new(Semaphore::new(max_sessions)),
-            shared,
-            done_tx,
-        },
-        proxy: options
-            .proxy_protocol
-            .then(|| crate::net::proxy::Proxies::new(options.proxy_from.clone())),
+        door: Telnet,
+        gate,
+        proxy: proxy(),
         notify_shutdown,
     };
     if let Ok(address) = listener.listener.local_addr() {
@@ -468,8 +523,10 @@ pub async fn run_with(
     }
     tokio::select! {
         () = listener.accept_loop() => {}
+        () = ssh.accept_loop() => {}
         _ = shutdown => info!("shutting down"),
     }
+    ssh.stop();
     let Listener {
         listener,
         notify_shutdown,
@@ -535,49 +592,6 @@ async fn warn_of_admins_without_password(store: &Store, admins: &[PlayerName], o
     }
 }
 
-fn check_writable(data_dir: &std::path::Path) -> Result<(), StartError> {
-    match tempfile::Builder::new()
-        .prefix(".arcade-write-check")
-        .tempfile_in(data_dir)
-    {
-        Ok(_removed_on_drop) => Ok(()),
-        Err(source) => {
-            let fix = if source.kind() == std::io::ErrorKind::ReadOnlyFilesystem {
-                String::from(
-                    "Its file system is mounted read-only: give a directory on a writable one \
-                     (in Docker, a volume not marked :ro)",
-                )
-            } else {
-                format!(
-                    "It must be writable by the user the server runs as (uid {}). In Docker \
-                     with a host folder on /data: sudo chown -R 10001 HOST_FOLDER, or use a \
-                     named volume (-v arcade-data:/data)",
-                    current_uid()
-                )
-            };
-            Err(StartError::DataDirNotWritable {
-                path: data_dir.display().to_string(),
-                source,
-                fix,
-            })
-        }
-    }
-}
-
-/// The user the server runs as, from `/proc/self/status` (no unsafe `getuid`).
-fn current_uid() -> u32 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find_map(|line| line.strip_prefix("Uid:"))
-                .and_then(|ids| ids.split_whitespace().next())
-                .and_then(|uid| uid.parse().ok())
-        })
-        .unwrap_or(u32::MAX)
-}
-
 /// On a blocking thread (a disk may be slow): make the data directory, remove what
 /// saves interrupted by a crash left in it, then load the levels; log what came from
 /// where and every problem.
@@ -587,7 +601,13 @@ async fn prepare(extra: Option<PathBuf>, data_dir: PathBuf) -> Result<Levels, St
             path: data_dir.display().to_string(),
             source,
         })?;
-        check_writable(&data_dir)?;
+        crate::data_dir::check_writable(&data_dir).map_err(|not| {
+            StartError::DataDirNotWritable {
+                path: data_dir.display().to_string(),
+                source: not.source,
+                fix: not.fix,
+            }
+        })?;
         let removed = saves::tidy_at_start(&data_dir);
         if removed > 0 {
             info!(removed, data_dir = %data_dir.display(), "removed temporary files left by interrupted saves");

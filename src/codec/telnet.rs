@@ -28,6 +28,10 @@
 //! a fresh allocation from malloc's thread cache are hot. The [`Decoder`] and
 //! [`Encoder`] impls are the same code for `BytesMut` (tests use them).
 //!
+//! Without telnet ([`TelnetCodec::without_telnet`], an SSH channel: SPEC section 11)
+//! the same codec splits lines or hands keys over, but `0xFF` is a data byte like any
+//! other: nothing is negotiated and nothing is ever answered.
+//!
 //! One codec lives in every session, among the fields every command touches, so it
 //! is 24 bytes: a few flags, and two boxes made only when needed: the line so far when
 //! a line arrives in pieces (a whole line in one read goes straight from the caller's
@@ -230,6 +234,8 @@ pub struct TelnetCodec {
     too_long: bool,
     /// Data bytes go out as [`Input::Keys`], not lines (the server edits the line).
     character: bool,
+    /// No telnet on this stream (an SSH channel): `IAC` is data, nothing is negotiated.
+    plain: bool,
     /// The options already refused, offered and asked for, and a subnegotiation
     /// being read. Boxed and made on first use: only telnet clients negotiate, and it
     /// keeps the fields a command touches in a few bytes.
@@ -264,6 +270,21 @@ impl TelnetCodec {
     /// A codec for a new connection: no line pending, no option refused yet.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A codec for a stream that carries no telnet (an SSH channel): lines, or keys
+    /// from the start when `character` (a pty), with every byte data.
+    pub fn without_telnet(character: bool) -> Self {
+        TelnetCodec {
+            character,
+            plain: true,
+            ..Self::default()
+        }
+    }
+
+    /// Whether this stream speaks telnet (so it may be sent telnet commands).
+    pub fn is_telnet(&self) -> bool {
+        !self.plain
     }
 
     /// Appends data bytes to the current line, or drops them once it is too long.
@@ -425,7 +446,11 @@ impl TelnetCodec {
             match self.telnet {
                 Telnet::Data if self.character => {
                     let rest = &buf[*pos..];
-                    let plain = rest.iter().position(|&b| b == IAC).unwrap_or(rest.len());
+                    let plain = if self.plain {
+                        rest.len()
+                    } else {
+                        rest.iter().position(|&b| b == IAC).unwrap_or(rest.len())
+                    };
                     if plain > 0 {
                         *pos += plain;
                         return Some(Input::Keys(Bytes::copy_from_slice(&rest[..plain])));
@@ -435,10 +460,13 @@ impl TelnetCodec {
                 }
                 Telnet::Data => {
                     let rest = &buf[*pos..];
-                    let plain = rest
-                        .iter()
-                        .position(|&b| matches!(b, IAC | CR | LF | NUL))
-                        .unwrap_or(rest.len());
+                    // Without telnet, IAC is data: it never stops the scan.
+                    let plain = if self.plain {
+                        rest.iter().position(|&b| matches!(b, CR | LF | NUL))
+                    } else {
+                        rest.iter().position(|&b| matches!(b, IAC | CR | LF | NUL))
+                    }
+                    .unwrap_or(rest.len());
                     // The usual case, a whole line in one read and nothing held from
                     // an earlier one: taken straight from the read buffer, so most
                     // sessions never allocate a line buffer of their own.
@@ -926,6 +954,34 @@ mod tests {
             TelnetCodec::ask_terminal_type(),
             [IAC, SB, TTYPE_OPTION, 1, IAC, SE]
         );
+    }
+
+    #[test]
+    fn without_telnet_iac_is_data_and_nothing_is_answered() {
+        let mut lines = TelnetCodec::without_telnet(false);
+        assert!(!lines.is_telnet());
+        let input = b"say \xff\xfd\x01hi\r\nwho\n";
+        let mut pos = 0;
+        assert_eq!(
+            lines.decode_slice(input, &mut pos),
+            Some(Input::Line(String::from("say \u{fffd}\u{fffd}\u{1}hi")))
+        );
+        assert_eq!(
+            lines.decode_slice(input, &mut pos),
+            Some(Input::Line(String::from("who")))
+        );
+        assert_eq!(lines.decode_slice(input, &mut pos), None);
+
+        let mut keys = TelnetCodec::without_telnet(true);
+        let input = b"\x1b[A\xff\xfb\x01";
+        let mut pos = 0;
+        assert_eq!(
+            keys.decode_slice(input, &mut pos),
+            Some(Input::Keys(Bytes::copy_from_slice(input)))
+        );
+        assert_eq!(pos, input.len());
+        assert!(!keys.negotiated(), "nothing negotiated");
+        assert!(TelnetCodec::new().is_telnet());
     }
 
     #[test]

@@ -23,7 +23,7 @@ use crate::records::recorder::Player;
 use crate::records::scores;
 use crate::seat::{self, Services};
 
-use super::commands::levels;
+use super::commands::{levels, sshkey};
 use super::replay::{play_back, TOO_MANY_REPLAYS};
 use super::resume::{resume, Resumed};
 
@@ -76,6 +76,8 @@ pub(super) enum StoreWork {
     },
     /// Rebuild the player's unfinished game.
     Resume { player: Player },
+    /// `sshkey`: a registered player's keys.
+    SshKeys(sshkey::KeyWork),
 }
 
 /// Work on files: games that may read a saved world, levels, saves.
@@ -313,6 +315,7 @@ impl StoreWork {
                     Err(error) => Finished::Listed(format!("{}.\n", seat::store_failed(&error))),
                 }
             }
+            StoreWork::SshKeys(work) => Finished::Listed(work.run(&services.store).await),
             StoreWork::Replay {
                 id,
                 speed,

@@ -212,6 +212,29 @@ impl Console {
         self.seat.as_ref().map(Seat::settings).unwrap_or_default()
     }
 
+    /// A login the stream made before the first line (SSH, SPEC section 11): what the
+    /// seat says of it; with a pty (`terminal`), keys and colour are on for the session.
+    pub fn arrive(&mut self, found: seat::Found, terminal: bool) -> String {
+        let Some(seat) = &mut self.seat else {
+            return String::new();
+        };
+        let text = seat.arrive(found);
+        if terminal {
+            seat.terminal_given();
+        }
+        text
+    }
+
+    /// Whether the player is at the lobby's prompt with nothing under way: no game,
+    /// no password asked, nobody watched (an SSH exec request's command is then done).
+    pub fn at_rest(&self) -> bool {
+        self.game.is_none()
+            && self
+                .seat
+                .as_ref()
+                .is_none_or(|seat| !seat.asks_secret() && !seat.is_watching())
+    }
+
     /// The client did not agree to single keys: off for this session.
     pub fn keys_refused(&mut self) {
         if let Some(seat) = &mut self.seat {

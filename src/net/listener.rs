@@ -5,6 +5,10 @@
 //! closed), then a task of its own running its [`Session`]. Behind HAProxy
 //! (`--proxy-protocol`) each connection first gives its client's address in a PROXY
 //! header ([`crate::net::proxy`]), read in the connection's own task.
+//!
+//! The same loop and gate serve the SSH port (`--ssh-port`): what a let-in connection
+//! becomes is its listener's [`Door`], a telnet [`Session`] here, an SSH connection in
+//! [`crate::net::ssh`].
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -21,7 +25,8 @@ use crate::net::idle::Timeouts;
 use crate::net::proxy;
 use crate::net::session::{Lease, Session};
 use crate::net::shutdown::{Shutdown, ShutdownSignal};
-use crate::players::registry::Registry;
+use crate::players::inbox::Inbox;
+use crate::players::registry::{Registration, Registry};
 use crate::seat::Services;
 
 /// Sent to a client that connects while the server is full.
@@ -47,9 +52,45 @@ pub(crate) struct Shared {
     pub(crate) services: Services,
 }
 
+/// What a connection that passed the gate becomes.
+pub(crate) trait Door: Clone + Send + Sync + 'static {
+    /// Serve `stream` from `peer`, let in as `admission`, in a task of its own.
+    fn open(&self, gate: &Gate, stream: TcpStream, peer: SocketAddr, admission: Admission);
+}
+
+/// The telnet port's door: a [`Session`] on the socket.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Telnet;
+
+impl Door for Telnet {
+    fn open(&self, gate: &Gate, stream: TcpStream, peer: SocketAddr, admission: Admission) {
+        if let Some(session) = Session::new(
+            stream,
+            peer,
+            Arc::clone(&gate.shared.context),
+            gate.shared.services.clone(),
+            gate.shared.timeouts,
+            (admission.registration, admission.inbox),
+            admission.lease,
+        ) {
+            tokio::spawn(session.run());
+        }
+    }
+}
+
+/// What a connection that passed the gate holds: its place in the registry, its
+/// inbox, and its lease.
+pub(crate) struct Admission {
+    pub(crate) registration: Registration,
+    pub(crate) inbox: Inbox,
+    pub(crate) lease: Lease,
+}
+
 /// The accept loop and what it hands to each session.
-pub(crate) struct Listener {
+pub(crate) struct Listener<D: Door = Telnet> {
     pub(crate) listener: TcpListener,
+    /// What a let-in connection becomes.
+    pub(crate) door: D,
     pub(crate) gate: Gate,
     /// `--proxy-protocol`: each connection comes from a proxy and starts with a PROXY
     /// header.
@@ -68,7 +109,7 @@ pub(crate) struct Gate {
     pub(crate) done_tx: mpsc::Sender<()>,
 }
 
-impl Listener {
+impl<D: Door> Listener<D> {
     /// Accept connections until the future is dropped (at shutdown); one that fails
     /// is logged and the loop backs off a little.
     pub(crate) async fn accept_loop(&mut self) {
@@ -102,6 +143,7 @@ impl Listener {
                 let shutdown = self.notify_shutdown.subscribe();
                 tokio::spawn(behind_proxy(
                     self.gate.clone(),
+                    self.door.clone(),
                     stream,
                     peer,
                     shutdown,
@@ -109,19 +151,19 @@ impl Listener {
                 ));
                 continue;
             }
-            if let Some(session) = self.gate.admit(stream, peer) {
-                tokio::spawn(session.run());
+            if let Some((stream, admission)) = self.gate.admit(stream, peer) {
+                self.door.open(&self.gate, stream, peer, admission);
             }
         }
     }
 }
 
 impl Gate {
-    /// A session for `stream` from the client at `peer`, or `None` when the server is
+    /// A place for `stream` from the client at `peer`, or `None` when the server is
     /// full or `peer` has `--max-per-address` sessions already: the client is then told
     /// so and closed. The session hears the server's shutdown through its inbox
     /// ([`crate::players::registry::Registry::shut_down`]).
-    fn admit(&self, stream: TcpStream, peer: SocketAddr) -> Option<Session> {
+    fn admit(&self, stream: TcpStream, peer: SocketAddr) -> Option<(TcpStream, Admission)> {
         // The client's own address (behind a proxy, the one its PROXY header gave).
         if let Some(left) = self.shared.registry.bans().address_left(peer.ip()) {
             tracing::debug!(%peer, ?left, "an address an admin kicked: turned away");
@@ -162,15 +204,14 @@ impl Gate {
             permit,
             done: self.done_tx.clone(),
         };
-        Session::new(
+        Some((
             stream,
-            peer,
-            Arc::clone(&self.shared.context),
-            self.shared.services.clone(),
-            self.shared.timeouts,
-            (registration, inbox),
-            lease,
-        )
+            Admission {
+                registration,
+                inbox,
+                lease,
+            },
+        ))
     }
 }
 
@@ -180,8 +221,9 @@ impl Gate {
 /// the login throttle count that client. A connection without a valid header is closed
 /// without a word (nothing it could take for the game); the proxy's own health checks
 /// (LOCAL) are closed quietly; shutdown ends the wait.
-async fn behind_proxy(
+async fn behind_proxy<D: Door>(
     gate: Gate,
+    door: D,
     mut stream: TcpStream,
     proxy_address: SocketAddr,
     mut shutdown: Shutdown,
@@ -206,8 +248,8 @@ async fn behind_proxy(
     debug!(proxy = %proxy_address, %client, "PROXY header read");
     // A task of its own, as without a proxy, so that the session's future is no larger
     // for having waited for a header.
-    if let Some(session) = gate.admit(stream, client) {
-        tokio::spawn(session.run());
+    if let Some((stream, admission)) = gate.admit(stream, client) {
+        door.open(&gate, stream, client, admission);
     }
 }
 

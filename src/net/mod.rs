@@ -7,4 +7,5 @@ pub mod play;
 pub mod proxy;
 pub mod session;
 pub mod shutdown;
+pub mod ssh;
 pub mod tty;

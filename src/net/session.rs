@@ -8,7 +8,9 @@
 //! the same inbox ([`crate::players::inbox::Bell`]), in one `select!`. This file
 //! is that loop; `session/output.rs` writes, `session/keys.rs` handles single keys,
 //! colour and telnet signals, [`crate::net::idle`] is the idle timer and
-//! [`crate::net::tty`] the terminal state a session keeps.
+//! [`crate::net::tty`] the terminal state a session keeps, `session/transport.rs` what
+//! it needs of its stream: a TCP socket (telnet, `nc`) or an SSH channel, the session
+//! being generic over it so that the telnet path pays nothing for SSH.
 //!
 //! What a command costs matters with thousands of mostly idle players, so three things
 //! are kept from the hand-written future of earlier rounds (docs/BENCHMARKS.md compares the
@@ -22,6 +24,9 @@
 mod keys;
 mod output;
 mod probe;
+mod transport;
+
+pub use transport::{Terminal, Transport};
 
 use std::collections::VecDeque;
 use std::future::{poll_fn, Future};
@@ -31,7 +36,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{ready, Poll};
 
-use tokio::io::{AsyncRead, ReadBuf};
+use tokio::io::ReadBuf;
 use tokio::net::TcpStream;
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
 use tokio::time::Instant;
@@ -112,9 +117,9 @@ enum Event {
     Shutdown,
 }
 
-/// One connected player.
-pub struct Session {
-    stream: TcpStream,
+/// One connected player, on a TCP socket unless said otherwise.
+pub struct Session<S: Transport = TcpStream> {
+    stream: S,
     codec: TelnetCodec,
     /// Items after the first of one read (pipelined input, such as a pasted script),
     /// served in order before the socket is read again.
@@ -138,32 +143,39 @@ pub struct Session {
     _lease: Lease,
 }
 
-impl Session {
+impl<S: Transport> Session<S> {
     /// A session on an accepted stream, registered as `registration` with `inbox`;
     /// `lease` is held until it ends. `None` if the registration has gone already.
+    /// A stream without telnet gets a codec without it; one with a pty gets keys from
+    /// the start (its client sends keys and echoes nothing).
     #[allow(clippy::too_many_arguments)] // each is one thing the server lends
     pub fn new(
-        stream: TcpStream,
+        stream: S,
         peer: SocketAddr,
         context: Arc<Context>,
         services: Services,
         timeouts: Timeouts,
         (mut registration, inbox): (Registration, Inbox),
         lease: Lease,
-    ) -> Option<Session> {
+    ) -> Option<Session<S>> {
         let seat = Seat::new(services, registration.id(), peer.ip())?;
         let idle = IdleTimer::new(timeouts, registration.now_ms());
         registration.alarm_at(idle.due());
+        let (codec, tty) = match stream.terminal() {
+            Terminal::Telnet => (TelnetCodec::new(), None),
+            Terminal::Plain => (TelnetCodec::without_telnet(false), None),
+            Terminal::Pty => (TelnetCodec::without_telnet(true), Some(Tty::pty())),
+        };
         Some(Session {
             stream,
-            codec: TelnetCodec::new(),
+            codec,
             pending: None,
             input_ended: false,
             console: Console::lobby(seat),
             inbox,
             idle,
             echo_off: false,
-            tty: None,
+            tty,
             context,
             registration,
             _lease: lease,
@@ -198,15 +210,22 @@ impl Session {
     }
 
     async fn serve(&mut self) -> std::io::Result<Ending> {
-        let detect = self
-            .console
-            .seat()
-            .is_some_and(|seat| seat.services().detect_readers);
-        // Boxed: once per connection, and only with --detect-readers.
-        if detect && Box::pin(self.probe_terminal()).await? {
-            self.console.reader_detected();
+        if self.stream.arrives() {
+            // Boxed, like every rare wait here: only SSH logins arrive with a name.
+            // (Asked of the stream inside: a `Found` held here would be held by
+            // every idle player's future.)
+            Box::pin(self.arrive()).await?;
+        } else {
+            let detect = self
+                .console
+                .seat()
+                .is_some_and(|seat| seat.services().detect_readers);
+            // Boxed: once per connection, and only with --detect-readers.
+            if detect && Box::pin(self.probe_terminal()).await? {
+                self.console.reader_detected();
+            }
+            self.send(&self.console.banner()).await?;
         }
-        self.send(&self.console.banner()).await?;
         loop {
             // When the line being answered arrived, for the latency metric.
             let mut line_came = None;
@@ -296,6 +315,10 @@ impl Session {
             }
             if let (Some(came), Some(seat)) = (line_came, self.console.seat()) {
                 seat.services().metrics.command(came.elapsed());
+            }
+            // An exec request's command is done once it leaves the player at rest.
+            if self.stream.one_command() && self.console.at_rest() {
+                return Ok(Ending::Quit);
             }
         }
     }
@@ -401,6 +424,29 @@ impl Session {
         }
     }
 
+    /// The banner of a session whose stream logged the player in (SSH): the seat
+    /// takes the name, and a pty turns keys and colour on; what it says follows the
+    /// banner, before the prompt.
+    async fn arrive(&mut self) -> std::io::Result<()> {
+        let pty = self.stream.terminal() == Terminal::Pty;
+        let said = match self.stream.arrival() {
+            Some(found) => self.console.arrive(found, pty),
+            None => String::new(),
+        };
+        // An exec request shows what its command says, not the lobby's welcome.
+        if self.stream.one_command() {
+            return self.send(&said).await;
+        }
+        let banner = self.console.banner();
+        let mut text = banner
+            .strip_suffix(crate::console::lobby::PROMPT)
+            .unwrap_or(&banner)
+            .to_owned();
+        text.push_str(&said);
+        text.push_str(self.console.prompt());
+        self.send(&text).await
+    }
+
     /// Where the session connects from, for the log. Asked of the registry rather
     /// than kept here: 32 bytes less in every idle player's future (issue 29).
     fn peer(&self) -> String {
@@ -434,8 +480,8 @@ enum Read {
 /// the next event, where `try_read` would make one more `recv` per command only to be
 /// told `EAGAIN`.
 #[allow(clippy::box_collection)] // `Session::pending`'s box
-async fn read_some(
-    stream: &mut TcpStream,
+async fn read_some<S: Transport>(
+    stream: &mut S,
     codec: &mut TelnetCodec,
     pending: &mut Option<Box<VecDeque<Input>>>,
 ) -> std::io::Result<Read> {

@@ -28,6 +28,21 @@ pub(super) struct Tty {
     pub(super) window: Option<(u16, u16)>,
     /// The window size and terminal type were asked for.
     pub(super) asked_about_terminal: bool,
+    /// The terminal is an SSH pty: keys come one by one from the start, with no
+    /// negotiation, and the window size comes from the stream.
+    pub(super) pty: bool,
+}
+
+impl Tty {
+    /// An SSH pty's: keys on from the start, nothing to ask.
+    pub(super) fn pty() -> Box<Tty> {
+        Box::new(Tty {
+            keys: Negotiation::On,
+            asked_about_terminal: true,
+            pty: true,
+            ..Tty::default()
+        })
+    }
 }
 
 /// The moment `set keys on` goes unanswered; never, when nothing is being asked. A

@@ -15,4 +15,5 @@ pub mod place;
 pub mod presence;
 pub mod race_desk;
 pub mod registry;
+pub mod ssh_keys;
 pub mod throttle;

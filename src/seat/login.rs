@@ -222,6 +222,20 @@ impl Seat {
         }
     }
 
+    /// A login the transport made before the first line (SSH, SPEC section 11): the
+    /// name taken as `name` and a right password would take it (a name online already,
+    /// a kicked name: the same answers). What to say.
+    pub fn arrive(&mut self, found: Found) -> String {
+        self.take(found)
+    }
+
+    /// A terminal that needs no negotiation (an SSH pty): keys and colour on for this
+    /// session (not kept: `set` keeps them).
+    pub fn terminal_given(&mut self) {
+        self.settings.keys = true;
+        self.settings.color = true;
+    }
+
     /// `play` with an unfinished game waiting: the first time, what to say instead of
     /// starting; the second, the unfinished game is given up and `None` lets it start.
     pub fn confirm_discard(&mut self) -> Option<String> {

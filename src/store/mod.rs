@@ -18,7 +18,8 @@
 //! `instances` (several instances on one PostgreSQL, recording ids), `accounts`,
 //! `recordings` (and the recorder's batches of changes), `search` (recordings found
 //! by player, game, level and date, for the web page), `results` (leaderboards,
-//! stats, the results CSV). Checking a result and the sweep are safe to run on every
+//! stats, the results CSV), `ssh_keys` (players' public keys for SSH). Checking a
+//! result and the sweep are safe to run on every
 //! instance at once.
 
 mod accounts;
@@ -28,6 +29,7 @@ mod priority;
 mod recordings;
 mod results;
 mod search;
+mod ssh_keys;
 mod url;
 
 use std::str::FromStr;
@@ -43,6 +45,7 @@ pub use recordings::{
 };
 pub use results::{Graded, NewResult, Pending, Ranked, Stats};
 pub use search::RecordingFilter;
+pub use ssh_keys::{KeyAdded, StoredKey};
 pub use url::{masked as masked_url, BadDbUrl, DbUrl, UrlParser};
 
 use engine::{on_engine, Engine};

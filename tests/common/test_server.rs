@@ -21,6 +21,8 @@ pub struct TestServer {
     pub addr: SocketAddr,
     /// The web page's address, when the options have an `http_port`.
     pub web_addr: Option<SocketAddr>,
+    /// The SSH port's address, when the options have an `ssh_port`.
+    pub ssh_addr: Option<SocketAddr>,
     /// The server's sessions, to reach them as the rest of the server would.
     pub registry: Registry,
     /// Its database.
@@ -52,15 +54,25 @@ impl TestServer {
         let web_addr = web
             .as_ref()
             .map(|web| web.local_addr().expect("web page's address"));
+        // SSH, when the options ask for it: on a free port of its own.
+        let ssh = options.ssh_port.map(|_| {
+            server::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).expect("bind the SSH port")
+        });
+        let ssh_addr = ssh
+            .as_ref()
+            .map(|ssh| ssh.local_addr().expect("SSH port's address"));
         let db = options
             .db
             .clone()
             .unwrap_or_else(|| arcade::store::DbUrl::in_data_dir(&options.data_dir));
         let (stop, stopped) = oneshot::channel::<()>();
         let registry = Registry::new();
-        let task = tokio::spawn(server::run_with(
-            listener,
-            web,
+        let task = tokio::spawn(server::serve(
+            server::Listeners {
+                telnet: listener,
+                web,
+                ssh,
+            },
             options,
             registry.clone(),
             stopped,
@@ -68,6 +80,7 @@ impl TestServer {
         TestServer {
             addr,
             web_addr,
+            ssh_addr,
             db,
             registry,
             stop: Some(stop),

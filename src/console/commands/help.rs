@@ -125,6 +125,8 @@ mod tests {
   watch race N       the standings of race N as they change
   name NAME          take a name (a registered one asks for its password)
   register           protect your name with a password
+  sshkey add KEY     log in over SSH with this public key (sshkey list,
+                     sshkey remove N)
   set [OPTION on|off]  your settings: chat, keys (single keys, for telnet: a
                      game's keys act at once on an empty line; type d3 as D3),
                      color (boards in colour, drawn in place), warnings

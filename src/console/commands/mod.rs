@@ -40,6 +40,7 @@ mod resume;
 mod say;
 mod set;
 mod solve;
+pub mod sshkey;
 mod standings;
 mod start;
 mod stats;
@@ -66,6 +67,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     watch::COMMAND,
     name::COMMAND,
     register::COMMAND,
+    sshkey::COMMAND,
     set::COMMAND,
     quiet::COMMAND,
     top::COMMAND,

@@ -15,13 +15,13 @@ use crate::console::Outcome;
 use crate::net::tty::{Answer, Edit, LineEditor, Negotiation, Tty, Verdict};
 
 use super::output::encode;
-use super::Session;
+use super::{Session, Transport};
 
 /// How long a client has to agree to single keys before the player is told it did not.
 const KEYS_ANSWER_WAIT: Duration = Duration::from_secs(3);
 
 /// Single keys, colour and the telnet signals (SPEC section 10).
-impl Session {
+impl<S: Transport> Session<S> {
     /// Whether the settings ask for single keys or colour.
     pub(super) fn wants_terminal(&self) -> bool {
         let settings = self.console.settings();
@@ -33,6 +33,10 @@ impl Session {
     pub(super) async fn sync_terminal(&mut self) -> std::io::Result<()> {
         let settings = self.console.settings();
         if !settings.keys && !settings.color && self.tty.is_none() {
+            return Ok(());
+        }
+        if !self.codec.is_telnet() {
+            self.sync_without_telnet(settings.keys);
             return Ok(());
         }
         let tty = self.tty.get_or_insert_with(Box::default);
@@ -60,6 +64,23 @@ impl Session {
             return Ok(());
         }
         self.write(&bytes).await
+    }
+
+    /// [`Session::sync_terminal`] on a stream without telnet (SSH). With a pty the
+    /// client sends keys whatever the settings (its terminal is raw), so keys stay on
+    /// and `set keys off` only stops them from acting at once. Without one, nothing can
+    /// be asked: `set keys on` goes unanswered, as with `nc`.
+    fn sync_without_telnet(&mut self, keys: bool) {
+        let tty = self.tty.get_or_insert_with(Box::default);
+        if tty.pty {
+            return;
+        }
+        if keys && tty.keys.ask() {
+            tty.deadline = Some(Box::pin(tokio::time::sleep(KEYS_ANSWER_WAIT)));
+        }
+        if !keys && tty.keys.give_back() {
+            tty.deadline = None;
+        }
     }
 
     /// The client did not agree to single keys: say so, and stay in line mode.
@@ -161,7 +182,8 @@ impl Session {
             let Some(tty) = self.tty.as_deref_mut() else {
                 return Ok(false);
             };
-            let empty = tty.editor.line().is_empty();
+            // On a pty, keys always come one by one; they act at once only with keys on.
+            let empty = tty.editor.line().is_empty() && (!tty.pty || self.console.settings().keys);
             let instant = match key {
                 Key::Char(c) if empty => self.console.instant(c),
                 Key::Arrow(arrow) if empty => self.console.arrow(arrow),

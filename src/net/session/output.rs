@@ -12,7 +12,7 @@ use tokio::io::AsyncWriteExt;
 use crate::codec::telnet::Output;
 use crate::codec::terminal;
 
-use super::{Ending, Session};
+use super::{Ending, Session, Transport};
 
 /// How long one reply may take to leave. A client that stops reading fills its socket
 /// buffers; after this long its session is closed rather than held open forever.
@@ -31,7 +31,7 @@ pub(super) fn encode(text: &str) -> Vec<u8> {
 }
 
 /// Writing to the client.
-impl Session {
+impl<S: Transport> Session<S> {
     /// With colour on and a board in `text`: the text painted, the board drawn in
     /// place, and a word if it is wider than the window.
     fn paint(&self, text: &str) -> Option<String> {
@@ -43,7 +43,8 @@ impl Session {
         }
         let palette = self.console.palette()?;
         let (mut painted, width) = terminal::paint(text, &palette);
-        if let (Some(width), Some((columns, _))) = (width, tty.window) {
+        let window = self.stream.window().or(tty.window);
+        if let (Some(width), Some((columns, _))) = (width, window) {
             if let Some(warning) = terminal::too_wide(width, columns) {
                 let at = painted.rfind('\n').map_or(0, |at| at + 1);
                 painted.insert_str(at, &warning);
@@ -70,15 +71,8 @@ impl Session {
     /// Read and drop what the client sent and the session never read (a line typed
     /// just as it was closed): a socket closed with unread input is reset, and a reset
     /// can discard the last words before the client has read them.
-    pub(super) fn discard_unread(&self) {
-        let mut sink = [0u8; 1024];
-        // Bounded: a client cannot keep the session here by sending faster than this.
-        for _ in 0..64 {
-            match self.stream.try_read(&mut sink) {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
-        }
+    pub(super) fn discard_unread(&mut self) {
+        self.stream.discard_unread();
     }
 
     /// Send `text`, its `\n` as `\r\n`; nothing if it is empty. When the console has
@@ -114,7 +108,8 @@ impl Session {
             None => text,
         };
         let keys_on = self.tty.as_ref().is_some_and(|tty| tty.keys.is_on());
-        let hide = self.console.hides_input() && !keys_on;
+        // Without telnet the client cannot be told to stop echoing: `nc`, or `ssh -T`.
+        let hide = self.console.hides_input() && !keys_on && self.codec.is_telnet();
         if hide == self.echo_off {
             if text.is_empty() {
                 return None;
@@ -141,11 +136,7 @@ impl Session {
 
     /// As much of `bytes` as the socket takes now: how much that was.
     fn write_now(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        match self.stream.try_write(bytes) {
-            Ok(written) => Ok(written),
-            Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => Ok(0),
-            Err(error) => Err(error),
-        }
+        self.stream.write_now(bytes)
     }
 
     /// The rest of a reply the socket could not take at once.

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::codec::telnet::{Input, Signal, TelnetCodec, TTYPE_OPTION};
 
-use super::{read_some, Read, Session};
+use super::{read_some, Read, Session, Transport};
 
 /// The longest a client's silence delays the banner.
 pub const PROBE_WAIT: Duration = Duration::from_millis(250);
@@ -32,7 +32,7 @@ pub fn says_screen_reader(answer: &str) -> Option<bool> {
     Some(bits & MTTS_SCREEN_READER != 0)
 }
 
-impl Session {
+impl<S: Transport> Session<S> {
     /// Ask the client for its terminal type and follow its answers for up to
     /// [`PROBE_WAIT`]: whether it said a screen reader is in use.
     pub(super) async fn probe_terminal(&mut self) -> std::io::Result<bool> {

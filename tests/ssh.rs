@@ -1,0 +1,473 @@
+//! SSH (SPEC section 11) with the real OpenSSH client: Debian's `ssh` and
+//! `ssh-keygen` (package `openssh-client`), driven inside `tmux` where a terminal is
+//! needed (a pty, a password typed), and as a plain program for exec requests. Each
+//! server is started by the test, on port 0. Without the programs the tests print
+//! `skipped: ...`; under `CI=true` they fail (`.ci/run` installs them).
+
+mod common;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use arcade::server::Options;
+use common::{Client, TestServer};
+use tokio::io::AsyncReadExt;
+
+/// `ssh`'s options for a test server: no known_hosts, no agent, no config of the
+/// machine's user, a short connect timeout, errors only.
+fn ssh_args(addr: SocketAddr, user: &str) -> Vec<String> {
+    [
+        "-F",
+        "/dev/null",
+        "-o",
+        "StrictHostKeyChecking=no",
+        "-o",
+        "UserKnownHostsFile=/dev/null",
+        "-o",
+        "LogLevel=ERROR",
+        "-o",
+        "ConnectTimeout=10",
+        "-o",
+        "IdentityAgent=none",
+        "-p",
+    ]
+    .iter()
+    .map(|arg| (*arg).to_owned())
+    .chain([addr.port().to_string(), format!("{user}@{}", addr.ip())])
+    .collect()
+}
+
+/// The programs, or `None` (skipped, or a failure under CI).
+fn programs() -> Option<(PathBuf, PathBuf, PathBuf)> {
+    let ssh = common::program("ssh", "openssh-client")?;
+    let keygen = common::program("ssh-keygen", "openssh-client")?;
+    let tmux = common::program("tmux", "tmux")?;
+    Some((ssh, keygen, tmux))
+}
+
+/// A server with SSH on.
+async fn ssh_server(options: Options) -> (TestServer, SocketAddr) {
+    let server = TestServer::start_with(Options {
+        ssh_port: Some(0),
+        ..options
+    })
+    .await;
+    let addr = server.ssh_addr.expect("the SSH port");
+    (server, addr)
+}
+
+/// A tmux server of its own (`-L`) with one window running a command.
+struct Screen {
+    tmux: PathBuf,
+    socket: String,
+}
+
+impl Screen {
+    fn open(tmux: &Path, name: &str, command: &[String]) -> Screen {
+        let socket = format!("arcade-ssh-{}-{name}", std::process::id());
+        let screen = Screen {
+            tmux: tmux.to_path_buf(),
+            socket,
+        };
+        let command = command
+            .iter()
+            .map(|word| format!("'{word}'"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        screen.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            "100",
+            "-y",
+            "40",
+            &command,
+        ]);
+        screen
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let output = Command::new(&self.tmux)
+            .args(["-L", &self.socket])
+            .args(args)
+            .output()
+            .expect("run tmux");
+        assert!(
+            output.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "t"];
+        args.extend_from_slice(keys);
+        self.tmux(&args);
+    }
+
+    fn type_text(&self, text: &str) {
+        self.tmux(&["send-keys", "-t", "t", "-l", text]);
+    }
+
+    fn text(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "t"])
+    }
+
+    fn colours(&self) -> String {
+        self.tmux(&["capture-pane", "-e", "-p", "-t", "t"])
+    }
+
+    fn wait_for(&self, wanted: &str) -> String {
+        self.wait_until(wanted, |text| text.contains(wanted))
+    }
+
+    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let text = self.text();
+            if done(&text) {
+                return text;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "no {what} on the screen:\n{text}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Screen {
+    fn drop(&mut self) {
+        let _ = Command::new(&self.tmux)
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+/// Run `ssh` with `args` to the end, `input` on its standard input: its output and
+/// whether it succeeded.
+fn run_ssh(ssh: &Path, args: &[String], input: &str) -> (String, bool) {
+    let mut child = Command::new(ssh)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run ssh");
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write as _;
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    let output = child.wait_with_output().expect("ssh ends");
+    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&output.stderr));
+    (text, output.status.success())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_guest_plays_sokoban_with_arrow_keys_in_colour_and_the_window_size_follows() {
+    let Some((ssh, _, tmux)) = programs() else {
+        return;
+    };
+    let (server, addr) = ssh_server(Options::default()).await;
+    let fingerprint_file = server.data_dir().join("ssh_host_ed25519_key");
+    tokio::task::spawn_blocking(move || {
+        let screen = Screen::open(&tmux, "guest", &{
+            let mut command = vec![ssh.display().to_string(), String::from("-tt")];
+            command.extend(ssh_args(addr, "guest"));
+            command
+        });
+        let text = screen.wait_for("Welcome to arcade!");
+        assert!(text.contains("You are a guest"), "{text}");
+        // Keys and colour with no `set`: the pty gave them.
+        screen.keys(&["play sokoban", "Enter"]);
+        let before = screen.wait_for("Enter command:");
+        assert!(
+            screen.colours().contains("\u{1b}[48;5;"),
+            "no colour:\n{:?}",
+            screen.colours()
+        );
+        // One arrow key, no Enter, moves the player.
+        screen.keys(&["Up"]);
+        screen.wait_until("a move", |text| {
+            text != before && text.contains("Enter command:")
+        });
+        // A narrow window: the next board says it does not fit.
+        screen.tmux(&["resize-window", "-t", "t", "-x", "5", "-y", "30"]);
+        std::thread::sleep(Duration::from_millis(300));
+        screen.keys(&["Down"]);
+        // (Wrapped by the 5-column terminal: read without its spaces and line ends.)
+        screen.wait_until("the window's width", |text| {
+            let joined: String = text.split_whitespace().collect();
+            joined.contains("is7columnswideandyourwindow5")
+        });
+    })
+    .await
+    .expect("the screen test");
+    assert!(
+        fingerprint_file.is_file(),
+        "the host key is in the data directory"
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_registered_player_logs_in_by_password_adds_a_key_then_needs_no_password() {
+    let Some((ssh, keygen, tmux)) = programs() else {
+        return;
+    };
+    let (server, addr) = ssh_server(Options::default()).await;
+    drop(common::registered(server.addr, "ann", "pw-ann-1234").await);
+    let dir = tempfile::tempdir().expect("a folder for the key");
+    let key = dir.path().join("id_ed25519");
+    let made = Command::new(&keygen)
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "ann@lab", "-f"])
+        .arg(&key)
+        .status()
+        .expect("run ssh-keygen");
+    assert!(made.success());
+    let public = std::fs::read_to_string(key.with_extension("pub")).expect("the .pub file");
+    let listed = Command::new(&keygen)
+        .arg("-lf")
+        .arg(key.with_extension("pub"))
+        .output()
+        .expect("ssh-keygen -lf");
+    let fingerprint = String::from_utf8_lossy(&listed.stdout)
+        .split_whitespace()
+        .nth(1)
+        .expect("a fingerprint")
+        .to_owned();
+    let (ssh2, key2) = (ssh.clone(), key.clone());
+    tokio::task::spawn_blocking(move || {
+        let mut command = vec![
+            ssh.display().to_string(),
+            String::from("-tt"),
+            String::from("-o"),
+            String::from("PubkeyAuthentication=no"),
+        ];
+        command.extend(ssh_args(addr, "ann"));
+        let screen = Screen::open(&tmux, "ann", &command);
+        screen.wait_for("password:");
+        screen.type_text("pw-ann-1234");
+        screen.keys(&["Enter"]);
+        screen.wait_for("You are now ann.");
+        screen.type_text(&format!("sshkey add {}", public.trim()));
+        screen.keys(&["Enter"]);
+        screen.wait_for("Key added");
+        screen.keys(&["sshkey list", "Enter"]);
+        let text = screen.wait_for("Your SSH keys:");
+        let text = screen
+            .wait_until("the list", |text| text.contains(&fingerprint))
+            .to_owned()
+            + &text;
+        assert!(
+            text.contains(&format!("1. ssh-ed25519 {fingerprint} ann@lab")),
+            "{text}"
+        );
+        screen.keys(&["quit", "Enter"]);
+    })
+    .await
+    .expect("the password login");
+    // The key alone, no password possible (BatchMode): an exec request.
+    let mut args = vec![
+        String::from("-o"),
+        String::from("BatchMode=yes"),
+        String::from("-o"),
+        String::from("IdentitiesOnly=yes"),
+        String::from("-i"),
+        key2.display().to_string(),
+    ];
+    args.extend(ssh_args(addr, "ann"));
+    args.push(String::from("who"));
+    let (text, ok) = tokio::task::spawn_blocking(move || run_ssh(&ssh2, &args, ""))
+        .await
+        .expect("ssh by key");
+    assert!(ok, "{text}");
+    assert!(text.contains("You are now ann."), "{text}");
+    assert!(text.contains("1 player online:"), "{text}");
+    assert!(!text.contains("Welcome to arcade!"), "{text}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_wrong_password_is_refused_and_counted_as_on_telnet() {
+    let Some((ssh, _, tmux)) = programs() else {
+        return;
+    };
+    let (server, addr) = ssh_server(Options::default()).await;
+    drop(common::registered(server.addr, "bob", "pw-bob-1234").await);
+    tokio::task::spawn_blocking(move || {
+        let mut command = vec![
+            ssh.display().to_string(),
+            String::from("-o"),
+            String::from("PubkeyAuthentication=no"),
+            String::from("-o"),
+            String::from("NumberOfPasswordPrompts=5"),
+        ];
+        command.extend(ssh_args(addr, "bob"));
+        let screen = Screen::open(&tmux, "bob", &command);
+        for attempt in 1..=5 {
+            screen.wait_until("a password prompt", |text| {
+                text.matches("password:").count() == attempt
+            });
+            screen.type_text("wrong-guess");
+            screen.keys(&["Enter"]);
+        }
+        screen.wait_for("Permission denied");
+    })
+    .await
+    .expect("the wrong passwords");
+    // The same counters as telnet's: the right password is now refused there too.
+    let mut client = Client::connect(server.addr).await;
+    client.send("name bob").await;
+    client.read_text_until("Password: ").await;
+    client.send("pw-bob-1234").await;
+    let answer = client.read_text_until("> ").await;
+    assert!(answer.contains("Too many login attempts"), "{answer}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn exec_runs_one_command_and_a_game_plays_on_standard_input() {
+    let Some((ssh, keygen, _)) = programs() else {
+        return;
+    };
+    let (server, addr) = ssh_server(Options::default()).await;
+    let args = |command: &[&str]| {
+        let mut args = ssh_args(addr, "guest");
+        args.extend(command.iter().map(|word| (*word).to_owned()));
+        args
+    };
+    let (who, play) = (args(&["who"]), args(&["play", "2048", "seed=1"]));
+    let ssh2 = ssh.clone();
+    let (text, ok) = tokio::task::spawn_blocking(move || run_ssh(&ssh, &who, ""))
+        .await
+        .unwrap();
+    assert!(ok, "{text}");
+    assert!(text.contains("1 player online:"), "{text}");
+    // Once the server answers: the fingerprint the log gives is the one ssh-keygen reads from the key file.
+    let listed = Command::new(&keygen)
+        .arg("-lf")
+        .arg(server.data_dir().join("ssh_host_ed25519_key"))
+        .output()
+        .expect("ssh-keygen -lf");
+    let key = arcade::net::ssh::host_key::load_or_create(server.data_dir()).expect("the key");
+    let key = arcade::net::ssh::host_key::fingerprint(&key);
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&listed.stdout),
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    assert!(shown.contains(&key), "{key} {shown}");
+    let (text, ok) = tokio::task::spawn_blocking(move || run_ssh(&ssh2, &play, "a\nq\n"))
+        .await
+        .unwrap();
+    assert!(ok, "{text}");
+    assert!(
+        text.contains("Step: 0") && text.contains("Step: 1"),
+        "{text}"
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_telnet_player_and_an_ssh_player_chat_and_watch_each_other() {
+    let Some((ssh, _, tmux)) = programs() else {
+        return;
+    };
+    let (server, addr) = ssh_server(Options::default()).await;
+    let mut tel = common::named(&server, "tel").await;
+    let mut command = vec![ssh.display().to_string(), String::from("-tt")];
+    command.extend(ssh_args(addr, "sam"));
+    let screen = tokio::task::spawn_blocking(move || {
+        let screen = Screen::open(&tmux, "sam", &command);
+        screen.wait_for("You are now sam.");
+        screen
+    })
+    .await
+    .unwrap();
+    tel.send("say hi from telnet").await;
+    tel.read_text_until("> ").await;
+    let screen = tokio::task::spawn_blocking(move || {
+        screen.wait_for("[tel] hi from telnet");
+        screen.keys(&["say hello from ssh", "Enter"]);
+        screen
+    })
+    .await
+    .unwrap();
+    common::eventually(&mut tel, "", "[sam] hello from ssh").await;
+    // The telnet player watches the SSH player's game.
+    let screen = tokio::task::spawn_blocking(move || {
+        screen.keys(&["play 2048 seed=1", "Enter"]);
+        screen.wait_for("Step: 0");
+        screen
+    })
+    .await
+    .unwrap();
+    tel.send("watch sam").await;
+    tel.read_until("Step: 0").await;
+    let screen = tokio::task::spawn_blocking(move || {
+        screen.type_text("a");
+        screen.wait_for("Step: 1");
+        screen.type_text("q");
+        screen.wait_for("Bye!");
+        screen
+    })
+    .await
+    .unwrap();
+    tel.read_until("Step: 1").await;
+    // And the SSH player watches the telnet player's.
+    tel.send("").await;
+    tel.send("play 2048 seed=2").await;
+    tel.read_until("Step: 0").await;
+    tokio::task::spawn_blocking(move || {
+        screen.keys(&["watch tel", "Enter"]);
+        screen.wait_for("Step: 0");
+        screen
+    })
+    .await
+    .unwrap();
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_stalled_handshake_is_closed_and_the_limits_hold() {
+    let (server, addr) = ssh_server(Options {
+        login_timeout: Duration::from_secs(1),
+        max_sessions: 2,
+        ..Options::default()
+    })
+    .await;
+    // A client that never speaks SSH is closed after the login timeout.
+    let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut seen = Vec::new();
+    tokio::time::timeout(common::TIMEOUT, silent.read_to_end(&mut seen))
+        .await
+        .expect("closed within the login timeout")
+        .expect("read");
+    assert!(
+        seen.starts_with(b"SSH-2.0-arcade"),
+        "{:?}",
+        String::from_utf8_lossy(&seen)
+    );
+    // --max-sessions counts SSH connections with telnet ones.
+    let _one = Client::connect(server.addr).await;
+    let _two = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut third = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut seen = Vec::new();
+    tokio::time::timeout(common::TIMEOUT, third.read_to_end(&mut seen))
+        .await
+        .expect("turned away at once")
+        .expect("read");
+    assert_eq!(
+        String::from_utf8_lossy(&seen),
+        "Server full, try again later.\r\n"
+    );
+    server.shutdown().await;
+}
