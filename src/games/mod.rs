@@ -17,6 +17,8 @@ use std::any::Any;
 
 mod progress;
 pub mod reader;
+#[cfg(test)]
+mod reader_tests;
 mod save_name;
 pub mod sokoban;
 pub mod starpusher;
