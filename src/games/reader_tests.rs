@@ -168,6 +168,7 @@ proptest! {
         let said = words.start(&mut memory);
         let shown = drawn.start(&mut drawn_memory);
         let mut replies = vec![said.clone()];
+        let mut shown_replies = vec![shown.clone()];
         prop_assert_eq!(&said.status, &shown.status);
         for pick in picks {
             if replies.last().is_some_and(|reply| reply.status == Status::Ended) {
@@ -190,9 +191,19 @@ proptest! {
                 }
             }
             replies.push(said);
+            shown_replies.push(shown);
         }
-        for reply in &replies {
-            prop_assert_eq!(unfit(&reply.text, false), None, "{}", reply.text);
+        for (said, shown) in replies.iter().zip(&shown_replies) {
+            prop_assert_eq!(unfit(&said.text, false), None, "{}", said.text);
+            // Reader mode's own words keep within the width; a game's message that
+            // is wider says the same with a reader or without.
+            for line in said.text.lines() {
+                let own = !shown.text.lines().any(|shown| shown == line);
+                prop_assert!(
+                    !own || line.chars().count() <= reader::WIDTH,
+                    "wider than {}: {:?}", reader::WIDTH, line
+                );
+            }
         }
         prop_assert_eq!(words.end_of_input(), drawn.end_of_input());
     }
