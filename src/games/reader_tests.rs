@@ -23,6 +23,7 @@ const WORDS: &[&str] = &[
     "s1",
     "d3",
     "d40",
+    "d200",
     "w0",
     "w",
     "a",
@@ -83,9 +84,11 @@ const CLASSIC_WORLD: &str =
 const BLOCKED_WORLD: &str =
     "dim 5 3\nplayer 1 1 0 1 1\nwumpus 4 2\npit 3 0\nexit 0 0\nblocked 2 1\nblocked 1 0\n";
 
-/// A wide Sokoban level: a long corridor of boxes and goals in a 120-column room.
+/// A wide Sokoban level, 160 columns: a box on a goal far to the player's right, so
+/// that `d200` walks and pushes it off to column 158 (a sentence wider than a line),
+/// and a row of boxes and goals below.
 fn wide_level() -> String {
-    let inside: String = (0..118)
+    let below: String = (0..158)
         .map(|column| match column % 6 {
             0 => '+',
             3 => '-',
@@ -93,10 +96,10 @@ fn wide_level() -> String {
         })
         .collect();
     format!(
-        "{wall}\n#P{}#\n#{}#\n{wall}\n",
-        &inside[..117],
-        ".".repeat(118),
-        wall = "#".repeat(120)
+        "{wall}\n#P{}O{}#\n#{below}#\n{wall}\n",
+        ".".repeat(98),
+        ".".repeat(58),
+        wall = "#".repeat(160)
     )
 }
 
