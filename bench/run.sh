@@ -13,6 +13,8 @@
 #   ROWS=12 bench/run.sh                  # row 2's load through HAProxy to three instances and
 #                                         # direct to one: about 4 minutes (7 runs of each)
 #   ROWS=rates bench/run.sh               # NATS and PostgreSQL rates for "Scale on paper": ~3 minutes
+#   ROWS=solver bench/run.sh              # the Sokoban solver's collections (bench/solver.sh;
+#                                         # not in the default rows: up to an hour)
 #   ARCADE=../old/target/release/arcade bench/run.sh         # another build of the server
 #
 # Only 127.0.0.0/8 is touched. Each load runs several times per server (REPS;
@@ -846,6 +848,11 @@ if row rates; then
     else
         echo "no PostgreSQL cluster could be started" >"$OUT/rates-pg.skipped"
     fi
+fi
+# The Sokoban solver (issue 33): no server, one thread; bench/solver.sh does it all.
+if row solver; then
+    mkdir -p "$OUT/solver"
+    OUT="$OUT/solver" "$(dirname "$0")/solver.sh" >"$OUT/solver.txt" || echo "bench/solver.sh failed" >>"$OUT/solver.txt"
 fi
 stop_servers
 elapsed=$(( $(date +%s) - started ))

@@ -7,12 +7,15 @@
 //! above it in this list (`tests/layering.rs` checks it):
 //!
 //! - [`games`]: one pure state machine per game; uses nothing else of the crate;
+//! - [`solver`]: the Sokoban solver and deadlock checks (pure; uses `games` only);
 //! - [`text`]: durations, dates, and what other players' text may show;
 //! - [`codec`]: pure byte codecs: telnet, terminal keys and painting, the PROXY header;
 //! - [`catalog`]: the table of games, one file per game's row; levels and saves;
 //! - [`store`]: the database (SQLite or PostgreSQL), one file per thing kept;
 //! - [`metrics`]: what `/metrics` counts;
 //! - [`records`]: recordings of games, their writer, the check by replay, the scores;
+//! - [`coach`]: help for stuck Sokoban players: warnings, hints and `/solve` on the
+//!   solver, its threads and caches;
 //! - [`races`]: the rules of races and the desk a racer reaches a race through;
 //! - [`players`]: who is online: ids, places, accounts, inboxes, the registry, and
 //!   this instance's race desk;
@@ -29,6 +32,7 @@
 pub mod admin;
 pub mod catalog;
 pub mod cluster;
+pub mod coach;
 pub mod codec;
 pub mod console;
 pub mod data_dir;
@@ -42,6 +46,7 @@ pub mod races;
 pub mod records;
 pub mod seat;
 pub mod server;
+pub mod solver;
 pub mod store;
 pub mod text;
 pub mod web;

@@ -1,7 +1,8 @@
 //! The `arcade` binary: parses the command line and hands over to the library.
 //!
 //! `arcade` alone (or `arcade serve`) runs the server; `arcade play` runs one game on
-//! stdin/stdout; `arcade check-levels DIR` validates level files; `arcade loadtest`
+//! stdin/stdout; `arcade check-levels DIR` validates level files (and solves them
+//! with `--solve`, solve_levels.rs); `arcade loadtest`
 //! runs the load tester, a binary of its own (`arcade-loadtest`, the loadtest/ crate).
 
 use std::ffi::OsString;
@@ -9,6 +10,8 @@ use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+mod solve_levels;
 
 use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
@@ -35,9 +38,17 @@ enum Command {
     /// Play one game on stdin/stdout.
     Play(PlayArgs),
     /// Check every level file under DIR (laid out like levels/); exit 1 on any problem.
+    /// With --solve, also solve every level (of DIR, or of one level FILE) within
+    /// --time each; exit 1 only for a broken file or a level proven unsolvable.
     CheckLevels {
-        /// The directory to check.
+        /// The directory to check (or, with --solve, a level file).
         dir: PathBuf,
+        /// Solve every level too, one after the other on one thread.
+        #[arg(long)]
+        solve: bool,
+        /// How long each level's search may take (with --solve).
+        #[arg(long, default_value = "10s", value_parser = humantime::parse_duration)]
+        time: std::time::Duration,
     },
     /// Open many sessions against a server, play, and report throughput and latency.
     ///
@@ -150,7 +161,12 @@ fn main() -> ExitCode {
         None => serve(cli.serve),
         Some(Command::Serve(options)) => serve(*options),
         Some(Command::Play(args)) => play(args),
-        Some(Command::CheckLevels { dir }) => check_levels(&dir),
+        Some(Command::CheckLevels {
+            dir,
+            solve: true,
+            time,
+        }) => solve_levels::run(&dir, time),
+        Some(Command::CheckLevels { dir, .. }) => check_levels(&dir),
         Some(Command::Loadtest { args }) => load_test(&args),
         Some(Command::Export(args)) => export(&args),
         Some(Command::Accounts(command)) => accounts(command),

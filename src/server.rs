@@ -139,6 +139,16 @@ pub struct Options {
     /// The bus's credentials and TLS (`--bus-user`, `--bus-token`...).
     #[command(flatten)]
     pub bus_auth: BusAuth,
+    /// Ask every connection for its terminal type before the banner (telnet TTYPE),
+    /// and give reader mode to a client whose MTTS answer says it uses a screen reader
+    /// (SPEC section 10). A client that does not answer (nc, a script) sees three
+    /// telnet bytes before the banner and the banner up to 250 ms later.
+    #[arg(long, env = "ARCADE_DETECT_READERS")]
+    pub detect_readers: bool,
+    /// Let `/solve` play the solver's solution out in Sokoban and Star Pusher (without
+    /// it `/solve` only says how many pushes are left; SPEC section 13).
+    #[arg(long, env = "ARCADE_ALLOW_SOLUTIONS")]
+    pub allow_solutions: bool,
 }
 
 impl Options {
@@ -200,6 +210,8 @@ impl Default for Options {
             proxy_from: Vec::new(),
             bus: None,
             bus_auth: BusAuth::default(),
+            allow_solutions: false,
+            detect_readers: false,
         }
     }
 }
@@ -352,7 +364,9 @@ pub async fn run_with(
     )
     .await?
     .with_admins(admins.iter().map(PlayerName::as_str))
-    .with_web(web.is_some());
+    .with_web(web.is_some())
+    .with_coach(crate::coach::Coach::new(options.allow_solutions))
+    .with_detect_readers(options.detect_readers);
     let bus = match &options.bus {
         Some(bus_url) => {
             if !store.is_shared() {

@@ -188,7 +188,7 @@ async fn accounts_and_settings_survive_a_restart() {
     zoe.send("set").await;
     assert_eq!(
         zoe.read_text_until("> ").await,
-        "Settings:\r\n  chat off\r\n  keys off\r\n  color off\r\n> "
+        "Settings:\r\n  chat off\r\n  keys off\r\n  color off\r\n  warnings off\r\n  reader off\r\n> "
     );
     server.shutdown().await;
 }

@@ -344,6 +344,7 @@ async fn a_forged_result_stays_off_the_leaderboards() {
                 finish,
                 duration_ms: 5,
                 finished_at: now,
+                helped: false,
             })),
         ])
         .await

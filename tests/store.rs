@@ -148,6 +148,7 @@ fn result(recording_id: i64, upto: u64, player: &str, moves: u64, gold: bool) ->
         },
         duration_ms: 1000 + i64::try_from(moves).unwrap(),
         finished_at: 5000 + i64::try_from(upto).unwrap(),
+        helped: false,
     }))
 }
 

@@ -171,7 +171,7 @@ async fn a_client_that_never_answers_is_told_and_keeps_lines() {
     nc.send("set").await;
     assert_eq!(
         nc.read_text_until("> ").await,
-        "Settings:\r\n  chat on\r\n  keys off\r\n  color off\r\n> "
+        "Settings:\r\n  chat on\r\n  keys off\r\n  color off\r\n  warnings off\r\n  reader off\r\n> "
     );
     // Lines work as before.
     nc.send("play 2048 seed=1").await;

@@ -235,7 +235,7 @@ async fn results_leaderboards_recordings_and_metrics() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(
         lines[0],
-        "player,game,level,outcome,moves,pushes,score,seconds,finished_at,recording_id,race_id"
+        "player,game,level,outcome,moves,pushes,score,seconds,finished_at,recording_id,race_id,hints_used"
     );
     assert_eq!(lines.len(), 2, "{csv}");
     assert!(
@@ -647,7 +647,7 @@ async fn recordings_are_listed_filtered_and_linked_from_the_leaderboards_and_the
     // The CSV names the recording, and no race.
     let (_, csv) = get(&admin, &format!("{base}/results.csv")).await;
     let row = csv.lines().nth(1).unwrap_or_else(|| panic!("{csv}"));
-    assert!(row.ends_with(&format!(",{ann_game},")), "{csv}");
+    assert!(row.ends_with(&format!(",{ann_game},,no")), "{csv}");
     server.shutdown().await;
 }
 
@@ -821,7 +821,7 @@ async fn an_admin_opens_and_starts_a_race_and_reloads_levels_from_the_page() {
     let (_, csv) = get(&admin, &format!("{base}/results.csv")).await;
     let row = csv.lines().nth(1).unwrap_or_else(|| panic!("{csv}"));
     assert!(row.starts_with("ann,wumpus,classic,won,18,"), "{csv}");
-    assert!(row.ends_with(&format!(",{game},{race}")), "{csv}");
+    assert!(row.ends_with(&format!(",{game},{race},no")), "{csv}");
 
     // Reload: the levels read again, and what was found.
     let reloaded = post(

@@ -185,7 +185,7 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
     let csv = fetch_text(&browser, "'/results.csv?since=2020-01-01'").await;
     assert!(
         csv.starts_with(
-            "player,game,level,outcome,moves,pushes,score,seconds,finished_at,recording_id,race_id\r\n"
+            "player,game,level,outcome,moves,pushes,score,seconds,finished_at,recording_id,race_id,hints_used\r\n"
         ),
         "{csv}"
     );

@@ -84,9 +84,12 @@ pub(super) fn deliver(shared: &Arc<Shared>, from: Option<u64>, to: &[u64], wire:
                 .watchers
                 .entry(remote)
                 .or_insert_with(|| shared.registry.watcher_id());
+            // A watcher on another instance gets the player's screen: the bus carries
+            // no reader flag (docs/decisions.md, "Screen readers").
             Message::Watch {
                 watcher,
                 inbox: shared.sender_to(remote),
+                reader: false,
             }
         }
         Wire::Unwatch(remote) => {

@@ -105,7 +105,7 @@ impl Shared {
             Message::Line(line) => Wire::Line(line.to_string()),
             Message::Frame(frame) => Wire::Frame(frame.to_string()),
             Message::Close(text) => Wire::Close(text),
-            Message::Watch { watcher, inbox } => {
+            Message::Watch { watcher, inbox, .. } => {
                 if self.registry.remote_of(watcher).is_some() {
                     // Ghosts do not watch: only a local session or page sends this.
                     return None;
@@ -129,8 +129,9 @@ impl Shared {
                 },
             ),
             Message::RaceStop(race) => Wire::RaceStop(race),
-            // A replay plays on the viewer's own instance.
-            Message::ReplayEnded(_) => return None,
+            // A replay plays on the viewer's own instance, and the solver answers the
+            // session that asked on its own.
+            Message::ReplayEnded(_) | Message::Deadlock { .. } => return None,
         })
     }
 }

@@ -4,7 +4,7 @@
 use crate::catalog::saves;
 use crate::catalog::table::{GameKind, NewGame, GAMES};
 use crate::codec::terminal;
-use crate::games::{Memory, Reply, Status};
+use crate::games::{self, Memory, Reply, Status};
 use crate::players::registry::Place;
 use crate::races::rules::RaceId;
 use crate::records::recorder::Tape;
@@ -94,6 +94,8 @@ impl Console {
         });
         let tape = tape.map(Box::new);
         let label = args.join(" ");
+        // Before its first words: a screen reader's player gets them described.
+        game.set_reader(self.settings().reader);
         let mut reply = game.start(&mut self.memory);
         self.game = Some(Playing {
             kind,
@@ -103,6 +105,14 @@ impl Console {
         });
         self.note_finish();
         if let Some(seat) = &mut self.seat {
+            // A new position: a warning may be due again, and its level's analysis is
+            // made now rather than at the first push.
+            seat.take_warning(false);
+            if seat.wants_warnings() {
+                if let Some(boxes) = self.game.as_ref().and_then(|playing| playing.game.boxes()) {
+                    seat.services().coach.prepare(&boxes);
+                }
+            }
             // No one watches a game that just began: the hint is the player's alone.
             let hint = game_hint(seat, kind);
             match race {
@@ -153,8 +163,19 @@ impl Console {
         if let Some(tape) = &mut playing.tape {
             tape.input(line);
         }
-        let reply = playing.game.handle(line, &mut self.memory);
+        let pushes_before = playing.game.boxes().map(|boxes| boxes.pushes);
+        let mut reply = playing.game.handle(line, &mut self.memory);
         let finished = self.note_finish();
+        if reply.status == Status::Playing {
+            if let Some(warning) = self.warning_after(pushes_before) {
+                // Before the prompt, after the board: watchers see it too.
+                let at = reply
+                    .text
+                    .strip_suffix(games::PROMPT)
+                    .map_or(reply.text.len(), str::len);
+                reply.text.insert_str(at, &warning);
+            }
+        }
         let reply = self.race_step(reply);
         let mut outcome = self.after_reply(reply);
         if finished && self.seat.as_mut().is_some_and(Seat::take_guest_note) {
@@ -203,9 +224,7 @@ impl Console {
         let mut text = reply.text;
         match reply.status {
             Status::Playing => {
-                if let Some(seat) = &mut self.seat {
-                    seat.show_watchers(&text);
-                }
+                self.show_watchers(&text);
                 self.recording_notice(&mut text);
                 Outcome::Send(text)
             }
@@ -213,6 +232,9 @@ impl Console {
             Status::Ended => {
                 let mut notice = String::new();
                 self.recording_notice(&mut notice);
+                // Shown before the game goes: a watcher who reads through a screen
+                // reader gets its last position in words.
+                self.show_watchers(&text);
                 if let Some(mut playing) = self.game.take() {
                     if let Some(tape) = playing.tape.take() {
                         tape.ended();
@@ -220,7 +242,6 @@ impl Console {
                     }
                 }
                 if let Some(seat) = &mut self.seat {
-                    seat.show_watchers(&text);
                     seat.end_watching();
                     seat.set_place(Place::Lobby);
                 }
@@ -262,21 +283,24 @@ impl Console {
     pub(super) fn resumed(&mut self, resumed: Resumed) -> Outcome {
         let Resumed {
             kind,
-            game,
+            mut game,
             memory,
             tape,
         } = resumed;
+        let reader = self.settings().reader;
+        game.set_reader(reader);
         if let Some(seat) = &mut self.seat {
             seat.resumed();
         }
         // The recording's memory: what the game showed before is what it shows.
         self.memory = memory;
         // No hint: the player was in this game before.
-        let text = format!(
-            "Your {} game, as you left it.\n{}",
-            kind.name,
+        let shown = if reader {
+            game.describe(&self.memory)
+        } else {
             game.view(&self.memory)
-        );
+        };
+        let text = format!("Your {} game, as you left it.\n{shown}", kind.name);
         let label = tape.args().to_string();
         self.game = Some(Playing {
             kind,

@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use crate::catalog::saves;
 use crate::catalog::table::{Context, GameKind, NewGame};
+use crate::coach::ask::{Ask, Found, Snapshot};
+use crate::coach::Coach;
 use crate::games::SaveName;
 use crate::players::inbox::InboxSender;
 use crate::races::desk::{Answer, Pending};
@@ -42,6 +44,13 @@ pub(super) enum Work {
     },
     /// Results and recordings.
     Store { work: StoreWork, services: Services },
+    /// `/hint` or `/solve`: a search on the solver's threads.
+    Coach {
+        ask: Ask,
+        snapshot: Snapshot,
+        coach: Coach,
+        address: IpAddr,
+    },
     /// A racer's command for a race on another instance (`--bus`).
     Race {
         /// The other instance's answer.
@@ -62,6 +71,8 @@ pub(super) enum StoreWork {
         speed: u32,
         inbox: InboxSender,
         address: IpAddr,
+        /// The viewer reads through a screen reader: the game in words.
+        reader: bool,
     },
     /// Rebuild the player's unfinished game.
     Resume { player: Player },
@@ -139,6 +150,12 @@ pub(super) enum Finished {
         join: Option<(RaceId, Option<u64>)>,
         answer: Answer,
     },
+    /// What the solver found for `/hint` or `/solve` (or that it was busy).
+    Coached {
+        ask: Ask,
+        snapshot: Box<Snapshot>,
+        found: Result<Found, &'static str>,
+    },
     /// The job's thread failed (a bug): say so.
     Failed,
 }
@@ -158,6 +175,19 @@ impl Job {
                 address,
             } => Done(Finished::Social(work.run(services, address).await)),
             Work::Store { work, services } => Done(work.run(services, context).await),
+            Work::Coach {
+                ask,
+                snapshot,
+                coach,
+                address,
+            } => {
+                let found = coach.ask(ask, snapshot.clone(), address).await;
+                Done(Finished::Coached {
+                    ask,
+                    snapshot: Box::new(snapshot),
+                    found,
+                })
+            }
             Work::Race { pending, join } => Done(Finished::Raced {
                 join,
                 answer: pending.await,
@@ -288,6 +318,7 @@ impl StoreWork {
                 speed,
                 inbox,
                 address,
+                reader,
             } => {
                 let Ok(place) = services.safeguards.replays.take(address) else {
                     return Finished::Replaying(Err(String::from(TOO_MANY_REPLAYS)));
@@ -304,7 +335,7 @@ impl StoreWork {
                 };
                 let inputs = Inputs::new(services.store.clone(), id);
                 let task = tokio::spawn(async move {
-                    play_back(head, inputs, speed, inbox, context).await;
+                    play_back(head, inputs, speed, inbox, context, reader).await;
                     drop(place);
                 });
                 Finished::Replaying(Ok((id, task.abort_handle())))

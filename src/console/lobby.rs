@@ -39,6 +39,11 @@ pub fn banner() -> String {
     )
 }
 
+/// The banner's last line for a client whose terminal type said a screen reader is in
+/// use (SPEC section 10).
+pub const READER_ON: &str =
+    "Reader mode is on: games are described in words (set reader off draws them).\n";
+
 /// The banner's line on the two commands that work in every game: each game leaves
 /// and helps on a word of its own (`e`, `q`, `quit`...).
 const EVERY_GAME: &str =

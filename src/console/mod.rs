@@ -22,11 +22,13 @@
 //! [`Job`]: the caller runs it (`job.run(context).await`) and hands what it gave to
 //! [`Console::finish`].
 
+mod coach;
 pub mod commands;
 mod game;
 mod jobs;
 pub mod lobby;
 mod race;
+mod reader;
 mod replay;
 mod resume;
 
@@ -120,6 +122,24 @@ impl Console {
     /// Whether the next line is a secret (a password): the client must not echo it.
     pub fn hides_input(&self) -> bool {
         self.seat.as_ref().is_some_and(Seat::asks_secret)
+    }
+
+    /// The banner (SPEC section 1), with a line on reader mode when the client's
+    /// terminal type said a screen reader is in use.
+    pub fn banner(&self) -> String {
+        let banner = lobby::banner();
+        if !self.settings().reader {
+            return banner;
+        }
+        let at = banner.len() - lobby::PROMPT.len();
+        format!("{}{}{}", &banner[..at], lobby::READER_ON, lobby::PROMPT)
+    }
+
+    /// The client's terminal type says a screen reader is in use: reader mode on.
+    pub fn reader_detected(&mut self) {
+        if let Some(seat) = &mut self.seat {
+            seat.reader_detected();
+        }
     }
 
     /// The game being played, if any.
@@ -329,12 +349,15 @@ impl Console {
             // A frame that came after watching stopped.
             Message::Frame(_) => Outcome::Send(String::new()),
             Message::Close(last) => Outcome::Close(format!("\n{last}\n")),
-            Message::Watch { watcher, inbox } => {
-                let view = self
-                    .game
-                    .as_ref()
-                    .map(|playing| playing.game.view(&self.memory));
-                seat.add_watcher(watcher, inbox, view);
+            Message::Watch {
+                watcher,
+                inbox,
+                reader,
+            } => {
+                let view = self.first_view(reader);
+                if let Some(seat) = &mut self.seat {
+                    seat.add_watcher(watcher, inbox, view, reader);
+                }
                 Outcome::Send(String::new())
             }
             Message::Unwatch(watcher) => {
@@ -347,6 +370,7 @@ impl Console {
             },
             Message::RaceStart(race, game) => self.race_started(race, game),
             Message::RaceStop(race) => self.race_stopped(race),
+            Message::Deadlock { position, text } => self.late_warning(position, &text),
             Message::WatchEnded { name } => match seat.watch_ended(&name) {
                 Some(text) => Outcome::Send(format!("\n{text}{}", self.prompt())),
                 None => Outcome::Send(String::new()),
@@ -392,9 +416,7 @@ impl Console {
             Finished::Listed(text) => self.say(text),
             Finished::Saved { text, created } => {
                 self.new_saves += usize::from(created);
-                if let Some(seat) = &mut self.seat {
-                    seat.show_watchers(&format!("{text}{}", games::PROMPT));
-                }
+                self.show_watchers(&format!("{text}{}", games::PROMPT));
                 self.say(text)
             }
             Finished::Social(found) => match &mut self.seat {
@@ -405,6 +427,11 @@ impl Console {
                 None => self.say(String::new()),
             },
             Finished::Raced { join, answer } => self.raced(join, answer),
+            Finished::Coached {
+                ask,
+                snapshot,
+                found,
+            } => self.coached(ask, &snapshot, found),
             Finished::Failed => self.say(String::from(JOB_FAILED)),
         }
     }
@@ -842,7 +869,7 @@ mod tests {
         );
         assert_eq!(
             bob.send(&table, "set").await,
-            "Settings:\n  chat off\n  keys off\n  color off\n> "
+            "Settings:\n  chat off\n  keys off\n  color off\n  warnings off\n  reader off\n> "
         );
         ann.send(&table, "say hello").await;
         assert!(!bob.has_message());
@@ -851,7 +878,7 @@ mod tests {
         assert_eq!(bob.send(&table, "set chat on").await, "Chat is on.\n> ");
         assert_eq!(
             bob.send(&table, "set sound on").await,
-            "Unknown setting: sound. Settings: chat, keys, color.\n> "
+            "Unknown setting: sound. Settings: chat, keys, color, warnings, reader.\n> "
         );
         assert_eq!(
             bob.send(&table, "set chat maybe").await,
@@ -1093,5 +1120,137 @@ mod tests {
         ann.message().await; // the Unwatch
         ann.send(&table, "a").await;
         assert!(!bob.has_message(), "frames stop with watching");
+    }
+
+    #[tokio::test]
+    async fn a_watcher_in_reader_mode_hears_the_game_described() {
+        let table = Table::new().await;
+        let mut ann = table.player();
+        let mut bob = table.player();
+        ann.send(&table, "name ann").await;
+        bob.send(&table, "name bob").await;
+        bob.send(&table, "set reader on").await;
+        ann.send(&table, "sokoban").await;
+        bob.send(&table, "watch ann").await;
+        assert_eq!(ann.message().await, "");
+        // The board as it stands, in words; then after each move of ann's (who sees
+        // the board drawn) the game described again.
+        let first = bob.message().await;
+        assert!(first.contains("row 1: 7 walls"), "{first}");
+        assert_eq!(drawn(&first), None, "{first}");
+        let moved = ann.send(&table, "w1").await;
+        assert!(
+            moved.starts_with("#######"),
+            "ann's own board is drawn: {moved}"
+        );
+        let described = bob.message().await;
+        assert!(described.contains("row "), "{described}");
+        assert_eq!(drawn(&described), None, "{described}");
+    }
+
+    /// What a screen reader must never be given (SPEC section 10): a box-drawing
+    /// character, an escape or other control character, or a line of symbols it would
+    /// spell out one by one (`#####`, `+---+`, `|`).
+    fn drawn(text: &str) -> Option<String> {
+        if let Some(c) = text.chars().find(|c| ('\u{2500}'..='\u{257f}').contains(c)) {
+            return Some(format!("box drawing {c:?}"));
+        }
+        if let Some(c) = text.chars().find(|c| c.is_control() && *c != '\n') {
+            return Some(format!("control character {c:?}"));
+        }
+        text.lines()
+            .find(|line| {
+                let symbols = line.trim();
+                symbols.chars().count() >= 3
+                    && symbols
+                        .chars()
+                        .all(|c| "#+|-_=.*@$OP".contains(c) || c == ' ')
+            })
+            .map(|line| format!("a line of symbols {line:?}"))
+    }
+
+    /// Lines a player might type: every game's commands, garbage, and the players'
+    /// commands with a `/`.
+    const READER_WORDS: &[&str] = &[
+        "w1",
+        "a2",
+        "s1",
+        "d3",
+        "w",
+        "a",
+        "s",
+        "d",
+        "h",
+        "j",
+        "k",
+        "l",
+        "b",
+        "r",
+        "u",
+        "undo",
+        "redo",
+        "next",
+        "prev",
+        "level 3",
+        "lurd rRdL",
+        "move forward",
+        "turn left",
+        "turn right",
+        "grab",
+        "shoot",
+        "climb",
+        "",
+        "nonsense",
+        "/look",
+        "/where",
+        "/help",
+        "/who",
+        "/set",
+        "/top",
+        "/hint",
+        "/standings",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+        /// In reader mode no screen draws: every game's every reply, `/look`, and
+        /// every lobby command's answer.
+        #[test]
+        fn reader_mode_never_draws(
+            game in proptest::sample::select(&[
+                "sokoban", "starpusher arcade 3", "2048 seed=7", "2048 seed=7 style=ascii",
+                "wumpus",
+            ][..]),
+            lines in proptest::collection::vec(proptest::sample::select(READER_WORDS), 0..40),
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            runtime.block_on(async {
+                let table = Table::new().await;
+                let mut ann = table.player();
+                ann.send(&table, "name ann").await;
+                ann.send(&table, "set reader on").await;
+                for lobby in [
+                    "help", "who", "top", "top sokoban", "stats", "recordings", "races",
+                    "levels", "levels starpusher", "set", "look", "where", "standings",
+                    "hint", "nonsense",
+                ] {
+                    let text = ann.send(&table, lobby).await;
+                    assert_eq!(drawn(&text), None, "{lobby}: {text}");
+                }
+                let text = ann.send(&table, game).await;
+                assert_eq!(drawn(&text), None, "{game}: {text}");
+                for line in &lines {
+                    if ann.console.game().is_none() {
+                        break;
+                    }
+                    let text = ann.send(&table, line).await;
+                    assert_eq!(drawn(&text), None, "{game}, {line}: {text}");
+                }
+            });
+        }
     }
 }

@@ -33,10 +33,11 @@ pub(super) async fn play_back(
     speed: u32,
     inbox: InboxSender,
     context: Arc<Context>,
+    reader: bool,
 ) {
     let listed = &head.listed;
     let id = listed.id;
-    let first = Replay::begin(&head.start, &context);
+    let first = Replay::begin_for(&head.start, &context, reader);
     let (mut replay, first) = match first {
         Ok(begun) => begun,
         Err(error) => {
@@ -81,8 +82,10 @@ pub(super) async fn play_back(
             let step = replay.step(&input.line);
             // The line as the player's terminal showed it, then the game's answer. A
             // recording made before every typed line was cleaned may hold control
-            // characters: never shown.
-            let frame = format!("{}\n{}", crate::text::one_line(&input.line), step.text);
+            // characters: never shown. A line of help (`/hint` and its answer under
+            // it) shows what was typed, then the answer.
+            let typed = input.line.split('\n').next().unwrap_or_default();
+            let frame = format!("{}\n{}", crate::text::one_line(typed), step.text);
             if inbox.send(Message::Frame(Arc::from(frame))).is_err() {
                 return;
             }

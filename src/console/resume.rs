@@ -75,21 +75,28 @@ pub(super) async fn resume(
         .ok_or_else(|| format!("Cannot resume: this server has no game {}.", listed.game))?;
     let rebuilt = tokio::task::spawn_blocking(move || {
         let (mut replay, _) = Replay::begin(&recording.start, &context)?;
+        // Help asked for since the last result marks the next one, as live.
+        let mut helped = false;
         for input in &recording.inputs {
-            replay.step(&input.line);
+            helped |= recording::is_help(&input.line);
+            if replay.step(&input.line).finish.is_some() {
+                helped = false;
+            }
         }
         let over = replay.is_over();
-        Ok::<_, recording::ReplayError>((replay.into_game(), over, recording))
+        Ok::<_, recording::ReplayError>((replay.into_game(), over, recording, helped))
     })
     .await
     .map_err(|_| String::from(JOB_FAILED.trim_end()))?
     .map_err(|error| format!("Cannot resume: {error}."))?;
-    let ((game, memory), over, recording) = rebuilt;
+    let ((game, memory), over, recording, helped) = rebuilt;
     if over {
         return Err(String::from("You have no unfinished game."));
     }
     let level = (kind.level_key)(&recording.start.args);
-    let tape = services.recorder.reopen(player, &listed, &recording, level);
+    let tape = services
+        .recorder
+        .reopen(player, &listed, &recording, level, helped);
     Ok(Box::new(Resumed {
         kind,
         game,

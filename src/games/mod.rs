@@ -15,6 +15,8 @@
 
 use std::any::Any;
 
+pub mod boxes;
+mod glyphs;
 mod progress;
 pub mod reader;
 #[cfg(test)]
@@ -278,6 +280,12 @@ pub trait Game: Send {
     /// game, so it must be cheap.
     fn progress(&self) -> Progress;
 
+    /// The position and its history, for a game of boxes (the help of SPEC section
+    /// 13); `None` for the other games.
+    fn boxes(&self) -> Option<boxes::Boxes<'_>> {
+        None
+    }
+
     /// Reader mode (SPEC section 10): from now on every reply describes the game in
     /// words instead of drawing it, until turned off. A replay never turns it on, so
     /// recordings and results do not depend on it: it changes words only, never play.
@@ -331,6 +339,10 @@ impl<G: Game + ?Sized> Game for Box<G> {
 
     fn progress(&self) -> Progress {
         (**self).progress()
+    }
+
+    fn boxes(&self) -> Option<boxes::Boxes<'_>> {
+        (**self).boxes()
     }
 
     fn set_reader(&mut self, on: bool) {

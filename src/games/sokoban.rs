@@ -12,11 +12,14 @@
 //! right after drawing each board, the first included, so it prints the welcome, the
 //! board and `Win!` and ends, and so does this game.
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 
+use super::boxes::{Boxes, Undo, MAX_HISTORY};
 use super::reader::boxes;
 use super::world::{
-    parse_count, Cell, Direction, Glyphs, Level, LevelError, ShownChar, WinRule, World, MAX_SIDE,
+    parse_count, Cell, Direction, Glyphs, Level, LevelError, ShownChar, Step, WinRule, World,
+    MAX_SIDE,
 };
 use super::{Finish, Game, Memory, Outcome, Progress, Reply, BYE, PROMPT};
 
@@ -189,6 +192,9 @@ pub struct Sokoban {
     moves: u64,
     pushes: u64,
     finish: Option<Finish>,
+    /// The latest moves, oldest first, at most [`MAX_HISTORY`]: the game has no undo,
+    /// but the help for stuck players (SPEC section 13) counts back over them.
+    history: VecDeque<Step>,
     /// Reader mode: words instead of the board ([`Game::set_reader`]).
     reader: bool,
 }
@@ -201,6 +207,7 @@ impl Sokoban {
             moves: 0,
             pushes: 0,
             finish: None,
+            history: VecDeque::new(),
             reader: false,
         }
     }
@@ -260,6 +267,12 @@ impl Game for Sokoban {
                 if self.reader {
                     boxes::push_walk(&self.world, direction, &walk, false, &mut text);
                 }
+                for step in walk.steps {
+                    if self.history.len() >= MAX_HISTORY {
+                        self.history.pop_front();
+                    }
+                    self.history.push_back(step);
+                }
                 self.board_then(text)
             }
             None => self.board_then(String::from(INVALID)),
@@ -307,6 +320,16 @@ impl Game for Sokoban {
             ended: self.world.is_solved().then_some(Outcome::Solved),
             ..Progress::default()
         }
+    }
+
+    fn boxes(&self) -> Option<Boxes<'_>> {
+        Some(Boxes {
+            world: &self.world,
+            history: &self.history,
+            moves: self.moves,
+            pushes: self.pushes,
+            undo: Undo::Restart,
+        })
     }
 }
 

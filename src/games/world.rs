@@ -11,6 +11,8 @@ use std::sync::Arc;
 
 use smallvec::SmallVec;
 
+pub use super::glyphs::Glyphs;
+
 /// One of the four directions a player can walk or push in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Direction {
@@ -297,6 +299,11 @@ impl Level {
         self.height
     }
 
+    /// The player's start as a row-major index of the grid.
+    pub fn start_square(&self) -> usize {
+        self.start_player
+    }
+
     /// Number of goals.
     pub fn goal_count(&self) -> usize {
         self.goals
@@ -370,75 +377,14 @@ pub struct Walk {
     pub blocked: Option<Blocked>,
 }
 
-/// The glyphs a game draws a board with: one ASCII byte per kind of square, so that a
-/// board is drawn by table lookup (every command of the Sokoban games draws one).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Glyphs {
-    /// A wall.
-    pub wall: u8,
-    /// Floor.
-    pub floor: u8,
-    /// An empty goal.
-    pub goal: u8,
-    /// A box on floor.
-    pub box_on_floor: u8,
-    /// A box on a goal.
-    pub box_on_goal: u8,
-    /// The player on floor.
-    pub player: u8,
-    /// The player standing on a goal.
-    pub player_on_goal: u8,
-}
-
-impl Glyphs {
-    /// The glyph of a square without the player, indexed by [`Glyphs::square`].
-    const fn palette(&self) -> [u8; 6] {
-        // A box never stands on a wall; that slot only fills the table.
-        [
-            self.wall,
-            self.floor,
-            self.goal,
-            self.wall,
-            self.box_on_floor,
-            self.box_on_goal,
-        ]
-    }
-
-    /// Where a square's glyph is in [`Glyphs::palette`].
-    fn square(ground: Ground, has_box: bool) -> usize {
-        let ground = match ground {
-            Ground::Wall => 0,
-            Ground::Floor => 1,
-            Ground::Goal => 2,
-        };
-        ground + 3 * usize::from(has_box)
-    }
-
-    /// Whether `glyph` is one of these.
-    pub fn contains(&self, glyph: u8) -> bool {
-        [
-            self.wall,
-            self.floor,
-            self.goal,
-            self.box_on_floor,
-            self.box_on_goal,
-            self.player,
-            self.player_on_goal,
-        ]
-        .contains(&glyph)
-    }
-
-    /// True when every glyph is ASCII, as a board's text needs; checked at compile
-    /// time for each game's table.
-    pub const fn is_ascii(&self) -> bool {
-        self.wall.is_ascii()
-            && self.floor.is_ascii()
-            && self.goal.is_ascii()
-            && self.box_on_floor.is_ascii()
-            && self.box_on_goal.is_ascii()
-            && self.player.is_ascii()
-            && self.player_on_goal.is_ascii()
-    }
+/// Where a square's glyph is in [`Glyphs::palette`].
+fn glyph_slot(ground: Ground, has_box: bool) -> usize {
+    let ground = match ground {
+        Ground::Wall => 0,
+        Ground::Floor => 1,
+        Ground::Goal => 2,
+    };
+    ground + 3 * usize::from(has_box)
 }
 
 /// How many 64-square words of [`BoxSet`] are kept inside the world itself: 256
@@ -553,6 +499,16 @@ impl World {
         )
     }
 
+    /// The player's square as a row-major index of the level's grid.
+    pub fn player_square(&self) -> usize {
+        self.player
+    }
+
+    /// The squares holding a box, as row-major grid indices, in increasing order.
+    pub fn box_squares(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.level.ground.len()).filter(|&index| self.boxes.contains(index))
+    }
+
     /// Whether a box stands at (row, column).
     pub fn has_box(&self, row: usize, column: usize) -> bool {
         row < self.level.height && column < self.level.width && {
@@ -657,7 +613,7 @@ impl World {
             let start = text.len();
             let first = row * level.width;
             text.extend(ground.iter().enumerate().map(|(column, &ground)| {
-                palette[Glyphs::square(ground, self.boxes.contains(first + column))]
+                palette[glyph_slot(ground, self.boxes.contains(first + column))]
             }));
             if row == player_row {
                 if let Some(square) = text.get_mut(start + player_column) {

@@ -21,6 +21,7 @@
 
 mod keys;
 mod output;
+mod probe;
 
 use std::collections::VecDeque;
 use std::future::{poll_fn, Future};
@@ -38,7 +39,6 @@ use tracing::info;
 
 use crate::catalog::table::Context;
 use crate::codec::telnet::{Input, TelnetCodec, ECHO_OPTION, LINE_TOO_LONG, SGA_OPTION};
-use crate::console::lobby;
 use crate::console::{Console, Job, Outcome};
 use crate::net::idle::{IdleEvent, IdleTimer, Timeouts};
 use crate::net::tty::{keys_deadline, Answer, Tty, Verdict};
@@ -198,7 +198,15 @@ impl Session {
     }
 
     async fn serve(&mut self) -> std::io::Result<Ending> {
-        self.send(&lobby::banner()).await?;
+        let detect = self
+            .console
+            .seat()
+            .is_some_and(|seat| seat.services().detect_readers);
+        // Boxed: once per connection, and only with --detect-readers.
+        if detect && Box::pin(self.probe_terminal()).await? {
+            self.console.reader_detected();
+        }
+        self.send(&self.console.banner()).await?;
         loop {
             // When the line being answered arrived, for the latency metric.
             let mut line_came = None;

@@ -153,6 +153,10 @@ pub struct Settings {
     pub keys: bool,
     /// ANSI colours and boards drawn in place.
     pub color: bool,
+    /// A line after each push that makes a Sokoban level unsolvable (SPEC section 13).
+    pub warnings: bool,
+    /// Screen readers: boards described in words, never drawn (SPEC section 10).
+    pub reader: bool,
 }
 
 impl Default for Settings {
@@ -161,6 +165,8 @@ impl Default for Settings {
             chat: true,
             keys: false,
             color: false,
+            warnings: false,
+            reader: false,
         }
     }
 }
@@ -174,11 +180,21 @@ pub enum Setting {
     Keys,
     /// `color`.
     Color,
+    /// `warnings`.
+    Warnings,
+    /// `reader`.
+    Reader,
 }
 
 impl Setting {
     /// Every setting, in the order `set` lists them.
-    pub const ALL: &'static [Setting] = &[Setting::Chat, Setting::Keys, Setting::Color];
+    pub const ALL: &'static [Setting] = &[
+        Setting::Chat,
+        Setting::Keys,
+        Setting::Color,
+        Setting::Warnings,
+        Setting::Reader,
+    ];
 
     /// The setting called `word` (any case).
     pub fn from_name(word: &str) -> Option<Setting> {
@@ -194,6 +210,8 @@ impl Setting {
             Setting::Chat => "chat",
             Setting::Keys => "keys",
             Setting::Color => "color",
+            Setting::Warnings => "warnings",
+            Setting::Reader => "reader",
         }
     }
 }
@@ -205,6 +223,8 @@ impl Settings {
             Setting::Chat => self.chat,
             Setting::Keys => self.keys,
             Setting::Color => self.color,
+            Setting::Warnings => self.warnings,
+            Setting::Reader => self.reader,
         }
     }
 
@@ -214,6 +234,8 @@ impl Settings {
             Setting::Chat => self.chat = on,
             Setting::Keys => self.keys = on,
             Setting::Color => self.color = on,
+            Setting::Warnings => self.warnings = on,
+            Setting::Reader => self.reader = on,
         }
     }
 
@@ -237,6 +259,10 @@ impl Settings {
             if let (Some(setting), Some(on)) = (Setting::from_name(name), parse_on_off(value)) {
                 settings.set(setting, on);
             }
+        }
+        // Colour is noise to a screen reader: reader mode keeps it off (SPEC 10).
+        if settings.reader {
+            settings.color = false;
         }
         settings
     }
@@ -329,7 +355,10 @@ mod tests {
         let mut settings = Settings::default();
         assert!(settings.chat);
         settings.set(Setting::Chat, false);
-        assert_eq!(settings.to_stored(), "chat=off keys=off color=off");
+        assert_eq!(
+            settings.to_stored(),
+            "chat=off keys=off color=off warnings=off reader=off"
+        );
         settings.set(Setting::Keys, true);
         assert_eq!(
             Settings::from_stored("chat=off keys=on junk sound=on"),

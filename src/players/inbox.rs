@@ -73,6 +73,9 @@ pub enum Message {
         watcher: SessionId,
         /// Where its frames go.
         inbox: InboxSender,
+        /// The watcher reads through a screen reader: it gets the game described in
+        /// words (SPEC section 10) rather than the player's screen.
+        reader: bool,
     },
     /// A watcher has stopped watching.
     Unwatch(SessionId),
@@ -89,6 +92,15 @@ pub enum Message {
     /// The race is over (its time ran out, or everyone is done): stop its game, or
     /// stop watching it.
     RaceStop(RaceId),
+    /// The solver proved the position of this session's game of boxes dead (a corral:
+    /// SPEC section 13), after the push that made it: the warning, for the position
+    /// with this key only (a later move makes it stale).
+    Deadlock {
+        /// The solver's key of the position proven dead.
+        position: u64,
+        /// The warning's lines.
+        text: String,
+    },
 }
 
 /// What [`Inbox::recv`] hands the session: the next message, and how many frames were

@@ -325,13 +325,14 @@ impl Recorder {
     }
 
     /// Carry on recording `listed` (a resumed game, whose `recording` was played
-    /// again to where it stopped).
+    /// again to where it stopped; `helped`: help was asked for since its last result).
     pub fn reopen(
         &self,
         player: Player,
         listed: &Listed,
         recording: &Recording,
         level: String,
+        helped: bool,
     ) -> Tape {
         self.send(Change::State {
             id: listed.id,
@@ -342,6 +343,7 @@ impl Recorder {
         let mut tape = Tape::new(self.clone(), listed.id, player, &recording.start, level);
         tape.offset_ms = listed.duration_ms;
         tape.inputs = recording.inputs.len() as u64;
+        tape.helped = helped;
         tape
     }
 
@@ -404,6 +406,9 @@ pub struct Tape {
     notice: Option<Notice>,
     /// Where its input lines go in the writer's batch.
     row: Row,
+    /// `/hint` or `/solve` was answered since the last result: the next one is marked
+    /// helped (SPEC section 13).
+    helped: bool,
 }
 
 impl Tape {
@@ -434,6 +439,7 @@ impl Tape {
             allowance: 0,
             notice: None,
             row: Row::default(),
+            helped: false,
         }
     }
 
@@ -485,6 +491,7 @@ impl Tape {
     /// player's quota or the queue's room (then the recording stops, and
     /// [`Tape::take_notice`] says so).
     pub fn input(&mut self, line: &str) {
+        self.helped |= recording::is_help(line);
         if self.cut {
             return;
         }
@@ -527,6 +534,7 @@ impl Tape {
     /// A level solved or the game ended by its rules: a result for a named player.
     pub fn finish(&mut self, finish: Finish) {
         self.outcome = Some(finish.outcome);
+        let helped = std::mem::take(&mut self.helped);
         if self.player.guest || self.cut {
             return;
         }
@@ -546,6 +554,7 @@ impl Tape {
             duration_ms: i64::try_from(self.elapsed_ms()).unwrap_or(i64::MAX),
             finished_at: now_ms(),
             finish,
+            helped,
         })));
         if !sent {
             // A result the store cannot take now: the game goes on unrecorded rather

@@ -104,6 +104,20 @@ impl Replay {
     /// # Errors
     /// [`ReplayError`] when the game or its level is gone.
     pub fn begin(start: &Start, context: &Context) -> Result<(Replay, Step), ReplayError> {
+        Replay::begin_for(start, context, false)
+    }
+
+    /// [`Replay::begin`], for a viewer who reads through a screen reader when
+    /// `reader`: the game describes itself in words (SPEC section 10). Only what is
+    /// shown changes, never the game.
+    ///
+    /// # Errors
+    /// [`ReplayError`] when the game or its level is gone.
+    pub fn begin_for(
+        start: &Start,
+        context: &Context,
+        reader: bool,
+    ) -> Result<(Replay, Step), ReplayError> {
         let kind = GameKind::from_name(&start.game)
             .ok_or_else(|| ReplayError::UnknownGame(start.game.clone()))?;
         let game = match (&start.world, kind.from_state) {
@@ -122,13 +136,22 @@ impl Replay {
             over: false,
             level: (kind.level_key)(&start.args),
         };
+        replay.game.set_reader(reader);
         let reply = replay.game.start(&mut replay.memory);
         let step = replay.step_from(reply);
         Ok((replay, step))
     }
 
-    /// The game's answer to the next recorded line.
+    /// The game's answer to the next recorded line. A line of the help for stuck
+    /// players (`/hint` and its answer, a warning: SPEC section 13) never reaches the
+    /// game: its answer is what the player read.
     pub fn step(&mut self, line: &str) -> Step {
+        if let Some(said) = help_text(line) {
+            return Step {
+                text: format!("{said}\n{}", games::PROMPT),
+                finish: None,
+            };
+        }
         let reply = self.game.handle(line, &mut self.memory);
         self.step_from(reply)
     }
@@ -161,8 +184,22 @@ impl Replay {
     }
 }
 
+/// Whether a recorded line is the help's (it starts with `/`, which no line that
+/// reaches a game does) and asked for a solution's moves: `/hint` or `/solve`. A result
+/// reached after one is marked helped.
+pub fn is_help(line: &str) -> bool {
+    line.starts_with("/hint") || line.starts_with("/solve")
+}
+
+/// What the player read of a recorded line of help (`/hint` and the answer under it,
+/// or a warning), or `None` for a line the game played.
+fn help_text(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix('/')?;
+    Some(rest.split_once('\n').map_or("", |(_, said)| said))
+}
+
 /// Replay the first `upto` inputs and return the finishes reached, in order, each
-/// with its level named.
+/// with its level named, and whether help was asked for before each.
 ///
 /// # Errors
 /// [`ReplayError`] when the game cannot start again.
@@ -170,14 +207,18 @@ pub fn finishes(
     recording: &Recording,
     upto: usize,
     context: &Context,
-) -> Result<Vec<Finish>, ReplayError> {
+) -> Result<Vec<(Finish, bool)>, ReplayError> {
     let (mut replay, first) = Replay::begin(&recording.start, context)?;
-    let mut found: Vec<Finish> = first.finish.into_iter().collect();
+    let mut found: Vec<(Finish, bool)> = first.finish.map(|f| (f, false)).into_iter().collect();
+    let mut helped = false;
     for input in recording.inputs.iter().take(upto) {
         if replay.is_over() {
             break;
         }
-        found.extend(replay.step(&input.line).finish);
+        helped |= is_help(&input.line);
+        if let Some(finish) = replay.step(&input.line).finish {
+            found.push((finish, std::mem::take(&mut helped)));
+        }
     }
     Ok(found)
 }
@@ -345,7 +386,15 @@ mod tests {
             }
             prop_assert_eq!(&again, &sent);
             let upto = recording.inputs.len();
-            prop_assert_eq!(finishes(&recording, upto, &context).unwrap(), finished);
+            let replayed: Vec<Finish> = finishes(&recording, upto, &context)
+                .unwrap()
+                .into_iter()
+                .map(|(finish, helped)| {
+                    assert!(!helped, "no help was asked for");
+                    finish
+                })
+                .collect();
+            prop_assert_eq!(replayed, finished);
         }
     }
 
@@ -382,5 +431,46 @@ mod tests {
             decode_inputs("1 \\q\n", &mut Vec::new()),
             Err(ReplayError::Damaged(1))
         );
+    }
+
+    /// `starpusher arcade 1` ("First Push": `#@ $ .#`), with `lines` typed.
+    fn first_push(lines: &[&str]) -> Recording {
+        Recording {
+            start: Start {
+                game: String::from("starpusher"),
+                args: vec![String::from("arcade"), String::from("1")],
+                memory: String::new(),
+                world: None,
+            },
+            inputs: lines
+                .iter()
+                .enumerate()
+                .map(|(at, line)| Input {
+                    at_ms: at as u64,
+                    line: line.to_string(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn help_lines_never_reach_the_game_and_mark_the_next_result() {
+        let helped = first_push(&["/hint\nPush the box at row 1, column 4 to the right.", "d3"]);
+        let (mut replay, _) = Replay::begin(&helped.start, &context()).unwrap();
+        // The replay shows what the player read, and the game is where it was.
+        assert_eq!(
+            replay.step(&helped.inputs[0].line).text,
+            "Push the box at row 1, column 4 to the right.\nEnter command: "
+        );
+        let solved = replay.step("d3");
+        assert!(solved.finish.is_some(), "{}", solved.text);
+        let found = finishes(&helped, 2, &context()).unwrap();
+        assert_eq!(found.len(), 1);
+        assert!(found[0].1, "the hint marks the result");
+        // A warning is help too, but gives no solution away: no mark.
+        let warned = first_push(&["/warning\nThat box can no longer reach a goal.", "d3"]);
+        assert!(!finishes(&warned, 2, &context()).unwrap()[0].1);
+        assert!(is_help("/solve\nAt best 1 push is left."));
+        assert!(!is_help("/warning\nx") && !is_help("d3"));
     }
 }

@@ -150,9 +150,12 @@ fn top(kind: &GameKind, level: &str, board: Board, rows: &[Ranked], text: &mut S
                 count(row.moves, "action", "actions")
             ),
         };
+        // Help (`/hint`, `/solve`) is said: such a result comes after every one
+        // without (SPEC section 13).
+        let helped = if row.helped { ", with hints" } else { "" };
         let _ = writeln!(
             text,
-            "  {:>2}. {:<16} {what}  ({})",
+            "  {:>2}. {:<16} {what}  ({}{helped})",
             place + 1,
             row.player,
             duration(row.duration_ms)

@@ -25,17 +25,23 @@ pub fn check(recording: &Recording, pending: &Pending, context: &Context) -> Res
         context,
     )
     .map_err(|error| error.to_string())?;
-    let Some(last) = finishes.last() else {
+    let Some((last, helped)) = finishes.last() else {
         return Err(String::from("the replay reaches no end"));
     };
-    if Some(last) == pending.finish.as_ref() {
-        Ok(())
-    } else {
-        Err(format!(
+    if Some(last) != pending.finish.as_ref() {
+        return Err(format!(
             "the replay ends with {last:?}, the result says {:?}",
             pending.finish
-        ))
+        ));
     }
+    // Help is read from the recording's own lines: a result cannot hide a hint.
+    if *helped != pending.helped {
+        return Err(format!(
+            "the recording says help was used: {helped}, the result says {}",
+            pending.helped
+        ));
+    }
+    Ok(())
 }
 
 /// Check every unchecked result, now and whenever the writer wrote new ones.
@@ -122,5 +128,52 @@ async fn verify_pending(
             .map(|(result, verdict)| (result.id, verdict.is_ok()))
             .collect();
         store.set_verified(&marks).await?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::levels::Levels;
+    use crate::games::{Finish, Outcome};
+    use crate::records::recording::{Input, Start};
+
+    #[test]
+    fn a_result_that_hides_a_hint_is_kept_out() {
+        let context = Context {
+            levels: Levels::built_in().0,
+            data_dir: std::env::temp_dir().join("arcade-verifier-tests-unused"),
+        };
+        let recording = Recording {
+            start: Start {
+                game: String::from("starpusher"),
+                args: vec![String::from("arcade"), String::from("1")],
+                memory: String::new(),
+                world: None,
+            },
+            inputs: ["/hint\nPush the box at row 1, column 4 to the right.", "d3"]
+                .iter()
+                .map(|line| Input {
+                    at_ms: 0,
+                    line: line.to_string(),
+                })
+                .collect(),
+        };
+        let mut pending = Pending {
+            id: 1,
+            recording_id: 1,
+            upto: 2,
+            finish: Some(Finish {
+                level: Some(String::from("arcade 1")),
+                moves: 3,
+                pushes: 2,
+                ..Finish::new(Outcome::Solved)
+            }),
+            helped: true,
+        };
+        assert_eq!(check(&recording, &pending, &context), Ok(()));
+        pending.helped = false;
+        let refused = check(&recording, &pending, &context).unwrap_err();
+        assert!(refused.contains("help was used"), "{refused}");
     }
 }

@@ -53,6 +53,20 @@ impl Seat {
         after_prompt
     }
 
+    /// Whether to warn about a deadlock in the game of boxes now (`dead`: the position
+    /// is one): on the first dead position only, again only after one that is not.
+    /// Off unless the player `set warnings on`.
+    pub fn take_warning(&mut self, dead: bool) -> bool {
+        let due = dead && !self.hints.warned;
+        self.hints.warned = dead;
+        due
+    }
+
+    /// Whether the player wants warnings (`set warnings on`).
+    pub fn wants_warnings(&self) -> bool {
+        self.settings.warnings
+    }
+
     /// Something other than a frame was shown: it ended its line.
     pub fn frame_closed(&mut self) {
         self.hints.frame_open = false;

@@ -175,6 +175,10 @@ impl Seat {
                 self.name = name;
                 self.registered = true;
                 self.settings = Settings::from_stored(&account.settings);
+                if self.reader_detected {
+                    self.settings.reader = true;
+                    self.settings.color = false;
+                }
                 self.services.registry.set_chat(self.id, self.settings.chat);
                 let mut text = format!("You are now {}.\n", self.name);
                 if let Some(game) = &unfinished {

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::catalog::table::Contexts;
 use crate::cluster::bus::Bus;
+use crate::coach::Coach;
 use crate::metrics::Metrics;
 use crate::players::accounts::{clean_text, PlayerName};
 use crate::players::chat_limits::ChatLimits;
@@ -73,6 +74,11 @@ pub struct Shared {
     pub web: bool,
     /// The bus to the other instances (`--bus`), if any.
     pub bus: Option<Bus>,
+    /// Help for stuck Sokoban players (SPEC section 13).
+    pub coach: Coach,
+    /// `--detect-readers`: every connection is asked for its terminal type before the
+    /// banner, and a screen reader's gets reader mode (SPEC section 10).
+    pub detect_readers: bool,
 }
 
 impl std::ops::Deref for Services {
@@ -118,6 +124,8 @@ impl Services {
             metrics,
             web: false,
             bus: None,
+            coach: Coach::default(),
+            detect_readers: false,
         })))
     }
 
@@ -163,6 +171,19 @@ impl Services {
     /// The same services, for a server whose web page is on or off.
     pub fn with_bus(mut self, bus: Option<Bus>) -> Services {
         Arc::make_mut(&mut self.0).bus = bus;
+        self
+    }
+
+    /// These services with this help for stuck players (`--allow-solutions`).
+    pub fn with_coach(mut self, coach: Coach) -> Services {
+        Arc::make_mut(&mut self.0).coach = coach;
+        self
+    }
+
+    /// These services asking every client for its terminal type before the banner
+    /// (`--detect-readers`), or not.
+    pub fn with_detect_readers(mut self, on: bool) -> Services {
+        Arc::make_mut(&mut self.0).detect_readers = on;
         self
     }
 

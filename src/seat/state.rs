@@ -57,7 +57,9 @@ pub struct Seat {
     /// Boxed: most sessions watch nobody.
     pub(super) watching: Option<Box<(SessionId, PlayerName, Option<&'static GameKind>)>>,
     /// Who watches this session's game.
-    pub(super) watchers: Vec<(SessionId, InboxSender)>,
+    /// Who watches this session's game, and whether each reads through a screen
+    /// reader (it gets descriptions, not boards).
+    pub(super) watchers: Vec<(SessionId, InboxSender, bool)>,
     /// The recording being played back to this session, and its task.
     /// Boxed: rare.
     pub(super) replaying: Option<Box<(i64, tokio::task::AbortHandle)>>,
@@ -73,6 +75,9 @@ pub struct Seat {
     pub(super) chat_limit: OnceLock<Box<DefaultDirectRateLimiter>>,
     /// What the player has been told once, and has shown (issue 30).
     pub(super) hints: Hints,
+    /// The client said it reads through a screen reader: a registered player's kept
+    /// settings do not turn reader mode off at login.
+    pub(super) reader_detected: bool,
 }
 
 /// The seat's few facts for the hints of `hints.rs`, one bit each.
@@ -86,6 +91,9 @@ pub(super) struct Hints {
     pub(super) frame_open: bool,
     /// The games (bit `n`: the table's `n`th) whose hint on entering was given.
     pub(super) games_told: u8,
+    /// The position of the game of boxes being played was said to be a deadlock; no
+    /// warning again until a position that is not (SPEC section 13).
+    pub(super) warned: bool,
 }
 
 /// A registered player's game that waits for `resume`.
@@ -119,6 +127,7 @@ impl Seat {
             away_race: None,
             chat_limit: OnceLock::new(),
             hints: Hints::default(),
+            reader_detected: false,
         })
     }
 
@@ -187,6 +196,11 @@ impl Seat {
                 on_off(self.settings.get(setting))
             ));
         };
+        if setting == Setting::Color && on && self.settings.reader {
+            return Reply::Say(String::from(
+                "Colour stays off in reader mode: set reader off first.\n",
+            ));
+        }
         let text = match setting {
             Setting::Chat if !on => {
                 String::from("Chat is off: type set chat on to hear others again.\n")
@@ -203,7 +217,22 @@ impl Seat {
                 String::from("Colour is on: boards are drawn in colour, in place.\n")
             }
             Setting::Color => String::from("Colour is off.\n"),
+            Setting::Warnings if on => String::from(
+                "Warnings are on: a push that leaves a Sokoban level unsolvable is reported.\n",
+            ),
+            Setting::Warnings => String::from("Warnings are off.\n"),
+            Setting::Reader if on => String::from(
+                "Reader mode is on: games are described in words, never drawn.\n\
+                 /look describes the game again; /where says where you are.\n",
+            ),
+            Setting::Reader => String::from("Reader mode is off: boards are drawn again.\n"),
         };
+        // Colour and redrawing in place are noise to a screen reader (SPEC 10); and a
+        // player who turns reader mode off is not given it again at login.
+        if setting == Setting::Reader {
+            self.settings.color &= !on;
+            self.reader_detected &= on;
+        }
         self.settings.set(setting, on);
         self.services.registry.set_chat(self.id, self.settings.chat);
         if self.registered {
@@ -220,6 +249,14 @@ impl Seat {
     /// The player's settings.
     pub fn settings(&self) -> Settings {
         self.settings
+    }
+
+    /// The client said it reads through a screen reader (MTTS, before the banner):
+    /// reader mode on for this session, kept through a login (SPEC section 10).
+    pub fn reader_detected(&mut self) {
+        self.settings.reader = true;
+        self.settings.color = false;
+        self.reader_detected = true;
     }
 
     /// The client did not agree to single keys: off for this session (a registered
@@ -305,7 +342,7 @@ impl Drop for Seat {
             let id = watching.0;
             self.services.registry.send(id, Message::Unwatch(self.id));
         }
-        for (_, inbox) in self.watchers.drain(..) {
+        for (_, inbox, _) in self.watchers.drain(..) {
             let _ = inbox.send(Message::WatchEnded {
                 name: self.name.clone(),
             });

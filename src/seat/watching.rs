@@ -46,6 +46,7 @@ impl Seat {
         let asked = inbox.send(Message::Watch {
             watcher: self.id,
             inbox: self.inbox.clone(),
+            reader: self.settings.reader,
         });
         if asked.is_err() {
             return Reply::Say(format!("No player called {name}.\n"));
@@ -99,9 +100,16 @@ impl Seat {
     }
 
     /// Someone wants to watch this session's game: they get `view` at once and every
-    /// frame from now on. The player is not interrupted (a script being watched must
-    /// not get lines it never asked for); `who` shows how many watch.
-    pub fn add_watcher(&mut self, watcher: SessionId, inbox: InboxSender, view: Option<String>) {
+    /// frame from now on (descriptions for a `reader`). The player is not interrupted
+    /// (a script being watched must not get lines it never asked for); `who` shows how
+    /// many watch.
+    pub fn add_watcher(
+        &mut self,
+        watcher: SessionId,
+        inbox: InboxSender,
+        view: Option<String>,
+        reader: bool,
+    ) {
         let Some(view) = view else {
             // Not in a game after all (it ended while the request was on its way).
             let _ = inbox.send(Message::WatchEnded {
@@ -112,8 +120,8 @@ impl Seat {
         if inbox.send(Message::Frame(Arc::from(view))).is_err() {
             return;
         }
-        self.watchers.retain(|(id, _)| *id != watcher);
-        self.watchers.push((watcher, inbox));
+        self.watchers.retain(|(id, _, _)| *id != watcher);
+        self.watchers.push((watcher, inbox, reader));
         self.services
             .registry
             .set_watchers(self.id, self.watchers.len());
@@ -121,7 +129,7 @@ impl Seat {
 
     /// A watcher stopped.
     pub fn remove_watcher(&mut self, watcher: SessionId) {
-        self.watchers.retain(|(id, _)| *id != watcher);
+        self.watchers.retain(|(id, _, _)| *id != watcher);
         self.services
             .registry
             .set_watchers(self.id, self.watchers.len());
@@ -132,15 +140,29 @@ impl Seat {
         !self.watchers.is_empty()
     }
 
-    /// Send the game's output to every watcher; those gone are forgotten.
-    pub fn show_watchers(&mut self, text: &str) {
+    /// Whether a watcher reads through a screen reader (and so needs the game
+    /// described, [`Seat::show_watchers`]).
+    pub fn has_reader_watchers(&self) -> bool {
+        self.watchers.iter().any(|(_, _, reader)| *reader)
+    }
+
+    /// Send the game's output to every watcher, and `described` (the game in words,
+    /// when a watcher reads through a screen reader) to those who read so; those gone
+    /// are forgotten.
+    pub fn show_watchers(&mut self, text: &str, described: Option<&str>) {
         if self.watchers.is_empty() || text.is_empty() {
             return;
         }
         let frame: Arc<str> = Arc::from(text);
+        let words: Option<Arc<str>> = described.map(Arc::from);
         let before = self.watchers.len();
-        self.watchers
-            .retain(|(_, inbox)| inbox.send(Message::Frame(Arc::clone(&frame))).is_ok());
+        self.watchers.retain(|(_, inbox, reader)| {
+            let shown = match (&words, reader) {
+                (Some(words), true) => Arc::clone(words),
+                _ => Arc::clone(&frame),
+            };
+            inbox.send(Message::Frame(shown)).is_ok()
+        });
         if self.watchers.len() != before {
             self.services
                 .registry
@@ -150,7 +172,7 @@ impl Seat {
 
     /// The game is over: every watcher goes back to the lobby.
     pub fn end_watching(&mut self) {
-        for (_, inbox) in self.watchers.drain(..) {
+        for (_, inbox, _) in self.watchers.drain(..) {
             let _ = inbox.send(Message::WatchEnded {
                 name: self.name.clone(),
             });

@@ -39,6 +39,8 @@ pub struct NewResult {
     pub duration_ms: i64,
     /// Unix milliseconds.
     pub finished_at: i64,
+    /// Reached after `/hint` or `/solve` (SPEC section 13).
+    pub helped: bool,
 }
 
 /// A result waiting for its replay.
@@ -53,6 +55,8 @@ pub struct Pending {
     /// What it says was reached, its level always named (`None`: an outcome this
     /// server never writes).
     pub finish: Option<Finish>,
+    /// Whether it says it was reached after `/hint` or `/solve`.
+    pub helped: bool,
 }
 
 /// A leaderboard's line.
@@ -76,6 +80,8 @@ pub struct Ranked {
     pub finished_at: i64,
     /// The recording that reaches it (`/recordings/ID`).
     pub recording_id: i64,
+    /// Reached after `/hint` or `/solve`: ranked after every result without help.
+    pub helped: bool,
 }
 
 /// A checked result, as the results CSV lists it for grading.
@@ -105,6 +111,8 @@ pub struct Graded {
     pub recording_id: i64,
     /// The race it was played in, if any (its number on the instance that ran it).
     pub race: Option<i64>,
+    /// Reached after `/hint` or `/solve`.
+    pub helped: bool,
 }
 
 /// A player's record, for `stats`.
@@ -154,6 +162,7 @@ struct PendingRow {
     id: i64,
     recording_id: i64,
     upto: i64,
+    helped: bool,
     #[sqlx(flatten)]
     finish: FinishRow,
 }
@@ -165,6 +174,7 @@ impl From<PendingRow> for Pending {
             recording_id: row.recording_id,
             upto: unclamp(row.upto),
             finish: row.finish.finish(),
+            helped: row.helped,
         }
     }
 }
@@ -189,6 +199,7 @@ struct RankedRow {
     duration_ms: i64,
     finished_at: i64,
     recording_id: i64,
+    helped: bool,
 }
 
 impl From<RankedRow> for Ranked {
@@ -203,6 +214,7 @@ impl From<RankedRow> for Ranked {
             duration_ms: unclamp(row.duration_ms),
             finished_at: row.finished_at,
             recording_id: row.recording_id,
+            helped: row.helped,
         }
     }
 }
@@ -222,6 +234,7 @@ struct GradedRow {
     finished_at: i64,
     recording_id: i64,
     race: Option<i64>,
+    helped: bool,
 }
 
 impl From<GradedRow> for Graded {
@@ -239,6 +252,7 @@ impl From<GradedRow> for Graded {
             finished_at: row.finished_at,
             recording_id: row.recording_id,
             race: row.race,
+            helped: row.helped,
         }
     }
 }
@@ -274,7 +288,7 @@ impl Store {
         let limit = i64::from(limit);
         on_engine!(self, |pool, sql| {
             let rows: Vec<PendingRow> = sqlx::query_as(sql(
-                "SELECT id, recording_id, upto, level, outcome, moves, pushes, score, largest_tile, gold \
+                "SELECT id, recording_id, upto, helped, level, outcome, moves, pushes, score, largest_tile, gold \
                  FROM results WHERE verified IS NULL ORDER BY id LIMIT ?",
             ))
             .bind(limit)
@@ -318,16 +332,18 @@ impl Store {
         board: Board,
     ) -> Result<Vec<Ranked>, StoreError> {
         // A player's best result, then the players in order; ties go to the earlier.
+        // A result reached with help (`/hint`, `/solve`) comes after every one without:
+        // help never beats an honest result (SPEC section 13).
         let filter = ranks(board);
         let (best, order) = match board {
-            Board::Moves => ("moves, pushes, id", "moves, pushes, id"),
-            Board::Pushes => ("pushes, moves, id", "pushes, moves, id"),
-            Board::Score => ("score DESC, id", "score DESC, id"),
-            Board::Gold => ("moves, id", "wins DESC, moves, id"),
+            Board::Moves => ("helped, moves, pushes, id", "helped, moves, pushes, id"),
+            Board::Pushes => ("helped, pushes, moves, id", "helped, pushes, moves, id"),
+            Board::Score => ("helped, score DESC, id", "helped, score DESC, id"),
+            Board::Gold => ("helped, moves, id", "wins DESC, helped, moves, id"),
         };
         // Built from the constants above only: nothing a player typed.
         let query = format!(
-            "SELECT player, moves, pushes, score, largest_tile, wins, duration_ms, finished_at, recording_id FROM ( \
+            "SELECT player, moves, pushes, score, largest_tile, wins, duration_ms, finished_at, recording_id, helped FROM ( \
                SELECT *, COUNT(*) OVER (PARTITION BY player_key) AS wins, \
                  ROW_NUMBER() OVER (PARTITION BY player_key ORDER BY {best}) AS place \
                FROM results WHERE game = ? AND level = ? AND verified AND {filter}) AS best \
@@ -415,7 +431,7 @@ impl Store {
         on_engine!(self, |pool, sql| {
             let rows: Vec<GradedRow> = sqlx::query_as(sql(
                 "SELECT r.id, r.player, r.game, r.level, r.outcome, r.moves, r.pushes, r.score, \
-                 r.duration_ms, r.finished_at, r.recording_id, g.race \
+                 r.duration_ms, r.finished_at, r.recording_id, g.race, r.helped \
                  FROM results r LEFT JOIN recordings g ON g.id = r.recording_id \
                  WHERE r.verified AND r.finished_at >= ? AND r.id > ? ORDER BY r.id LIMIT ?",
             ))

@@ -27,7 +27,7 @@ const CSV_PAGE: u32 = 1000;
 
 /// The CSV's first line. Columns are only ever added at the end, so that a
 /// spreadsheet or script that reads the first ones by position goes on working.
-const CSV_HEADER: [&str; 11] = [
+const CSV_HEADER: [&str; 12] = [
     "player",
     "game",
     "level",
@@ -41,6 +41,8 @@ const CSV_HEADER: [&str; 11] = [
     "recording_id",
     // The race it was played in, empty outside a race.
     "race_id",
+    // `yes` when reached after `/hint` or `/solve` (SPEC section 13), else `no`.
+    "hints_used",
 ];
 
 /// `GET /results.csv?since=DATE` (admins): every checked result finished since DATE
@@ -124,6 +126,7 @@ fn csv_row(row: &Graded) -> String {
         &crate::text::rfc3339(row.finished_at),
         &row.recording_id.to_string(),
         &row.race.map(|race| race.to_string()).unwrap_or_default(),
+        if row.helped { "yes" } else { "no" },
     ])
 }
 
@@ -195,13 +198,14 @@ mod tests {
             finished_at: 86_400_000,
             recording_id: 12,
             race: None,
+            helped: false,
         };
         assert_eq!(
             csv_row(&graded),
-            "ann,sokoban,classic,solved,18,3,0,2.5,1970-01-02T00:00:00Z,12,\r\n"
+            "ann,sokoban,classic,solved,18,3,0,2.5,1970-01-02T00:00:00Z,12,,no\r\n"
         );
         graded.race = Some(4);
-        assert!(csv_row(&graded).ends_with(",12,4\r\n"));
+        assert!(csv_row(&graded).ends_with(",12,4,no\r\n"));
         assert_eq!(CSV_HEADER.len(), csv_row(&graded).split(',').count());
     }
 

@@ -166,6 +166,7 @@ pub async fn board(
         .send(Message::Watch {
             watcher,
             inbox: sender,
+            reader: false,
         })
         .is_err()
     {

@@ -121,7 +121,11 @@ fn leaderboard(board: Board, rows: &[Ranked]) -> Markup {
                     };
                     tr {
                         td { (place + 1) }
-                        td { (row.player) }
+                        // Help (`/hint`, `/solve`) is said, as `top` says it.
+                        td {
+                            (row.player)
+                            @if row.helped { " (with hints)" }
+                        }
                         td { (first) }
                         td { (second) }
                         td { (scores::duration(row.duration_ms)) }
@@ -163,6 +167,7 @@ mod tests {
             duration_ms: 0,
             finished_at: 0,
             recording_id: 42,
+            helped: false,
         };
         let table = leaderboard(Board::Pushes, &[row]).into_string();
         assert!(

@@ -127,7 +127,9 @@ mod tests {
   register           protect your name with a password
   set [OPTION on|off]  your settings: chat, keys (single keys, for telnet: a
                      game's keys act at once on an empty line; type d3 as D3),
-                     color (boards in colour, drawn in place);
+                     color (boards in colour, drawn in place), warnings
+                     (Sokoban: say when a push leaves a level unsolvable),
+                     reader (for screen readers: games in words, no drawing);
                      quiet is set chat off
   top [GAME [LEVEL]] the leaderboards
   stats [NAME]       a player's results
@@ -173,7 +175,14 @@ Games:
         let players = &HELP[HELP.find("\n  who ").unwrap() + 1..HELP.find("  for admins").unwrap()];
         assert_eq!(
             text,
-            format!("Player commands, with a / first in a game:\n{players}  /leave             leave this game\nThis game's commands:\nGAME HELP\n")
+            format!(
+                "Player commands, with a / first in a game:\n{players}\
+                 {}{}{}{}  /leave             leave this game\nThis game's commands:\nGAME HELP\n",
+                "  /hint              Sokoban: the next push of a solution from here\n",
+                "  /solve             Sokoban: how many pushes are left at best\n",
+                "  /look              the whole game in words (set reader on)\n",
+                "  /where             where you are in the game, in words\n",
+            )
         );
     }
 }

@@ -18,10 +18,12 @@ use crate::seat;
 
 mod broadcast;
 pub mod help;
+mod hint;
 mod join;
 mod kick;
 mod leave;
 pub mod levels;
+mod look;
 mod name;
 pub mod play;
 mod quiet;
@@ -37,6 +39,7 @@ mod replay;
 mod resume;
 mod say;
 mod set;
+mod solve;
 mod standings;
 mod start;
 mod stats;
@@ -44,6 +47,7 @@ mod tell;
 mod top;
 mod unregister;
 mod watch;
+mod where_am_i;
 mod who;
 
 /// Every command, in the order `help` lists them.
@@ -68,6 +72,10 @@ pub const COMMANDS: &[CommandSpec] = &[
     stats::COMMAND,
     recordings::COMMAND,
     standings::COMMAND,
+    hint::COMMAND,
+    solve::COMMAND,
+    look::COMMAND,
+    where_am_i::COMMAND,
     leave::COMMAND,
     broadcast::COMMAND,
     kick::COMMAND,

@@ -38,11 +38,13 @@ fn run(console: &mut Console, args: Args<'_>) -> Outcome {
     };
     let inbox = seat.own_inbox();
     let address = seat.address();
+    let reader = seat.settings().reader;
     console.store_job(StoreWork::Replay {
         id,
         speed,
         inbox,
         address,
+        reader,
     })
 }
 

@@ -11,7 +11,9 @@ pub const COMMAND: CommandSpec = CommandSpec {
     help: Help::Player(concat!(
         "  set [OPTION on|off]  your settings: chat, keys (single keys, for telnet: a\n",
         "                     game's keys act at once on an empty line; type d3 as D3),\n",
-        "                     color (boards in colour, drawn in place);\n",
+        "                     color (boards in colour, drawn in place), warnings\n",
+        "                     (Sokoban: say when a push leaves a level unsolvable),\n",
+        "                     reader (for screen readers: games in words, no drawing);\n",
         "                     quiet is set chat off\n",
     )),
     run,
@@ -25,7 +27,10 @@ fn parse(args: Args<'_>) -> (Option<&str>, Option<&str>, bool) {
 
 fn run(console: &mut Console, args: Args<'_>) -> Outcome {
     let (option, value, extra) = parse(args);
-    console.seat_reply(|seat| seat.set(option, value, extra))
+    let outcome = console.seat_reply(|seat| seat.set(option, value, extra));
+    // The game in play describes or draws itself from its next reply on.
+    console.sync_reader();
+    outcome
 }
 
 #[cfg(test)]

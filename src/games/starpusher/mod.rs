@@ -36,6 +36,7 @@ use std::sync::Arc;
 
 use self::lurd::{Lurd, LurdError};
 use self::xsb::{Collection, CollectionLevel};
+use super::boxes::{Boxes, Undo};
 use super::reader::boxes;
 use super::world::{parse_count, Direction, Glyphs, Step, Walk, World};
 use super::{Finish, Game, Memory, Outcome, Progress, Reply, BYE, PROMPT};
@@ -54,7 +55,7 @@ const _: () = assert!(GLYPHS.is_ascii(), "board glyphs must be ASCII");
 
 /// How many moves of a level `undo` can take back at most; older ones are dropped.
 /// The redo list, filled only by undo, is bounded by the same number.
-pub const MAX_UNDO: usize = 10_000;
+pub const MAX_UNDO: usize = super::boxes::MAX_HISTORY;
 
 const COMPLETE: &str = "Collection complete!\n";
 /// The commands; the undo line's number is [`MAX_UNDO`] (a test checks they agree).
@@ -644,6 +645,16 @@ impl Game for StarPusher {
             ended: self.world.is_solved().then_some(Outcome::Solved),
             ..Progress::default()
         }
+    }
+
+    fn boxes(&self) -> Option<Boxes<'_>> {
+        Some(Boxes {
+            world: &self.world,
+            history: &self.history,
+            moves: self.moves() as u64,
+            pushes: self.pushes as u64,
+            undo: Undo::Command("u"),
+        })
     }
 
     fn view(&self, _memory: &Memory) -> String {

@@ -1,0 +1,299 @@
+//! The lower bound on the pushes still needed: a minimum-cost matching of boxes to
+//! goals, each box's cost to a goal being its push distance on an empty board.
+//!
+//! Every box needs its own goal (or, under `EveryGoal` with surplus boxes, every goal
+//! its own box: the surplus boxes are matched to dummy goals at no cost), and a push
+//! moves one box one square, so the matching's cost never exceeds the real number of
+//! pushes (admissible) and drops by at most one per push (consistent). A matching that
+//! cannot avoid an impossible pair proves the position dead.
+//!
+//! The Hungarian method (shortest augmenting paths with potentials) solves a parent's
+//! matching once, in O(n^3); each child moved one box, so its matching is repaired by
+//! one augmenting path from that box's row, in O(n^2).
+
+use super::board::{Board, FAR};
+
+/// The cost of an impossible box-goal pair; any matching using one is infeasible.
+const IMPOSSIBLE: i64 = 1 << 24;
+
+/// A bound meaning "no matching exists": the position is dead.
+pub(crate) const DEAD: u32 = u32::MAX;
+
+/// The matching's working state: rows are boxes, columns goals then dummies.
+#[derive(Debug, Clone)]
+pub(crate) struct Matching {
+    rows: usize,
+    columns: usize,
+    /// Real goals among the columns (the first ones).
+    goals: usize,
+    cost: Vec<i64>,
+    row_potential: Vec<i64>,
+    column_potential: Vec<i64>,
+    /// The 1-based row matched to each 1-based column (0: none; index 0 is scratch).
+    owner: Vec<usize>,
+    least: Vec<i64>,
+    way: Vec<usize>,
+    used: Vec<bool>,
+}
+
+impl Matching {
+    /// A matching for `rows` boxes on `board`: every box needs a goal when `strict`,
+    /// else the surplus boxes may stay anywhere. `None` when there are more boxes than
+    /// goals under `strict`: no matching at all.
+    pub(crate) fn new(board: &Board, rows: usize, strict: bool) -> Option<Matching> {
+        let goals = board.goals.len();
+        let columns = if strict {
+            if rows > goals {
+                return None;
+            }
+            goals
+        } else {
+            goals.max(rows)
+        };
+        Some(Matching {
+            rows,
+            columns,
+            goals,
+            cost: vec![0; rows * columns],
+            row_potential: vec![0; rows + 1],
+            column_potential: vec![0; columns + 1],
+            owner: vec![0; columns + 1],
+            least: vec![0; columns + 1],
+            way: vec![0; columns + 1],
+            used: vec![false; columns + 1],
+        })
+    }
+
+    /// Set row `row`'s costs for a box on `square`.
+    fn set_row(&mut self, board: &Board, row: usize, square: u16) {
+        let start = row * self.columns;
+        for goal in 0..self.columns {
+            self.cost[start + goal] = if goal < self.goals {
+                match board.distance(goal, u32::from(square)) {
+                    FAR => IMPOSSIBLE,
+                    distance => i64::from(distance),
+                }
+            } else {
+                0
+            };
+        }
+    }
+
+    /// The cost of a full matching of boxes on `squares` (one per row), from scratch.
+    pub(crate) fn solve(&mut self, board: &Board, squares: &[u16]) -> u32 {
+        debug_assert_eq!(squares.len(), self.rows);
+        for (row, &square) in squares.iter().enumerate() {
+            self.set_row(board, row, square);
+        }
+        self.row_potential.fill(0);
+        self.column_potential.fill(0);
+        self.owner.fill(0);
+        for row in 1..=self.rows {
+            self.augment(row);
+        }
+        self.total()
+    }
+
+    /// The cost after the box of `row` moves to `square`, from the solved matching
+    /// before the move, in O(n^2). The state is changed: copy it first to go back.
+    pub(crate) fn moved(&mut self, board: &Board, row: usize, square: u16) -> u32 {
+        self.set_row(board, row, square);
+        let row1 = row + 1;
+        if let Some(column) = self.owner.iter().skip(1).position(|&r| r == row1) {
+            self.owner[column + 1] = 0;
+        }
+        // Only this row's costs changed: lowering its potential to its least reduced
+        // cost keeps every potential feasible, the others' pairs still tight.
+        let start = row * self.columns;
+        self.row_potential[row1] = (0..self.columns)
+            .map(|column| self.cost[start + column] - self.column_potential[column + 1])
+            .min()
+            .unwrap_or(0);
+        self.augment(row1);
+        self.total()
+    }
+
+    /// Copy `other`'s state (same shape) into this one, without allocating.
+    pub(crate) fn copy_from(&mut self, other: &Matching) {
+        self.cost.copy_from_slice(&other.cost);
+        self.row_potential.copy_from_slice(&other.row_potential);
+        self.column_potential
+            .copy_from_slice(&other.column_potential);
+        self.owner.copy_from_slice(&other.owner);
+    }
+
+    /// One shortest augmenting path from the unmatched 1-based `row`.
+    fn augment(&mut self, row: usize) {
+        let columns = self.columns;
+        self.owner[0] = row;
+        let mut column0 = 0;
+        self.least.fill(i64::MAX);
+        self.used.fill(false);
+        loop {
+            self.used[column0] = true;
+            let row0 = self.owner[column0];
+            let mut delta = i64::MAX;
+            let mut column1 = 0;
+            let start = (row0 - 1) * columns;
+            for column in 1..=columns {
+                if self.used[column] {
+                    continue;
+                }
+                let reduced = self.cost[start + column - 1]
+                    - self.row_potential[row0]
+                    - self.column_potential[column];
+                if reduced < self.least[column] {
+                    self.least[column] = reduced;
+                    self.way[column] = column0;
+                }
+                if self.least[column] < delta {
+                    delta = self.least[column];
+                    column1 = column;
+                }
+            }
+            if column1 == 0 {
+                // No free column at all (cannot happen with rows <= columns).
+                return;
+            }
+            for column in 0..=columns {
+                if self.used[column] {
+                    self.row_potential[self.owner[column]] += delta;
+                    self.column_potential[column] -= delta;
+                } else {
+                    self.least[column] -= delta;
+                }
+            }
+            column0 = column1;
+            if self.owner[column0] == 0 {
+                break;
+            }
+        }
+        loop {
+            let previous = self.way[column0];
+            self.owner[column0] = self.owner[previous];
+            column0 = previous;
+            if column0 == 0 {
+                break;
+            }
+        }
+    }
+
+    /// The matched pairs' cost, or [`DEAD`] if one is impossible.
+    fn total(&self) -> u32 {
+        let mut sum = 0i64;
+        for column in 1..=self.columns {
+            let row = self.owner[column];
+            if row != 0 {
+                sum += self.cost[(row - 1) * self.columns + column - 1];
+            }
+        }
+        if sum >= IMPOSSIBLE {
+            DEAD
+        } else {
+            sum as u32
+        }
+    }
+
+    /// For each 1-based row, its goal column (0-based; `>= goals` for a dummy).
+    #[cfg(test)]
+    fn assignment(&self) -> Vec<usize> {
+        let mut of_row = vec![0; self.rows];
+        for column in 1..=self.columns {
+            if self.owner[column] != 0 {
+                of_row[self.owner[column] - 1] = column - 1;
+            }
+        }
+        of_row
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::world::{WinRule, World};
+    use crate::solver::board::tests::level;
+    use std::sync::Arc;
+
+    fn board_and_boxes(text: &str, rule: WinRule) -> (Board, Vec<u16>) {
+        let level = level(text, rule);
+        let world = World::new(Arc::clone(&level));
+        let board = Board::new(&level, world.player_square()).unwrap();
+        let boxes = world
+            .box_squares()
+            .map(|index| board.square_of[index] as u16)
+            .collect();
+        (board, boxes)
+    }
+
+    /// Every assignment of rows to distinct columns, by brute force.
+    fn brute(cost: &[i64], rows: usize, columns: usize) -> i64 {
+        fn go(cost: &[i64], row: usize, rows: usize, columns: usize, taken: &mut Vec<bool>) -> i64 {
+            if row == rows {
+                return 0;
+            }
+            let mut best = i64::MAX;
+            for column in 0..columns {
+                if !taken[column] {
+                    taken[column] = true;
+                    let rest = go(cost, row + 1, rows, columns, taken);
+                    taken[column] = false;
+                    if rest != i64::MAX {
+                        best = best.min(cost[row * columns + column] + rest);
+                    }
+                }
+            }
+            best
+        }
+        go(cost, 0, rows, columns, &mut vec![false; columns])
+    }
+
+    #[test]
+    fn matching_is_the_cheapest_assignment_and_repairs_agree_with_a_full_solve() {
+        let text = "########\n#@ $ . #\n# $  . #\n#  $ . #\n#      #\n########";
+        let (board, boxes) = board_and_boxes(text, WinRule::EveryBox);
+        let mut matching = Matching::new(&board, boxes.len(), true).unwrap();
+        let cost = matching.solve(&board, &boxes);
+        let expected = brute(&matching.cost, matching.rows, matching.columns);
+        assert_eq!(i64::from(cost), expected);
+        assert_eq!(cost, 2 + 3 + 2);
+        let assigned = matching.assignment();
+        let mut distinct = assigned.clone();
+        distinct.sort_unstable();
+        distinct.dedup();
+        assert_eq!(distinct.len(), assigned.len());
+        // Move each box to each other open square: the repair equals a fresh solve.
+        let base = matching.clone();
+        for row in 0..boxes.len() {
+            for square in 0..board.squares() as u16 {
+                if boxes.contains(&square) {
+                    continue;
+                }
+                let mut repaired = base.clone();
+                let got = repaired.moved(&board, row, square);
+                let mut moved = boxes.clone();
+                moved[row] = square;
+                let mut fresh = Matching::new(&board, boxes.len(), true).unwrap();
+                assert_eq!(got, fresh.solve(&board, &moved), "row {row} to {square}");
+            }
+        }
+    }
+
+    #[test]
+    fn two_boxes_that_can_only_reach_one_goal_are_dead() {
+        // Both boxes sit in the top row, whose only goal is in it: each can reach that
+        // one goal only.
+        let text = "#######\n#.$ $ #\n#     #\n#.    #\n#@    #\n#######";
+        let (board, boxes) = board_and_boxes(text, WinRule::EveryBox);
+        let mut matching = Matching::new(&board, boxes.len(), true).unwrap();
+        assert_eq!(matching.solve(&board, &boxes), DEAD);
+    }
+
+    #[test]
+    fn surplus_boxes_match_dummies_under_every_goal() {
+        let text = "#######\n#.$ $ #\n#     #\n#@    #\n#######";
+        let (board, boxes) = board_and_boxes(text, WinRule::EveryGoal);
+        assert!(Matching::new(&board, boxes.len(), true).is_none());
+        let mut matching = Matching::new(&board, boxes.len(), false).unwrap();
+        assert_eq!(matching.solve(&board, &boxes), 1);
+    }
+}

@@ -1,0 +1,457 @@
+//! The push search: best-first over normalised positions, each push a step.
+//!
+//! A* on pushes + matching bound finds the fewest pushes (the bound is consistent, so
+//! a position's first expansion is at its best cost); the quick search orders by the
+//! bound first, which finds a solution long before A* would on hard levels. Both keep
+//! every position in the transposition table, so both are complete: running out of
+//! positions proves there is no solution. Pruning only ever drops dead positions (dead
+//! squares, frozen boxes off goals, an impossible matching), so that proof stands.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use super::board::{reverse, Board, NONE};
+use super::bound::{Matching, DEAD};
+use super::freeze::Freeze;
+use super::pi::{Corrals, Cut};
+use super::table::{player_mix, Nodes, NO_NODE};
+
+/// Why a search stopped without an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    Nodes,
+    Time,
+    Memory,
+    Stopped,
+}
+
+/// What a search found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// The pushes, in order: the box's square before each, and the direction index.
+    Solved(Vec<(u16, u8)>),
+    /// Every position reachable was seen: none is solved.
+    NoSolution,
+    /// A limit came first.
+    GaveUp(Stop),
+}
+
+/// How the open positions are ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// By pushes so far + bound: the fewest pushes.
+    Optimal,
+    /// By the bound, then pushes: any solution, fast.
+    Greedy,
+}
+
+/// The limits of one search.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Limits<'a> {
+    pub(crate) nodes: u64,
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) memory: usize,
+    pub(crate) stop: &'a AtomicBool,
+}
+
+/// A position to solve on a board.
+#[derive(Debug, Clone)]
+pub(crate) struct Problem<'a> {
+    pub(crate) board: &'a Board,
+    /// The boxes' squares (any order).
+    pub(crate) boxes: Vec<u16>,
+    /// The player's square.
+    pub(crate) player: u32,
+    /// Every box must end on a goal (`EveryBox`, or as many boxes as goals);
+    /// otherwise surplus boxes may stay anywhere.
+    pub(crate) strict: bool,
+}
+
+/// How often the clock and the stop flag are read, in expansions.
+const CHECK_EVERY: u64 = 256;
+
+/// The search's scratch space, sized for one board.
+struct Scratch {
+    /// 1 + the slot of the box on each square, 0 for none.
+    box_at: Vec<u16>,
+    /// Squares the player reaches in the expanded position: `reach[s] == mark`.
+    reach: Vec<u32>,
+    mark: u32,
+    /// The same for a child's normalisation.
+    child_reach: Vec<u32>,
+    child_mark: u32,
+    queue: Vec<u32>,
+}
+
+impl Scratch {
+    fn new(squares: usize) -> Scratch {
+        Scratch {
+            box_at: vec![0; squares],
+            reach: vec![0; squares],
+            mark: 0,
+            child_reach: vec![0; squares],
+            child_mark: 0,
+            queue: Vec::with_capacity(squares),
+        }
+    }
+}
+
+/// Mark every square the player reaches from `from` without crossing a box, and
+/// return the smallest one (the position's normal form).
+fn flood(
+    board: &Board,
+    box_at: &[u16],
+    seen: &mut [u32],
+    mark: &mut u32,
+    queue: &mut Vec<u32>,
+    from: u32,
+) -> u32 {
+    *mark = mark.wrapping_add(1);
+    if *mark == 0 {
+        seen.fill(0);
+        *mark = 1;
+    }
+    let mark = *mark;
+    queue.clear();
+    queue.push(from);
+    seen[from as usize] = mark;
+    let mut least = from;
+    let mut at = 0;
+    while at < queue.len() {
+        let square = queue[at];
+        at += 1;
+        least = least.min(square);
+        for &next in &board.next[square as usize] {
+            if next != NONE && seen[next as usize] != mark && box_at[next as usize] == 0 {
+                seen[next as usize] = mark;
+                queue.push(next);
+            }
+        }
+    }
+    least
+}
+
+/// The open list: a bucket per priority, last in first out within one.
+struct Open {
+    buckets: Vec<Vec<u32>>,
+    least: usize,
+    entries: usize,
+    bytes: usize,
+}
+
+impl Open {
+    fn push(&mut self, priority: usize, node: u32) {
+        if priority >= self.buckets.len() {
+            self.buckets.resize_with(priority + 1, Vec::new);
+        }
+        let bucket = &mut self.buckets[priority];
+        let before = bucket.capacity();
+        bucket.push(node);
+        self.bytes += (bucket.capacity() - before) * 4;
+        self.least = self.least.min(priority);
+        self.entries += 1;
+    }
+
+    fn pop(&mut self) -> Option<u32> {
+        while self.least < self.buckets.len() {
+            if let Some(node) = self.buckets[self.least].pop() {
+                self.entries -= 1;
+                return Some(node);
+            }
+            self.least += 1;
+        }
+        None
+    }
+}
+
+/// Search `problem` within `limits`.
+pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -> Outcome {
+    let board = problem.board;
+    let k = problem.boxes.len();
+    let Some(mut base) = Matching::new(board, k, problem.strict) else {
+        return Outcome::NoSolution;
+    };
+    let mut work = base.clone();
+    let mut scratch = Scratch::new(board.squares());
+    let mut freeze = Freeze::default();
+    let mut corrals = Corrals::new(board.squares());
+    // Every goal must end with a box (else extra goals may stay empty).
+    let fill = !problem.strict || k == board.goals.len();
+    let mut allowed = vec![true; k];
+    let mut nodes = Nodes::new(k);
+    let mut open = Open {
+        buckets: Vec::new(),
+        least: 0,
+        entries: 0,
+        bytes: 0,
+    };
+    let priority = |cost: u16, bound: u16| -> usize {
+        match order {
+            Order::Optimal => usize::from(cost) + usize::from(bound),
+            Order::Greedy => usize::from(bound) * 4 + usize::from(cost).min(3),
+        }
+    };
+
+    let mut start = problem.boxes.clone();
+    start.sort_unstable();
+    if start.windows(2).any(|pair| pair[0] == pair[1]) {
+        return Outcome::NoSolution;
+    }
+    for &square in &start {
+        scratch.box_at[square as usize] = 1;
+    }
+    let player = flood(
+        board,
+        &scratch.box_at,
+        &mut scratch.reach,
+        &mut scratch.mark,
+        &mut scratch.queue,
+        problem.player,
+    );
+    if problem.strict {
+        let box_at = &scratch.box_at;
+        let is_box = |square: u32| box_at[square as usize] != 0;
+        for &square in &start {
+            if board.dead[square as usize] {
+                return Outcome::NoSolution;
+            }
+            if freeze.frozen(board, &is_box, u32::from(square), true)
+                && freeze.group.iter().any(|&s| !board.goal[s as usize])
+            {
+                return Outcome::NoSolution;
+            }
+        }
+    }
+    for &square in &start {
+        scratch.box_at[square as usize] = 0;
+    }
+    let bound = base.solve(board, &start);
+    if bound == DEAD {
+        return Outcome::NoSolution;
+    }
+    if bound == 0 {
+        return Outcome::Solved(Vec::new());
+    }
+    let box_hash = start
+        .iter()
+        .fold(0, |hash, &square| hash ^ board.box_key[square as usize]);
+    let root = nodes.insert(
+        Nodes::hash(box_hash, player_mix(player as u16)),
+        box_hash,
+        &start,
+        player as u16,
+        NO_NODE,
+        (0, 0),
+        0,
+        clamp(bound),
+    );
+    open.push(priority(0, clamp(bound)), root);
+
+    let fixed_bytes = board.bytes() + board.squares() * 14 + k * k * 16;
+    let mut generated: u64 = 0;
+    let mut expanded: u64 = 0;
+    let mut boxes = vec![0u16; k];
+    let mut child = vec![0u16; k];
+    while let Some(node) = open.pop() {
+        if nodes.closed[node as usize] {
+            continue;
+        }
+        expanded += 1;
+        if expanded.is_multiple_of(CHECK_EVERY) {
+            if limits.stop.load(Ordering::Relaxed) {
+                return Outcome::GaveUp(Stop::Stopped);
+            }
+            if limits
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline)
+            {
+                return Outcome::GaveUp(Stop::Time);
+            }
+        }
+        let cost = nodes.cost[node as usize];
+        if order == Order::Optimal && nodes.bound[node as usize] == 0 {
+            return Outcome::Solved(path(&nodes, node));
+        }
+        nodes.closed[node as usize] = true;
+        boxes.copy_from_slice(nodes.boxes(node));
+        let node_hash = nodes.box_hash(node);
+        for (slot, &square) in boxes.iter().enumerate() {
+            scratch.box_at[square as usize] = slot as u16 + 1;
+        }
+        flood(
+            board,
+            &scratch.box_at,
+            &mut scratch.reach,
+            &mut scratch.mark,
+            &mut scratch.queue,
+            u32::from(nodes.player(node)),
+        );
+        base.solve(board, &boxes);
+        // PI-corrals cut the quick search only: A* keeps every push, so that its
+        // fewest pushes need no argument beyond the bound's.
+        let cut = if order == Order::Greedy {
+            let (reach, mark) = (&scratch.reach, scratch.mark);
+            corrals.cut(
+                board,
+                &scratch.box_at,
+                &|s| reach[s as usize] == mark,
+                problem.strict,
+                fill,
+            )
+        } else {
+            Cut::None
+        };
+        match &cut {
+            Cut::None => allowed.fill(true),
+            Cut::Only(slots) => {
+                allowed.fill(false);
+                for &slot in slots {
+                    allowed[slot as usize] = true;
+                }
+            }
+            Cut::Dead => allowed.fill(false),
+        }
+        let mut outcome = None;
+        'boxes: for slot in 0..k {
+            if !allowed[slot] {
+                continue;
+            }
+            let from = u32::from(boxes[slot]);
+            for direction in 0..4 {
+                let behind = board.next[from as usize][reverse(direction)];
+                if behind == NONE || scratch.reach[behind as usize] != scratch.mark {
+                    continue;
+                }
+                let to = board.next[from as usize][direction];
+                if to == NONE || scratch.box_at[to as usize] != 0 {
+                    continue;
+                }
+                if problem.strict && board.dead[to as usize] {
+                    continue;
+                }
+                scratch.box_at[from as usize] = 0;
+                scratch.box_at[to as usize] = slot as u16 + 1;
+                let verdict = child_bound(
+                    problem,
+                    board,
+                    &scratch.box_at,
+                    &mut freeze,
+                    &base,
+                    &mut work,
+                    slot,
+                    to,
+                );
+                if let Some(bound) = verdict {
+                    generated += 1;
+                    child.copy_from_slice(&boxes);
+                    child[slot] = to as u16;
+                    child.sort_unstable();
+                    let player = flood(
+                        board,
+                        &scratch.box_at,
+                        &mut scratch.child_reach,
+                        &mut scratch.child_mark,
+                        &mut scratch.queue,
+                        from,
+                    ) as u16;
+                    let box_hash =
+                        node_hash ^ board.box_key[from as usize] ^ board.box_key[to as usize];
+                    let hash = Nodes::hash(box_hash, player_mix(player));
+                    let child_cost = cost.saturating_add(1);
+                    let bound = clamp(bound);
+                    match nodes.find(hash, &child, player) {
+                        Some(known) => {
+                            let better = child_cost < nodes.cost[known as usize];
+                            if order == Order::Optimal && better && !nodes.closed[known as usize] {
+                                nodes.cost[known as usize] = child_cost;
+                                nodes.parent[known as usize] = node;
+                                nodes.push[known as usize] = (from as u16, direction as u8);
+                                open.push(priority(child_cost, nodes.bound[known as usize]), known);
+                            }
+                        }
+                        None => {
+                            let new = nodes.insert(
+                                hash,
+                                box_hash,
+                                &child,
+                                player,
+                                node,
+                                (from as u16, direction as u8),
+                                child_cost,
+                                bound,
+                            );
+                            if order == Order::Greedy && bound == 0 {
+                                outcome = Some(Outcome::Solved(path(&nodes, new)));
+                            } else {
+                                open.push(priority(child_cost, bound), new);
+                            }
+                        }
+                    }
+                }
+                scratch.box_at[to as usize] = 0;
+                scratch.box_at[from as usize] = slot as u16 + 1;
+                if outcome.is_some() {
+                    break 'boxes;
+                }
+                if generated >= limits.nodes {
+                    outcome = Some(Outcome::GaveUp(Stop::Nodes));
+                    break 'boxes;
+                }
+                if nodes.bytes() + open.bytes + fixed_bytes > limits.memory {
+                    outcome = Some(Outcome::GaveUp(Stop::Memory));
+                    break 'boxes;
+                }
+            }
+        }
+        for &square in &boxes {
+            scratch.box_at[square as usize] = 0;
+        }
+        if let Some(outcome) = outcome {
+            return outcome;
+        }
+    }
+    Outcome::NoSolution
+}
+
+/// The bound of a child whose box of `slot` was pushed to `to` (`box_at` already
+/// shows the push), or `None` when the child is dead.
+#[allow(clippy::too_many_arguments)]
+fn child_bound(
+    problem: &Problem<'_>,
+    board: &Board,
+    box_at: &[u16],
+    freeze: &mut Freeze,
+    base: &Matching,
+    work: &mut Matching,
+    slot: usize,
+    to: u32,
+) -> Option<u32> {
+    if problem.strict {
+        let is_box = |square: u32| box_at[square as usize] != 0;
+        if freeze.frozen(board, &is_box, to, true)
+            && freeze.group.iter().any(|&s| !board.goal[s as usize])
+        {
+            return None;
+        }
+    }
+    work.copy_from(base);
+    let bound = work.moved(board, slot, to as u16);
+    (bound != DEAD).then_some(bound)
+}
+
+/// A bound as stored (bounds past `u16` are rare and only order the search).
+fn clamp(bound: u32) -> u16 {
+    bound.min(u32::from(u16::MAX - 1)) as u16
+}
+
+/// The pushes from the root to `node`, in order.
+fn path(nodes: &Nodes, node: u32) -> Vec<(u16, u8)> {
+    let mut pushes = Vec::new();
+    let mut at = node;
+    while nodes.parent[at as usize] != NO_NODE {
+        pushes.push(nodes.push[at as usize]);
+        at = nodes.parent[at as usize];
+    }
+    pushes.reverse();
+    pushes
+}
