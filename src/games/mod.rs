@@ -19,6 +19,8 @@ pub mod boxes;
 mod glyphs;
 mod progress;
 pub mod reader;
+#[cfg(test)]
+mod reader_tests;
 mod save_name;
 pub mod sokoban;
 pub mod starpusher;

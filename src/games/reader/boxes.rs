@@ -12,9 +12,7 @@
 //! of a row, as Star Pusher draws it, and a row of floor only is `empty`. A walk that
 //! stops early says why, which the drawn games leave to the eye.
 
-use std::fmt::Write as _;
-
-use super::{at, push_list};
+use super::{at, push_line, push_list};
 use crate::games::world::{Blocked, Direction, Ground, Step, Walk, World};
 
 /// What one square shows, as a row's runs name it.
@@ -125,7 +123,7 @@ pub fn push_placed(world: &World, out: &mut String) {
     } else {
         "boxes on goals"
     };
-    let _ = writeln!(out, "{placed} of {needed} {boxes}.");
+    push_line(out, &format!("{placed} of {needed} {boxes}."));
 }
 
 /// The whole board in words: where the player is, the rows, the boxes on goals.
@@ -203,31 +201,36 @@ pub fn push_walk(
     match (walked, pushed) {
         (0, 0) => {}
         (_, 0) => {
-            let _ = writeln!(
+            push_line(
                 out,
-                "You walk {} {way}, to {}.",
-                steps(walked),
-                at(row, column)
+                &format!("You walk {} {way}, to {}.", steps(walked), at(row, column)),
             );
         }
         (0, 1) => {
-            let _ = writeln!(out, "You push the box {}.", box_went(world, direction, 1));
+            push_line(
+                out,
+                &format!("You push the box {}.", box_went(world, direction, 1)),
+            );
         }
         (0, _) => {
-            let _ = writeln!(
+            push_line(
                 out,
-                "You push the box {} {way}, {}.",
-                steps(pushed),
-                box_went(world, direction, pushed)
+                &format!(
+                    "You push the box {} {way}, {}.",
+                    steps(pushed),
+                    box_went(world, direction, pushed)
+                ),
             );
         }
         _ => {
-            let _ = writeln!(
+            push_line(
                 out,
-                "You walk {} {way} and push the box {}, {}.",
-                steps(walked),
-                steps(pushed),
-                box_went(world, direction, pushed)
+                &format!(
+                    "You walk {} {way} and push the box {}, {}.",
+                    steps(walked),
+                    steps(pushed),
+                    box_went(world, direction, pushed)
+                ),
             );
         }
     }
@@ -239,7 +242,7 @@ pub fn push_walk(
         }
         Some(_) => {}
         None if !moved => {
-            let _ = writeln!(out, "You stay at {}.", at(row, column));
+            push_line(out, &format!("You stay at {}.", at(row, column)));
         }
         None => {}
     }
@@ -259,18 +262,22 @@ pub fn push_undone(world: &World, step: Step, out: &mut String) {
         } else {
             ""
         };
-        let _ = writeln!(
+        push_line(
             out,
-            "You take back a push {way}: the box is back at {}{on_goal}, you at {}.",
-            at(box_row, box_column),
-            at(row, column)
+            &format!(
+                "You take back a push {way}: the box is back at {}{on_goal}.",
+                at(box_row, box_column),
+            ),
         );
+        push_line(out, &format!("You are at {}.", at(row, column)));
         push_placed(world, out);
     } else {
-        let _ = writeln!(
+        push_line(
             out,
-            "You take back a step {way}: you are back at {}.",
-            at(row, column)
+            &format!(
+                "You take back a step {way}: you are back at {}.",
+                at(row, column)
+            ),
         );
     }
 }
@@ -285,10 +292,12 @@ pub fn push_moves(world: &World, moves: &[Step], out: &mut String) {
     let (row, column) = world.player();
     let played = crate::games::words::count(moves.len() as u64, "move", "moves");
     let pushed = crate::games::words::count(pushes as u64, "push", "pushes");
-    let _ = writeln!(
+    push_line(
         out,
-        "You play {played}, {pushed}, and stand at {}.",
-        at(row, column)
+        &format!(
+            "You play {played}, {pushed}, and stand at {}.",
+            at(row, column)
+        ),
     );
     if pushes > 0 {
         push_placed(world, out);
@@ -416,8 +425,8 @@ mod tests {
         push_undone(&world, step, &mut out);
         assert_eq!(
             out,
-            "You take back a push right: the box is back at row 2, column 3, you at \
-             row 2, column 2.\n0 of 1 box on a goal.\n"
+            "You take back a push right: the box is back at row 2, column 3.\n\
+             You are at row 2, column 2.\n0 of 1 box on a goal.\n"
         );
         let moves: Vec<Step> = "rl".chars().filter_map(Direction::from_lurd).collect();
         let mut out = String::new();

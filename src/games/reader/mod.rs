@@ -52,6 +52,26 @@ where
     out.push('\n');
 }
 
+/// Append `sentence` and `\n`, broken between words into lines of at most [`WIDTH`]
+/// columns: prose, so continued lines start at the margin. A word longer than a line
+/// gets a line of its own.
+pub fn push_line(out: &mut String, sentence: &str) {
+    let mut column = 0;
+    for word in sentence.split(' ') {
+        let width = word.chars().count();
+        if column > 0 && column + 1 + width > WIDTH {
+            out.push('\n');
+            column = 0;
+        } else if column > 0 {
+            out.push(' ');
+            column += 1;
+        }
+        out.push_str(word);
+        column += width;
+    }
+    out.push('\n');
+}
+
 /// `row R, column C` for a 0-based (row, column), 1-based as people count: plain
 /// numbers, which every screen reader speaks the same way.
 pub fn at(row: usize, column: usize) -> String {
@@ -139,6 +159,24 @@ mod tests {
         // Nothing lost or doubled: the items read back in order.
         let joined = out.replace(",\n  ", ", ");
         assert_eq!(joined, format!("row 12: {}\n", items.join(", ")));
+    }
+
+    #[test]
+    fn sentences_break_between_words_within_the_width() {
+        let mut out = String::new();
+        push_line(&mut out, "You walk 2 steps right.");
+        assert_eq!(out, "You walk 2 steps right.\n");
+        let sentence = "You take back a push right: the box is back at row 256, column 256, \
+                        on a goal, you at row 256, column 255.";
+        let mut out = String::new();
+        push_line(&mut out, sentence);
+        assert_eq!(
+            out,
+            "You take back a push right: the box is back at row 256, column 256, on a goal,\n\
+             you at row 256, column 255.\n"
+        );
+        assert!(out.lines().all(|line| line.chars().count() <= WIDTH));
+        assert_eq!(out.replace('\n', " ").trim_end(), sentence);
     }
 
     #[test]

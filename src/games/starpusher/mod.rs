@@ -1372,8 +1372,8 @@ mod reader_tests {
             [
                 "You push the box to row 2, column 5.\n0 of 1 box on a goal.\n\
                  Level 1/2  Moves: 2  Pushes: 1\nEnter command: ",
-                "You take back a push right: the box is back at row 2, column 4, you at \
-                 row 2, column 3.\n0 of 1 box on a goal.\n\
+                "You take back a push right: the box is back at row 2, column 4.\n\
+                 You are at row 2, column 3.\n0 of 1 box on a goal.\n\
                  Level 1/2  Moves: 1  Pushes: 0\nEnter command: ",
             ]
         );

@@ -12,6 +12,7 @@
 //! writes the final state.
 
 pub mod cave;
+pub mod describe;
 pub mod format;
 
 use std::fmt::Write as _;
@@ -146,6 +147,8 @@ pub struct Wumpus {
     /// How the game ended by its rules, for a race.
     ended: Option<Outcome>,
     reserved: Vec<String>,
+    /// Reader mode: the room and the ways out in words too ([`Game::set_reader`]).
+    reader: bool,
 }
 
 impl Wumpus {
@@ -158,6 +161,7 @@ impl Wumpus {
             finish: None,
             ended: None,
             reserved: Vec::new(),
+            reader: false,
         }
     }
 
@@ -203,6 +207,24 @@ impl Wumpus {
         }
     }
 
+    /// Reader mode's words after an action that was carried out and did not end the
+    /// game, following its percepts: the new room and its ways after a step, the way
+    /// ahead after a turn. Bumps, shots and grabs are said by their percepts.
+    fn words_after(&self, action: Action, moved: bool, text: &mut String) {
+        match action {
+            Action::MoveForward if moved => {
+                text.push_str(&describe::where_is(&self.cave));
+                text.push('\n');
+                describe::push_ways(&self.cave, text);
+            }
+            Action::TurnLeft | Action::TurnRight => {
+                describe::push_facing(&self.cave, text);
+                describe::push_ahead(&self.cave, text);
+            }
+            _ => {}
+        }
+    }
+
     fn end(&mut self, mut text: String) -> Reply {
         self.over = true;
         let _ = write!(text, "{}", self.cave);
@@ -214,9 +236,18 @@ impl Game for Wumpus {
     fn start(&mut self, _memory: &mut Memory) -> Reply {
         // A saved state may leave the player in a pit or with the wumpus: the game
         // then ends at once, after the percepts.
-        let mut percepts = Percepts::after(String::from(WELCOME));
+        let mut text = String::from(WELCOME);
+        if self.reader {
+            text.push_str(&describe::where_is(&self.cave));
+            text.push('\n');
+        }
+        let mut percepts = Percepts::after(text);
         self.cave
             .room_percepts_each(|percept| percepts.write(percept));
+        if self.reader && !percepts.ended {
+            describe::push_ways(&self.cave, &mut percepts.text);
+            describe::push_carrying(&self.cave, &mut percepts.text);
+        }
         self.report(percepts)
     }
 
@@ -227,9 +258,14 @@ impl Game for Wumpus {
         match Command::parse(line) {
             Ok(Command::Act(action)) => {
                 let mut percepts = Percepts::after(String::new());
+                let was = self.cave.player().pos;
                 match self.cave.act_each(action, |percept| percepts.write(percept)) {
                     Ok(()) => {
                         self.actions += 1;
+                        if self.reader && !percepts.ended {
+                            let moved = self.cave.player().pos != was;
+                            self.words_after(action, moved, &mut percepts.text);
+                        }
                         self.report(percepts)
                     }
                     Err(no_effect) => Reply::playing(format!("{no_effect}\n{PROMPT}")),
@@ -279,9 +315,25 @@ impl Game for Wumpus {
         HELP
     }
 
-    fn describe(&self, memory: &Memory) -> String {
-        // Described in words in a later step; the view until then.
-        self.view(memory)
+    fn set_reader(&mut self, on: bool) {
+        self.reader = on;
+    }
+
+    fn describe(&self, _memory: &Memory) -> String {
+        let mut text = describe::where_is(&self.cave);
+        text.push('\n');
+        let mut percepts = Percepts::after(text);
+        self.cave
+            .room_percepts_each(|percept| percepts.write(percept));
+        let mut text = percepts.text;
+        describe::push_ways(&self.cave, &mut text);
+        describe::push_carrying(&self.cave, &mut text);
+        text.push_str(PROMPT);
+        text
+    }
+
+    fn where_is(&self) -> Option<String> {
+        Some(describe::where_is(&self.cave))
     }
 
     fn exit_command(&self) -> &'static str {
@@ -598,5 +650,143 @@ mod tests {
         let again = parse_cave(&state).unwrap();
         assert_eq!(&again, game.cave());
         assert_eq!(again.to_string(), state);
+    }
+}
+
+#[cfg(test)]
+mod reader_tests {
+    use super::*;
+    use crate::games::reader::problem;
+
+    const CLASSIC: &str =
+        "dim 4 4\nplayer 0 0 1 0 1\nwumpus 3 2\ngold 3 3\npit 2 0\npit 1 2\nexit 0 0\n";
+
+    fn game(reader: bool) -> Wumpus {
+        let mut game = Wumpus::new(parse_cave(CLASSIC).unwrap());
+        game.set_reader(reader);
+        game
+    }
+
+    /// Each line's reply text, checked fit for a reader.
+    fn said(game: &mut Wumpus, lines: &[&str]) -> Vec<String> {
+        let mut memory = Memory::default();
+        lines
+            .iter()
+            .map(|line| {
+                let text = game.handle(line, &mut memory).text;
+                assert_eq!(problem(&text), None, "{text}");
+                text
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_classic_world_starts_with_the_room_and_the_ways_out() {
+        let reply = game(true).start(&mut Memory::default());
+        assert_eq!(
+            reply.text,
+            "Welcome to the Wumpus World!\n\
+             You are in room (0, 0), the north-west corner, facing south.\n\
+             You see light above.\n\
+             You can move forward south to room (0, 1).\n\
+             Left, east: room (1, 0).\n\
+             Right, west: a wall.\n\
+             Behind, north: a wall.\n\
+             You carry your arrow and no gold.\n\
+             Enter command: "
+        );
+        assert_eq!(reply.status, Status::Playing);
+    }
+
+    #[test]
+    fn moves_and_turns_say_the_room_and_the_way_ahead() {
+        let mut game = game(true);
+        let texts = said(
+            &mut game,
+            &[
+                "move forward",
+                "move forward",
+                "turn left",
+                "shoot",
+                "dance",
+            ],
+        );
+        assert_eq!(
+            texts,
+            [
+                "You are in room (0, 1), on the west side, facing south.\n\
+                 You can move forward south to room (0, 2).\n\
+                 Left, east: room (1, 1).\nRight, west: a wall.\nBehind, north: room (0, 0).\n\
+                 Enter command: ",
+                "You feel a breeze.\n\
+                 You are in room (0, 2), on the west side, facing south.\n\
+                 You can move forward south to room (0, 3).\n\
+                 Left, east: room (1, 2).\nRight, west: a wall.\nBehind, north: room (0, 1).\n\
+                 Enter command: ",
+                "You feel a breeze.\nYou face east.\n\
+                 You can move forward east to room (1, 2).\nEnter command: ",
+                "Your arrow disappeared into the darkness.\nYou feel a breeze.\n\
+                 Enter command: ",
+                "That command had no effect.\nEnter command: ",
+            ]
+        );
+        assert_eq!(
+            game.where_is().as_deref(),
+            Some("You are in room (0, 2), on the west side, facing east.")
+        );
+        assert_eq!(
+            game.describe(&Memory::default()),
+            "You are in room (0, 2), on the west side, facing east.\n\
+             You feel a breeze.\n\
+             You can move forward east to room (1, 2).\n\
+             Left, north: room (0, 1).\nRight, south: room (0, 3).\nBehind, west: a wall.\n\
+             You carry no gold, and your arrow is spent.\nEnter command: "
+        );
+        // The last step, into the pit: the percepts and the world, as without a reader.
+        let last = said(&mut game, &["move forward"]).remove(0);
+        assert!(
+            last.starts_with("You feel a breeze.\nYou fell into a pit.\ndim 4 4\n"),
+            "{last}"
+        );
+        assert!(game.is_over());
+    }
+
+    #[test]
+    fn reader_mode_changes_words_only() {
+        let lines = [
+            "move forward",
+            "turn left",
+            "move forward",
+            "shoot",
+            "grab",
+            "climb",
+            "turn right",
+            "turn right",
+            "move forward",
+            "climb",
+            "turn right",
+            "move forward",
+            "climb",
+        ];
+        let (mut words, mut drawn) = (game(true), game(false));
+        let mut memory = Memory::default();
+        words.start(&mut memory);
+        drawn.start(&mut memory);
+        for line in lines {
+            let (said, shown) = (
+                words.handle(line, &mut memory),
+                drawn.handle(line, &mut memory),
+            );
+            assert_eq!(said.status, shown.status, "{line}");
+            assert_eq!(words.progress(), drawn.progress(), "{line}");
+            assert_eq!(words.take_finish(), drawn.take_finish(), "{line}");
+            // The percepts come first, as SPEC prints them.
+            assert!(
+                said.text.starts_with(shown.text.trim_end_matches(PROMPT)),
+                "{line}"
+            );
+        }
+        assert_eq!(words.state(), drawn.state());
+        assert!(words.is_over());
     }
 }
