@@ -123,12 +123,6 @@ async fn without_the_option_nothing_is_asked() {
     server.shutdown().await;
 }
 
-/// Whether a line is one a screen reader would spell out symbol by symbol.
-fn spelled_out(line: &str) -> bool {
-    let line = line.trim();
-    line.chars().count() >= 3 && line.chars().all(|c| "#+|-_=.*@$OP ".contains(c))
-}
-
 #[tokio::test]
 async fn espeak_reads_a_reader_mode_game_aloud() {
     let Some(espeak) = common::program("espeak-ng", "espeak-ng") else {
@@ -153,21 +147,18 @@ async fn espeak_reads_a_reader_mode_game_aloud() {
     ] {
         ann.send(line).await;
         let answer = ann.read_text_until(until).await;
-        transcript.push_str(&answer.replace('\r', ""));
-        transcript.push('\n');
+        // The prompts are the protocol's (`> ` would read as a lone symbol): the
+        // transcript is what the games and the lobby say.
+        let said = answer.strip_suffix(until).unwrap_or(&answer);
+        transcript.push_str(&said.replace('\r', ""));
     }
-    for line in transcript.lines() {
-        assert!(
-            !spelled_out(line),
-            "a screen reader would spell out {line:?}"
-        );
-        assert!(
-            !line
-                .chars()
-                .any(|c| ('\u{2500}'..='\u{257f}').contains(&c) || c == '\u{1b}'),
-            "{line:?}"
-        );
-    }
+    // No line a screen reader would spell out symbol by symbol, no drawing, no
+    // escape sequence.
+    assert_eq!(
+        arcade::games::reader::problem(&transcript),
+        None,
+        "{transcript}"
+    );
     assert!(transcript.contains("row "), "{transcript}");
     let dir = tempfile::tempdir().expect("a temporary directory");
     let text = dir.path().join("transcript.txt");

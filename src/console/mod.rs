@@ -1171,25 +1171,12 @@ mod tests {
         assert_eq!(drawn(&described), None, "{described}");
     }
 
-    /// What a screen reader must never be given (SPEC section 10): a box-drawing
-    /// character, an escape or other control character, or a line of symbols it would
-    /// spell out one by one (`#####`, `+---+`, `|`).
+    /// What a screen reader must never be given (SPEC section 10): the games' own
+    /// check, as text, on what comes before the prompt (the lobby's `> ` is the
+    /// protocol's, read once as "greater than").
     fn drawn(text: &str) -> Option<String> {
-        if let Some(c) = text.chars().find(|c| ('\u{2500}'..='\u{257f}').contains(c)) {
-            return Some(format!("box drawing {c:?}"));
-        }
-        if let Some(c) = text.chars().find(|c| c.is_control() && *c != '\n') {
-            return Some(format!("control character {c:?}"));
-        }
-        text.lines()
-            .find(|line| {
-                let symbols = line.trim();
-                symbols.chars().count() >= 3
-                    && symbols
-                        .chars()
-                        .all(|c| "#+|-_=.*@$OP".contains(c) || c == ' ')
-            })
-            .map(|line| format!("a line of symbols {line:?}"))
+        let said = text.strip_suffix(lobby::PROMPT).unwrap_or(text);
+        crate::games::reader::problem(said).map(|problem| problem.to_string())
     }
 
     /// Lines a player might type: every game's commands, garbage, and the players'
