@@ -9,9 +9,10 @@ mod common;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use arcade::server::Options;
+use common::screen::Screen;
 use common::{Client, TestServer};
 use tokio::io::AsyncReadExt;
 
@@ -39,6 +40,15 @@ fn ssh_args(addr: SocketAddr, user: &str) -> Vec<String> {
     .collect()
 }
 
+/// A command's words as one shell line for tmux, each quoted.
+fn shell(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|word| format!("'{word}'"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The programs, or `None` (skipped, or a failure under CI).
 fn programs() -> Option<(PathBuf, PathBuf, PathBuf)> {
     let ssh = common::program("ssh", "openssh-client")?;
@@ -56,98 +66,6 @@ async fn ssh_server(options: Options) -> (TestServer, SocketAddr) {
     .await;
     let addr = server.ssh_addr.expect("the SSH port");
     (server, addr)
-}
-
-/// A tmux server of its own (`-L`) with one window running a command.
-struct Screen {
-    tmux: PathBuf,
-    socket: String,
-}
-
-impl Screen {
-    fn open(tmux: &Path, name: &str, command: &[String]) -> Screen {
-        let socket = format!("arcade-ssh-{}-{name}", std::process::id());
-        let screen = Screen {
-            tmux: tmux.to_path_buf(),
-            socket,
-        };
-        let command = command
-            .iter()
-            .map(|word| format!("'{word}'"))
-            .collect::<Vec<_>>()
-            .join(" ");
-        screen.tmux(&[
-            "new-session",
-            "-d",
-            "-s",
-            "t",
-            "-x",
-            "100",
-            "-y",
-            "40",
-            &command,
-        ]);
-        screen
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let output = Command::new(&self.tmux)
-            .args(["-L", &self.socket])
-            .args(args)
-            .output()
-            .expect("run tmux");
-        assert!(
-            output.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "t"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
-    }
-
-    fn type_text(&self, text: &str) {
-        self.tmux(&["send-keys", "-t", "t", "-l", text]);
-    }
-
-    fn text(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", "t"])
-    }
-
-    fn colours(&self) -> String {
-        self.tmux(&["capture-pane", "-e", "-p", "-t", "t"])
-    }
-
-    fn wait_for(&self, wanted: &str) -> String {
-        self.wait_until(wanted, |text| text.contains(wanted))
-    }
-
-    fn wait_until(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
-        let start = Instant::now();
-        loop {
-            let text = self.text();
-            if done(&text) {
-                return text;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "no {what} on the screen:\n{text}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-}
-
-impl Drop for Screen {
-    fn drop(&mut self) {
-        let _ = Command::new(&self.tmux)
-            .args(["-L", &self.socket, "kill-server"])
-            .output();
-    }
 }
 
 /// Run `ssh` with `args` to the end, `input` on its standard input: its output and
@@ -178,11 +96,15 @@ async fn a_guest_plays_sokoban_with_arrow_keys_in_colour_and_the_window_size_fol
     let (server, addr) = ssh_server(Options::default()).await;
     let fingerprint_file = server.data_dir().join("ssh_host_ed25519_key");
     tokio::task::spawn_blocking(move || {
-        let screen = Screen::open(&tmux, "guest", &{
-            let mut command = vec![ssh.display().to_string(), String::from("-tt")];
-            command.extend(ssh_args(addr, "guest"));
-            command
-        });
+        let screen = Screen::open(
+            &tmux,
+            "guest",
+            &shell(&{
+                let mut command = vec![ssh.display().to_string(), String::from("-tt")];
+                command.extend(ssh_args(addr, "guest"));
+                command
+            }),
+        );
         let text = screen.wait_for("Welcome to arcade!");
         assert!(text.contains("You are a guest"), "{text}");
         // Keys and colour with no `set`: the pty gave them.
@@ -252,7 +174,7 @@ async fn a_registered_player_logs_in_by_password_adds_a_key_then_needs_no_passwo
             String::from("PubkeyAuthentication=no"),
         ];
         command.extend(ssh_args(addr, "ann"));
-        let screen = Screen::open(&tmux, "ann", &command);
+        let screen = Screen::open(&tmux, "ann", &shell(&command));
         screen.wait_for("password:");
         screen.type_text("pw-ann-1234");
         screen.keys(&["Enter"]);
@@ -311,7 +233,7 @@ async fn a_wrong_password_is_refused_and_counted_as_on_telnet() {
             String::from("NumberOfPasswordPrompts=5"),
         ];
         command.extend(ssh_args(addr, "bob"));
-        let screen = Screen::open(&tmux, "bob", &command);
+        let screen = Screen::open(&tmux, "bob", &shell(&command));
         for attempt in 1..=5 {
             screen.wait_until("a password prompt", |text| {
                 text.matches("password:").count() == attempt
@@ -386,7 +308,7 @@ async fn a_telnet_player_and_an_ssh_player_chat_and_watch_each_other() {
     let mut command = vec![ssh.display().to_string(), String::from("-tt")];
     command.extend(ssh_args(addr, "sam"));
     let screen = tokio::task::spawn_blocking(move || {
-        let screen = Screen::open(&tmux, "sam", &command);
+        let screen = Screen::open(&tmux, "sam", &shell(&command));
         screen.wait_for("You are now sam.");
         screen
     })

@@ -9,108 +9,8 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
-
+use common::screen::Screen;
 use common::TestServer;
-
-/// A tmux server of its own (`-L`), with one window running `telnet`.
-struct Screen {
-    tmux: PathBuf,
-    socket: String,
-}
-
-impl Screen {
-    fn open(tmux: &Path, telnet: &Path, addr: std::net::SocketAddr, name: &str) -> Screen {
-        let socket = format!("arcade-test-{}-{name}", std::process::id());
-        let screen = Screen {
-            tmux: tmux.to_path_buf(),
-            socket,
-        };
-        let command = format!("{} {} {}", telnet.display(), addr.ip(), addr.port());
-        screen.tmux(&[
-            "new-session",
-            "-d",
-            "-s",
-            "t",
-            "-x",
-            "100",
-            "-y",
-            "40",
-            &command,
-        ]);
-        screen
-    }
-
-    fn tmux(&self, args: &[&str]) -> String {
-        let output = Command::new(&self.tmux)
-            .args(["-L", &self.socket])
-            .args(args)
-            .output()
-            .expect("run tmux");
-        assert!(
-            output.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    }
-
-    /// Press keys (tmux's names: `Enter`, `Up`, `BSpace`, or text).
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "t"];
-        args.extend_from_slice(keys);
-        self.tmux(&args);
-    }
-
-    /// Type `text` as it is (no key names).
-    fn type_text(&self, text: &str) {
-        self.tmux(&["send-keys", "-t", "t", "-l", text]);
-    }
-
-    /// The screen as text.
-    fn text(&self) -> String {
-        self.tmux(&["capture-pane", "-p", "-t", "t"])
-    }
-
-    /// The screen with its colours, as escape sequences.
-    fn colours(&self) -> String {
-        self.tmux(&["capture-pane", "-e", "-p", "-t", "t"])
-    }
-
-    /// Wait until the screen shows `wanted`; the screen.
-    fn wait_for(&self, wanted: &str) -> String {
-        let start = Instant::now();
-        loop {
-            let text = self.text();
-            if text.contains(wanted) {
-                return text;
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "no {wanted:?} on the screen:\n{text}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    /// Keep the screen under `target/screenshots/NAME.txt` and `.ans`.
-    fn save(&self, name: &str) {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
-        std::fs::create_dir_all(&dir).expect("a screenshots folder");
-        std::fs::write(dir.join(format!("{name}.txt")), self.text()).expect("save a screenshot");
-        std::fs::write(dir.join(format!("{name}.ans")), self.colours()).expect("save a screenshot");
-    }
-}
-
-impl Drop for Screen {
-    fn drop(&mut self) {
-        let _ = Command::new(&self.tmux)
-            .args(["-L", &self.socket, "kill-server"])
-            .output();
-    }
-}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_student_on_telnet_plays_with_single_keys_arrows_and_colour() {
@@ -123,7 +23,8 @@ async fn a_student_on_telnet_plays_with_single_keys_arrows_and_colour() {
     let server = TestServer::start().await;
     let addr = server.addr;
     tokio::task::spawn_blocking(move || {
-        let screen = Screen::open(&tmux, &telnet, addr, "keys");
+        let command = format!("{} {} {}", telnet.display(), addr.ip(), addr.port());
+        let screen = Screen::open(&tmux, "keys", &command);
         screen.wait_for("Welcome to arcade!");
         screen.keys(&["set keys on", "Enter"]);
         let text = screen.wait_for("Single keys are on.");

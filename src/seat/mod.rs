@@ -22,4 +22,5 @@ pub use chat::TOO_FAST;
 pub use racing::{open_race_for_everyone, RaceReply};
 pub use services::{taken_over, Services, MAX_REPLAYS, REPLAYS_PER_ADDRESS};
 pub use state::{Seat, ONLY_ADMINS};
+pub(crate) use work::unfinished_game;
 pub use work::{store_failed, Found, RegisterFailed, Reply, Work};

@@ -148,17 +148,7 @@ impl Work {
                     tracing::warn!(name = %name, %address, "wrong password");
                 }
                 let unfinished = if matches {
-                    // The game may have started a moment ago: its recording first.
-                    services.recorder.flush(Duration::from_secs(2)).await;
-                    services
-                        .store
-                        .waiting_game(&name.key())
-                        .await
-                        .unwrap_or_else(|error| {
-                            store_failed(&error);
-                            None
-                        })
-                        .map(|(_, game, _)| game)
+                    unfinished_game(&services, &name).await
                 } else {
                     None
                 };
@@ -238,4 +228,19 @@ pub enum RegisterFailed {
 pub fn store_failed(error: &StoreError) -> String {
     tracing::error!(%error, "the store failed");
     String::from("the server's database is not available right now, try again later")
+}
+/// The game a player who just logged in left unfinished, if any (telnet and SSH
+/// logins alike): the recorder writes first, since the game may have started a
+/// moment ago.
+pub(crate) async fn unfinished_game(services: &Services, name: &PlayerName) -> Option<String> {
+    services.recorder.flush(Duration::from_secs(2)).await;
+    services
+        .store
+        .waiting_game(&name.key())
+        .await
+        .unwrap_or_else(|error| {
+            store_failed(&error);
+            None
+        })
+        .map(|(_, game, _)| game)
 }

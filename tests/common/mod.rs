@@ -1,12 +1,14 @@
 //! Shared helpers for tests over real TCP: a server on port 0 inside the test, and a
 //! client that reads up to a marker with a timeout; [`browser`], a headless Chromium
 //! for tests of the web page; [`cluster`], several instances as processes behind
-//! HAProxy, and nats-server; [`postgres`], a throwaway PostgreSQL.
+//! HAProxy, and nats-server; [`postgres`], a throwaway PostgreSQL; [`screen`], a
+//! terminal in tmux to type into and read.
 #![allow(dead_code)] // each test binary uses its own subset
 
 pub mod browser;
 pub mod cluster;
 pub mod postgres;
+pub mod screen;
 pub mod test_server;
 
 pub use test_server::{TestServer, TIMEOUT};

@@ -7,7 +7,6 @@
 //! it would take the answer to `name NAME` and a password.
 
 use std::net::IpAddr;
-use std::time::Duration;
 
 use russh::keys::PublicKey;
 
@@ -130,17 +129,7 @@ pub async fn with_key(services: &Services, user: &str, key: &PublicKey) -> Optio
 /// A registered player is in: what the seat takes, with the unfinished game, as a
 /// telnet login finds it.
 async fn logged_in(services: &Services, name: PlayerName, account: Account) -> Found {
-    // The game may have started a moment ago: its recording first.
-    services.recorder.flush(Duration::from_secs(2)).await;
-    let unfinished = services
-        .store
-        .waiting_game(&name.key())
-        .await
-        .unwrap_or_else(|error| {
-            store_failed(&error);
-            None
-        })
-        .map(|(_, game, _)| game);
+    let unfinished = crate::seat::unfinished_game(services, &name).await;
     Found::LoggedIn {
         name,
         account: Some(account),
