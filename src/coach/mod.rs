@@ -104,6 +104,11 @@ impl Coach {
         if let Some(deadlock) = solver::deadlock(&analysis, boxes.world, pushed) {
             return Some(words::warning(&deadlock, pushed, boxes.undo));
         }
+        // Most pushes leave no corral: a flood fill here spares them the hand-off to
+        // the solver's thread (row 13 of docs/BENCHMARKS.md measured it).
+        if !solver::has_corral(&analysis, boxes.world) {
+            return None;
+        }
         let world = boxes.world.clone();
         let undo = boxes.undo;
         let inbox = inbox.clone();

@@ -11,8 +11,15 @@ use std::sync::atomic::AtomicBool;
 
 use super::board::NONE;
 use super::search::{self, Limits, Order, Outcome, Problem};
-use super::{position, Analysis, Budget, Deadlock};
+use super::{position, Analysis, Budget, Deadlock, Position};
 use crate::games::world::World;
+
+/// Whether `world` has a corral that [`corral_deadlock`] could prove dead: a flood
+/// fill, no search, so that the search is asked for only when there is something to
+/// prove (after most pushes there is not).
+pub fn has_corral(analysis: &Analysis, world: &World) -> bool {
+    position(analysis, world).is_some_and(|position| !fences(&position).is_empty())
+}
 
 /// The corral check within `budget` (a search): `Some` only when proven.
 pub fn corral_deadlock(
@@ -22,8 +29,39 @@ pub fn corral_deadlock(
     stop: &AtomicBool,
 ) -> Option<Deadlock> {
     let position = position(analysis, world)?;
+    let limits = Limits {
+        nodes: budget.nodes,
+        deadline: budget.deadline,
+        memory: budget.memory,
+        stop,
+    };
+    for fence in fences(&position) {
+        let problem = Problem {
+            board: position.board,
+            boxes: fence.clone(),
+            player: position.player,
+            strict: true,
+        };
+        match search::search(&problem, Order::Greedy, &limits) {
+            Outcome::NoSolution => {
+                let mut boxes: Vec<(usize, usize)> =
+                    fence.iter().map(|&b| position.at(b)).collect();
+                boxes.sort_unstable();
+                return Some(Deadlock::Corral { boxes });
+            }
+            Outcome::GaveUp(search::Stop::Nodes) | Outcome::Solved(_) => {}
+            Outcome::GaveUp(_) => return None,
+        }
+    }
+    None
+}
+
+/// The fences of the corrals worth a search, each the boxes around one corral: none
+/// unless every box must end on a goal (see the top of this file); a corral whose
+/// fence is all on goals with no goal inside is already fine.
+fn fences(position: &Position<'_>) -> Vec<Vec<u16>> {
     if !position.strict || position.outside_broken {
-        return None;
+        return Vec::new();
     }
     let board = position.board;
     let squares = board.squares();
@@ -53,47 +91,24 @@ pub fn corral_deadlock(
             corrals += 1;
         }
     }
-    let limits = Limits {
-        nodes: budget.nodes,
-        deadline: budget.deadline,
-        memory: budget.memory,
-        stop,
-    };
-    for corral in 0..corrals {
-        let mark = 2 + corral;
-        let fence: Vec<u16> = position
-            .boxes
-            .iter()
-            .copied()
-            .filter(|&b| {
-                board.next[b as usize]
-                    .iter()
-                    .any(|&n| n != NONE && area[n as usize] == mark)
-            })
-            .collect();
-        if fence.is_empty()
-            || fence.iter().all(|&b| board.goal[b as usize]) && !corral_has_goal(&area, board, mark)
-        {
-            continue;
-        }
-        let problem = Problem {
-            board,
-            boxes: fence.clone(),
-            player: position.player,
-            strict: true,
-        };
-        match search::search(&problem, Order::Greedy, &limits) {
-            Outcome::NoSolution => {
-                let mut boxes: Vec<(usize, usize)> =
-                    fence.iter().map(|&b| position.at(b)).collect();
-                boxes.sort_unstable();
-                return Some(Deadlock::Corral { boxes });
-            }
-            Outcome::GaveUp(search::Stop::Nodes) | Outcome::Solved(_) => {}
-            Outcome::GaveUp(_) => return None,
-        }
-    }
-    None
+    (0..corrals)
+        .map(|corral| 2 + corral)
+        .filter_map(|mark| {
+            let fence: Vec<u16> = position
+                .boxes
+                .iter()
+                .copied()
+                .filter(|&b| {
+                    board.next[b as usize]
+                        .iter()
+                        .any(|&n| n != NONE && area[n as usize] == mark)
+                })
+                .collect();
+            let settled = fence.iter().all(|&b| board.goal[b as usize])
+                && !corral_has_goal(&area, board, mark);
+            (!fence.is_empty() && !settled).then_some(fence)
+        })
+        .collect()
 }
 
 /// Whether corral `mark` holds an empty goal.

@@ -33,7 +33,7 @@ use crate::games::world::{Direction, Ground, Level, Step, WinRule, World};
 use board::{Board, DIRECTIONS, NONE};
 use search::{Limits, Order, Outcome, Problem, Stop};
 
-pub use corral::corral_deadlock;
+pub use corral::{corral_deadlock, has_corral};
 pub use dead::deadlock;
 
 /// What one search may spend.
