@@ -163,7 +163,13 @@ impl Console {
         if let Some(tape) = &mut playing.tape {
             tape.input(line);
         }
-        let pushes_before = playing.game.boxes().map(|boxes| boxes.pushes);
+        // Only for a player who wants warnings: every other line costs nothing more.
+        let warns = self.seat.as_ref().is_some_and(Seat::wants_warnings);
+        let pushes_before = if warns {
+            playing.game.boxes().map(|boxes| boxes.pushes)
+        } else {
+            None
+        };
         let mut reply = playing.game.handle(line, &mut self.memory);
         let finished = self.note_finish();
         if reply.status == Status::Playing {
