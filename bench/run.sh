@@ -13,7 +13,7 @@
 #   ROWS=12 bench/run.sh                  # row 2's load through HAProxy to three instances and
 #                                         # direct to one: about 4 minutes (7 runs of each)
 #   ROWS="2 13" bench/run.sh              # warnings on every push (issue 33), beside row 2:
-#                                         # about 5 minutes (row 13: 7 runs of two ~25 s halves)
+#                                         # about 6 minutes (row 13: 7 runs of two ~17 s halves)
 #   ROWS=rates bench/run.sh               # NATS and PostgreSQL rates for "Scale on paper": ~3 minutes
 #   ARCADE=../old/target/release/arcade bench/run.sh         # another build of the server
 #
@@ -852,7 +852,12 @@ fi
 # on first ("arcade", "minimal"), in the other none does ("plain", "plainminimal").
 if row 13; then
     echo "$LATENCY_REPS" >"$OUT/row13.runs"
-    push_load=(--sessions 10000 --rate 1 --ramp 1500ms --warmup 3s --duration 5s --names
+    # A warm-up of 6 s, not row 2's 3: each session here has three lines to send before
+    # its first command (name, setup, lobby line) on both servers at once, and without
+    # the setup the backlog of the ramp still set the p99 of the first two measured
+    # seconds (per-second progress lines: p99 over 1 s at 3-4 s, 264 ms at 5 s, 132 ms
+    # at 6 s, then 25-32 ms), which made the half without warnings the slow one.
+    push_load=(--sessions 10000 --rate 1 --ramp 1500ms --warmup 6s --duration 5s --names
         --lobby-line "$PUSH_LOBBY" --commands "$PUSH_COMMANDS")
     for rep in $(seq "$LATENCY_REPS"); do
         if [ $((rep % 2)) = 1 ]; then order="warnings plain"; else order="plain warnings"; fi
