@@ -525,7 +525,7 @@ async fn setup_lines_and_scripts_are_checked_before_the_run() {
     ];
     let expected = ["SetupNotPlaying", "SetupNotPlaying", "SetupLine", "Script"];
     for (options, expected) in refused.iter().zip(expected) {
-        let error = loadtest::run(options).await.err().expect("refused");
+        let error = loadtest::run(options).await.expect_err("refused");
         assert!(format!("{error:?}").starts_with(expected), "{error:?}");
     }
 }
