@@ -12,6 +12,8 @@
 #                                         # web page: about 3 minutes (7 runs of ~25 s)
 #   ROWS=12 bench/run.sh                  # row 2's load through HAProxy to three instances and
 #                                         # direct to one: about 4 minutes (7 runs of each)
+#   ROWS="2 13" bench/run.sh              # warnings on every push (issue 33), beside row 2:
+#                                         # about 6 minutes (row 13: 7 runs of two ~17 s halves)
 #   ROWS=rates bench/run.sh               # NATS and PostgreSQL rates for "Scale on paper": ~3 minutes
 #   ROWS=solver bench/run.sh              # the Sokoban solver's collections (bench/solver.sh;
 #                                         # not in the default rows: up to an hour)
@@ -19,10 +21,10 @@
 #
 # Only 127.0.0.0/8 is touched. Each load runs several times per server (REPS;
 # THROUGHPUT_REPS for row 1, whose runs vary by about 10% while its target is 10% below
-# parity; LATENCY_REPS for the two p99 loads, whose runs vary most; SOCIAL_REPS for
-# rows 6-8, the players' commands). The table shows the latencies of rows 2, 3, 6 and
-# 7 over all of a server's runs together (their histograms summed) and every other
-# number as the median of the runs. Results (JSON per run, the servers' logs) stay in
+# parity; LATENCY_REPS for the p99 loads of rows 2, 3 and 13, whose runs vary most;
+# SOCIAL_REPS for rows 6-8, the players' commands). The table shows the latencies of
+# rows 2, 3, 6, 7 and 13 over all of a server's runs together (their histograms
+# summed) and every other number as the median of the runs. Results (JSON per run, the servers' logs) stay in
 # $OUT (printed at the end).
 #
 # The sizes of rows 6-8 can be made smaller for a quick try (CHAT_SESSIONS,
@@ -84,6 +86,23 @@
 #   Each follower's stream goes to a file that is counted (bytes, `event: sessions`
 #   lines) and deleted after the run: row11-web-REP.sse. Without curl, or with an
 #   ARCADE that has no --http-port, the row is skipped (row11.skipped says why).
+# - Row 13 (warnings on every push, issue 33) is row 2's load, side by side with
+#   arcade-minimal as row 2, with sessions that play Star Pusher on a level of the
+#   benchmark's own (bench/levels/starpusher/pushes.txt, given to arcade with --levels
+#   bench/levels) and push a box every fourth command: PUSH_LOBBY, then PUSH_COMMANDS
+#   in turn, the box right and back left forever, never solved and never a deadlock
+#   (loadtest's tests play the script with the real game and the solver). Each session
+#   takes a name and types `set warnings on` in the lobby first (loadtest's --setup,
+#   untimed; arcade-minimal answers it and changes nothing), so that after every push
+#   the server runs the solver's cheap checks and queues a corral search on the
+#   solver's thread: the most a push costs with warnings, since nothing is ever
+#   warned about. Each run has two halves on fresh servers, alternating which goes
+#   first: "arcade" with warnings (and "minimal" beside it) and "plain", the same load
+#   without `set warnings on` (and "plainminimal" beside it). Its target is row 2's,
+#   arcade's pooled p99 with warnings at most 1.2x minimal's beside it; the table also
+#   shows the p99 and the server CPU per command with warnings against without, the
+#   cost of the warnings alone. The first session's reply to `set warnings on` is in
+#   each arcade report (setup_replies), and the table prints it.
 # - Rows 6 and 7 time deliveries (a line of chat reaching the other sessions, a
 #   player's frame reaching its watchers) as well as commands. Both fan one message
 #   out to thousands of sockets on one CPU, which measures the fan-out, not the VM's
@@ -96,7 +115,7 @@ THROUGHPUT_REPS=${THROUGHPUT_REPS:-5}
 LATENCY_REPS=${LATENCY_REPS:-7}
 SOCIAL_REPS=${SOCIAL_REPS:-3}
 RESTART_REPS=${RESTART_REPS:-1}
-ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10 11 12 rates}
+ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10 11 12 13 rates}
 CHAT_SESSIONS=${CHAT_SESSIONS:-10000}
 WATCHERS=${WATCHERS:-1000}
 LOBBY_SESSIONS=${LOBBY_SESSIONS:-10000}
@@ -117,6 +136,10 @@ CLUSTER_REPS=${CLUSTER_REPS:-7}
 # same smaller load.
 cluster_cap=$(( ($(ulimit -Hn) - 400) / 2 ))
 CLUSTER_SESSIONS=${CLUSTER_SESSIONS:-$(( cluster_cap < 10000 ? cluster_cap : 10000 ))}
+# Row 13's game: the lobby line and the commands, comma-separated (loadtest's
+# --lobby-line and --commands). loadtest's tests read these two lines and play them.
+PUSH_LOBBY=${PUSH_LOBBY:-play starpusher pushes}
+PUSH_COMMANDS=${PUSH_COMMANDS:-d,s,d2,w,a,s,a2,w}
 CROSS_CHAT_SESSIONS=${CROSS_CHAT_SESSIONS:-3000}
 CROSS_CHAT_RATE=${CROSS_CHAT_RATE:-10}
 # Each rate measurement is bounded: NATS_MESSAGES per run (a tenth of it for 1 KiB),
@@ -456,11 +479,14 @@ fresh_arcade() {
 # start_servers [DIR]: arcade on the data directory DIR, emptied first (the rows that
 # measure memory: SQLite keeps up to 8 MiB of pages per connection, and over a
 # database that earlier rows have filled, the ramp's inserts fill that cache, which
-# row 5 would count as some 700 bytes a session); without DIR, the shared $OUT/data.
+# row 5 would count as some 700 bytes a session); without DIR (or with ""), the shared
+# $OUT/data. Further arguments are arcade's (row 13's --levels).
 start_servers() {
     stop_servers
-    if [ -n "${1:-}" ]; then rm -rf "$1"; fi
-    start_arcade "${1:-$OUT/data}" "$OUT/arcade.log" warn
+    local data=${1:-}
+    if [ $# -gt 0 ]; then shift; fi
+    if [ -n "$data" ]; then rm -rf "$data"; fi
+    start_arcade "${data:-$OUT/data}" "$OUT/arcade.log" warn "$@"
     "${SERVER_ON[@]}" "$MINIMAL" "$PORT_MINIMAL" 2>>"$OUT/minimal.log" &
     minimal_pid=$!
     wait_for_port "$PORT_ARCADE"
@@ -474,7 +500,8 @@ run() {
     local row=$1 server=$2 rep=$3
     shift 3
     local port=$PORT_ARCADE pid=$arcade_pid
-    if [ "$server" = minimal ]; then port=$PORT_MINIMAL; pid=$minimal_pid; fi
+    # minimal, and row 13's plainminimal.
+    case "$server" in *minimal) port=$PORT_MINIMAL; pid=$minimal_pid ;; esac
     port=${RUN_PORT:-$port}
     pid=${RUN_PID:-$pid}
     echo "row $row, $server, run $rep: loadtest $*" >&2
@@ -821,6 +848,37 @@ if row 12; then
         stop_postgres
     fi
 fi
+# 13. Warnings on every push (issue 33): row 2's load, named sessions playing Star
+# Pusher on the benchmark's level and pushing a box every fourth command, arcade and
+# arcade-minimal side by side; in one half of each run every session turns warnings
+# on first ("arcade", "minimal"), in the other none does ("plain", "plainminimal").
+if row 13; then
+    echo "$LATENCY_REPS" >"$OUT/row13.runs"
+    # A warm-up of 6 s, not row 2's 3: each session here has three lines to send before
+    # its first command (name, setup, lobby line) on both servers at once, and without
+    # the setup the backlog of the ramp still set the p99 of the first two measured
+    # seconds (per-second progress lines: p99 over 1 s at 3-4 s, 264 ms at 5 s, 132 ms
+    # at 6 s, then 25-32 ms), which made the half without warnings the slow one.
+    push_load=(--sessions 10000 --rate 1 --ramp 1500ms --warmup 6s --duration 5s --names
+        --lobby-line "$PUSH_LOBBY" --commands "$PUSH_COMMANDS")
+    for rep in $(seq "$LATENCY_REPS"); do
+        if [ $((rep % 2)) = 1 ]; then order="warnings plain"; else order="plain warnings"; fi
+        for half in $order; do
+            start_servers "" --levels bench/levels
+            if [ "$half" = warnings ]; then
+                run 13 arcade "$rep" "${push_load[@]}" --setup "set warnings on" &
+                arcade_run=$!
+                run 13 minimal "$rep" "${push_load[@]}" --setup "set warnings on" &
+            else
+                run 13 plain "$rep" "${push_load[@]}" &
+                arcade_run=$!
+                run 13 plainminimal "$rep" "${push_load[@]}" &
+            fi
+            wait "$arcade_run" $!
+            sleep 1
+        done
+    done
+fi
 # Rates for "Scale on paper" (no arcade): NATS and PostgreSQL.
 if row rates; then
     if ! command -v nats-server >/dev/null; then
@@ -864,7 +922,7 @@ elapsed=$(( $(date +%s) - started ))
     else
         echo "no CPU pinning"
     fi
-    echo "rows run: $ROWS; runs per load and server: $REPS ($THROUGHPUT_REPS for row 1, $LATENCY_REPS for rows 2 and 3, $SOCIAL_REPS for rows 6 to 8, $RESTART_REPS for row 9, $RACE_REPS for row 10, $WEB_REPS for each half of row 11 and $CLUSTER_REPS for each half of row 12, arcade only); latencies of rows 2, 3, 6, 7, 9, 10, 11 and 12 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
+    echo "rows run: $ROWS; runs per load and server: $REPS ($THROUGHPUT_REPS for row 1, $LATENCY_REPS for rows 2 and 3, $SOCIAL_REPS for rows 6 to 8, $RESTART_REPS for row 9, $RACE_REPS for row 10, $WEB_REPS for each half of row 11 and $CLUSTER_REPS for each half of row 12, arcade only, $LATENCY_REPS for each half of row 13); latencies of rows 2, 3, 6, 7, 9, 10, 11, 12 and 13 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
     echo
     python3 bench/table.py "$OUT"
 } | tee "$OUT/table.md"

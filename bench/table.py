@@ -5,7 +5,7 @@ Usage: table.py DIR. DIR holds rowN-SERVER-REP.json, one `arcade loadtest --json
 report each, and rowN.runs, the number of runs of row N. The ratio is arcade /
 minimal; a target is checked on the ratio (or, for memory, on arcade's own number).
 
-Latency percentiles of rows 2, 3, 6, 7, 9, 10 and 11 are "pooled": taken from the sum of all
+Latency percentiles of rows 2, 3, 6, 7, 9, 10, 11, 12 and 13 are "pooled": taken from the sum of all
 runs' histograms (`latency_histogram` for commands, `delivery_histogram` for
 deliveries), that is from every command or delivery the runs measured, as if they
 were one long run. Percentiles of separate runs cannot be averaged, and a median of
@@ -56,6 +56,17 @@ With --bus, row12-chat-REP.json (chat through the proxy, across the instances) a
 row12-chatdirect-REP.json (the same on one instance) are shown as well. What ran is
 in row12.setup (`bus=`, `db=`); row12.skipped says why the row did not run.
 
+Row 13 (warnings on every push, issue 33) is row 2's load side by side with
+arcade-minimal, named sessions pushing a box in Star Pusher, in two halves of every
+run on fresh servers: row13-arcade-REP.json and row13-minimal-REP.json with every
+session's `set warnings on` (loadtest --setup), row13-plain-REP.json and
+row13-plainminimal-REP.json without. Its target is row 2's on the first half: arcade's
+pooled p99 with warnings at most 1.2x minimal's beside it. The half without warnings
+is shown against its own minimal, and its lines say what the same number with
+warnings is against it (`with warnings: 1.05x this`): the cost of the warnings alone.
+The setup's replies (the first session's, from each half's first report) are printed
+under the table, so that it shows that warnings were on.
+
 Rates (ROWS=rates): rates-nats.txt (examples/bus_rate.rs, one line per size and
 subscriber count) and rates-pg.txt (pgbench, one line per setting), printed as
 tables under the main one.
@@ -77,6 +88,9 @@ ARCADE_ONLY = {9, 10, 11, 12}
 # Row 11's two halves, as its files name them, and as the table names them.
 WEB_HALVES = {"web": "with followers", "plain": "without"}
 
+# Row 13's halves: each arcade file and the arcade-minimal run beside it.
+WARNING_HALVES = {"arcade": "minimal", "plain": "plainminimal"}
+
 # Row 12's halves: through the proxy to three instances, and to one instance; and,
 # with the bus, the chat load the same two ways.
 CLUSTER_HALVES = {"proxied": "proxied", "direct": "direct", "chat": "chat proxied",
@@ -91,6 +105,8 @@ def servers(row):
         return ("proxied", "direct")
     if row in ARCADE_ONLY:
         return ("arcade",)
+    if row == 13:
+        return ("arcade", "minimal", "plain", "plainminimal")
     return ("arcade", "minimal")
 
 
@@ -223,6 +239,7 @@ def row_labels(directory):
     race = load(directory, 10, "arcade")
     web = load(directory, 11, "web") or load(directory, 11, "plain")
     cluster = load(directory, 12, "proxied") or load(directory, 12, "direct")
+    pushes = load(directory, 13, "arcade") or load(directory, 13, "plain")
     setup = cluster_setup(directory)
     followers = max((fields.get("followers", 0) for fields in sse_facts(directory)),
                     default=0) or 50
@@ -247,6 +264,11 @@ def row_labels(directory):
             f"{setup.get('instances', '3')} instances, and direct to one"
             f"{', with ' + setup['bus'] if setup.get('bus') else ', no bus'}"
             f"{', with ' + setup['db'] if setup.get('db') else ', SQLite each'} (arcade only)",
+        13: f"{first(pushes, 'sessions', 10000):,} named sessions at "
+            f"{first(pushes, 'rate', 1):g}/s pushing a box in "
+            f"`{first(pushes, 'lobby_line', 'play starpusher pushes')}` "
+            f"({','.join(first(pushes, 'script_commands', []))}), with `set warnings on` "
+            f"and without",
     }
 
 
@@ -527,6 +549,20 @@ def main():
          Half("chatdirect", Pooled(0.99, "delivery_histogram")), None, None),
         (12, "", "chat deliveries lost across instances, all runs", "",
          Half("chat", Summed(lost)), None, None),
+        (13, labels[13], "p50 with warnings, pooled", "ms", Pooled(0.50), None, None),
+        (13, "", "p99 with warnings, pooled", "ms", Pooled(0.99), "ratio<=", 1.2),
+        (13, "", "p99.9 with warnings, pooled", "ms", Pooled(0.999), None, None),
+        (13, "", "p99 with warnings, median of runs", "ms",
+         lambda r: ms(r["latency"]["p99_us"]), None, None),
+        (13, "", "server CPU per command with warnings", "us", cpu_us, None, None),
+        (13, "", "p50 without warnings, pooled", "ms", Half("plain", Pooled(0.50)),
+         "warnings/", None),
+        (13, "", "p99 without warnings, pooled", "ms", Half("plain", Pooled(0.99)),
+         "warnings/", None),
+        (13, "", "p99.9 without warnings, pooled", "ms", Half("plain", Pooled(0.999)),
+         "warnings/", None),
+        (13, "", "server CPU per command without warnings", "us", Half("plain", cpu_us),
+         "warnings/", None),
     ]
     print("| # | load | metric | arcade | minimal | arcade / minimal | target | met |")
     print("|---|---|---|---:|---:|---:|---|---|")
@@ -542,7 +578,9 @@ def main():
         # Row 11's halves are its "servers"; its followers' line comes from the .sse files.
         arcade = (() if isinstance(pick, (Followers, ClusterCpu))
                   else load(directory, row, half or "arcade"))
-        minimal = load(directory, row, "minimal")
+        # Beside each half of row 13, its own arcade-minimal run.
+        minimal = load(directory, row, WARNING_HALVES.get(half, "minimal") if row == 13
+                       else "minimal")
         text = None
         if isinstance(pick, Followers):
             text, all_received = followers_line(directory)
@@ -581,6 +619,15 @@ def main():
             met = against is not None and against <= target
             shown = "n/a" if against is None else f"{against:.2f}x"
             goal = f"<= {target}x the p99 {words} ({shown})"
+        elif kind == "warnings/":
+            # Row 13 without warnings: the same number with warnings, against this one.
+            with_warnings = load(directory, row, "arcade")
+            if isinstance(pick, Pooled):
+                w = pooled(with_warnings, pick.quantile, pick.field)
+            else:
+                w = median(with_warnings, pick)
+            shown = "n/a" if w is None or not a else f"{w / a:.2f}x"
+            met, goal = None, f"with warnings: {shown} this"
         elif kind == "all":
             met, goal = all_received, "every follower"
         elif kind == "arcade==":
@@ -637,6 +684,8 @@ def main():
         (11, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
         (11, "server CPU µs/command", lambda r: f"{cpu_us(r) or 0:.1f}"),
         (12, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
+        (13, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
+        (13, "server CPU µs/command", lambda r: f"{cpu_us(r) or 0:.1f}"),
     ]
     for row, metric, pick in spread:
         if not runs(directory, row):
@@ -652,7 +701,7 @@ def main():
                               for r in load(directory, 12, half))
             print(f"- row 12 {CLUSTER_HALVES[half]} delivery p99 ms: {values}")
     print("\nCPU time stolen by the hypervisor during the runs (all runs of a row):")
-    for row in range(1, 13):
+    for row in range(1, 14):
         if not runs(directory, row):
             continue
         parts = []
@@ -714,6 +763,16 @@ def main():
             print(f"\nRow 12 was skipped: {file.read().strip()}.")
     except OSError:
         pass
+    if runs(directory, 13):
+        print("\nRow 13 runs in two halves per run, each on fresh servers side by side "
+              "as row 2, alternating which goes first: with `set warnings on` typed by "
+              "every session (arcade, minimal) and without (plain, plainminimal). "
+              "The setup as the first session of each half's first run had it answered:")
+        for server in ("arcade", "minimal", "plain", "plainminimal"):
+            reports = load(directory, 13, server)
+            setup = " / ".join(first(reports, "setup", [])) or "(none)"
+            replies = " / ".join(first(reports, "setup_replies", None) or []) or "(none)"
+            print(f"- {server}: {setup} -> {replies}")
     rates(directory)
     capped = load(directory, 3, "arcade")
     if capped and capped[0].get("capped_by_open_files"):

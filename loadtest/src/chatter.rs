@@ -261,6 +261,7 @@ mod tests {
             target,
             sources: sources(target, 1),
             script: Script::default(),
+            setup: Box::default(),
             restart: None,
             mode: Mode::Chat(Duration::from_secs(4)),
             timeout: Duration::from_secs(1),

@@ -1,6 +1,7 @@
-//! One load-test session that plays a game, from connect to the end of the run
-//! (ending it and starting another every so often with `--restart-every`); and the
-//! steps every kind of session starts with (connect, banner, name).
+//! One load-test session that plays a game, from connect (and `--setup`) to the end
+//! of the run (ending it and starting another every so often with
+//! `--restart-every`); and the steps every kind of session starts with (connect,
+//! banner, name).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -95,6 +96,7 @@ fn named(name: &str) -> String {
 
 async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Failure> {
     let mut connection = connect(index, plan, recorder, true).await?;
+    set_up(&mut connection, plan, recorder).await?;
     connection.send_line(plan.script.lobby_line()).await?;
     connection
         .expect(GAME_PROMPT, Waiting::Game, Instant::now() + plan.timeout)
@@ -186,6 +188,45 @@ async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Fail
     Ok(())
 }
 
+/// Send the `--setup` lines in the lobby, each answered with the lobby prompt; not
+/// timed. The first session to have every reply hands them to the report.
+async fn set_up(
+    connection: &mut Connection,
+    plan: &Plan,
+    recorder: &Recorder,
+) -> Result<(), Failure> {
+    if plan.setup.is_empty() {
+        return Ok(());
+    }
+    let keep = !recorder.has_setup_replies();
+    let mut replies = Vec::new();
+    for line in &plan.setup {
+        connection.send_line(line).await?;
+        let reply = connection
+            .expect_reply(LOBBY_PROMPT, Waiting::Setup, Instant::now() + plan.timeout)
+            .await?;
+        if keep {
+            replies.push(reply_text(&reply));
+        }
+    }
+    if keep {
+        recorder.setup_done(replies);
+    }
+    Ok(())
+}
+
+/// A lobby reply as one line of text: its lines joined, the prompt and line endings
+/// left out.
+fn reply_text(reply: &[u8]) -> String {
+    let reply = reply.strip_suffix(LOBBY_PROMPT).unwrap_or(reply);
+    String::from_utf8_lossy(reply)
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// A watched player's part in timing its frames.
 struct Frames<'a> {
     watched: &'a Watched,
@@ -198,7 +239,7 @@ struct Frames<'a> {
 /// exit line.
 async fn round_trip(
     connection: &mut Connection,
-    step: Step,
+    step: Step<'_>,
     plan: &Plan,
     recorder: &Recorder,
     watched: &mut Option<Frames<'_>>,
@@ -230,4 +271,19 @@ async fn round_trip(
         recorder.restarted(measured);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_setup_reply_is_one_line_without_the_prompt() {
+        let reply = b"Warnings are on: a push that leaves a Sokoban level unsolvable\r\n  is reported.\r\n> ";
+        assert_eq!(
+            reply_text(reply),
+            "Warnings are on: a push that leaves a Sokoban level unsolvable is reported."
+        );
+        assert_eq!(reply_text(b"> "), "");
+    }
 }

@@ -14,6 +14,8 @@ pub(crate) enum Waiting {
     Exit,
     /// The reply to `name NAME`.
     Name,
+    /// The reply to a `--setup` line.
+    Setup,
     /// The first board of a watched game, after `watch NAME`.
     Watch,
     /// A line of chat coming back to the session that said it.
@@ -36,6 +38,7 @@ impl std::fmt::Display for Waiting {
             Waiting::Reply => "a reply",
             Waiting::Exit => "the lobby after the exit line",
             Waiting::Name => "the name",
+            Waiting::Setup => "the reply to a setup line",
             Waiting::Watch => "watching to begin",
             Waiting::Chat => "a line of chat to come back",
             Waiting::Frame => "frames of the watched game",

@@ -20,6 +20,10 @@
 //!   previous reply is complete; this measures throughput.
 //! - **Idle** (`--idle`): sessions start their game and then sit; with
 //!   `--server-pid` this measures the server's memory per in-game session.
+//! - **Scripts and setup**: `--lobby-line LINE --commands LIST` plays a script of the
+//!   caller's instead of the table's (a level of the server's `--levels`, a push
+//!   every few commands); `--setup LINE` (repeatable) is sent in the lobby before the
+//!   game, untimed, such as `set warnings on`.
 //! - **Restarts** (`--restart-every K`, with either loop): after every K commands a
 //!   session ends its game the game's own way and starts a new one from the lobby,
 //!   each of the two lines timed and scheduled like a command. Every game ended is a
@@ -92,7 +96,7 @@ use stats::Recorder;
 
 pub use options::{Error, Options, DEFAULT_RACE_ARGS};
 pub use report::{Latency, Report, ServerCpu, ServerMemory};
-pub use script::Script;
+pub use script::{Script, ScriptError};
 
 /// Run a load test as `options` say, printing progress lines to stderr unless quiet,
 /// and return the report. Must run inside a tokio runtime (multi-thread, preferably).
@@ -118,23 +122,36 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
     if lobby && options.watchers > 0 {
         return Err(Error::WatchersInLobby);
     }
+    let racing = options.race.is_some();
+    // A race plays 2048, whose script the table has (a test checks it).
+    let script = match &options.lobby_line {
+        Some(line) => Script::custom(line, &options.commands)?,
+        None if racing => Script::from_name("2048").unwrap_or_else(|| options.game.clone()),
+        None => options.game.clone(),
+    };
+    if !options.setup.is_empty() && (lobby || racing) {
+        return Err(Error::SetupNotPlaying);
+    }
+    if let Some(line) = options
+        .setup
+        .iter()
+        .find(|line| line.len() > script::MAX_LINE || line.chars().any(char::is_control))
+    {
+        return Err(Error::SetupLine(line.clone()));
+    }
     let restart = match options.restart_every {
         Some(_) if lobby || options.idle || options.watchers > 0 => {
             return Err(Error::RestartNotPlaying)
         }
         Some(every) => {
-            let exit = options
-                .game
-                .exit_line()
-                .map_err(|reason| Error::NoExitLine {
-                    game: options.game.name(),
-                    reason,
-                })?;
+            let exit = script.exit_line().map_err(|reason| Error::NoExitLine {
+                game: script.name(),
+                reason,
+            })?;
             Some(Restart { every, exit })
         }
         None => None,
     };
-    let racing = options.race.is_some();
     if racing
         && (lobby
             || options.idle
@@ -148,12 +165,6 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         race_milestone(&options.race_args)?
     } else {
         0
-    };
-    // A race plays 2048, whose script the table has (a test checks it).
-    let script = if racing {
-        Script::from_name("2048").unwrap_or(options.game)
-    } else {
-        options.game
     };
     let names = options.names || options.chat.is_some() || options.watchers > 0 || racing;
     let capacity = server::session_capacity();
@@ -200,6 +211,7 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         target: options.addr,
         sources: connection::sources(options.addr, options.sources),
         script,
+        setup: options.setup.clone().into_boxed_slice(),
         restart,
         mode,
         timeout: options.timeout,
@@ -250,7 +262,11 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
     });
     Ok(Report {
         addr: options.addr.to_string(),
-        game: script,
+        game: plan.script.clone(),
+        lobby_line: plan.script.lobby_line().to_string(),
+        script_commands: plan.script.commands().to_vec(),
+        setup: options.setup.clone(),
+        setup_replies: recorder.setup_replies(),
         mode: mode.name(),
         rate: if matches!(mode, Mode::Open(_)) {
             options.rate

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use arcade::races::rules;
 
-use crate::script::Script;
+use crate::script::{Script, ScriptError};
 
 /// Everything `arcade loadtest` can be told.
 #[derive(Debug, Clone, clap::Args)]
@@ -57,9 +57,39 @@ pub struct Options {
     /// Open every connection at once.
     #[arg(long)]
     pub burst: bool,
-    /// The game to play.
+    /// The game to play, with the table's script for it.
     #[arg(long, default_value = "sokoban", value_parser = Script::value_parser())]
     pub game: Script,
+    /// Play a script of your own instead of --game's: this lobby line starts the game
+    /// (`play GAME [ARGS]`, e.g. `play starpusher pushes` on a level of the server's
+    /// --levels), then --commands are sent in turn. They must never end the game: a
+    /// session whose game ends fails.
+    #[arg(
+        long,
+        value_name = "LINE",
+        requires = "commands",
+        conflicts_with_all = ["game", "race", "lobby", "chat"]
+    )]
+    pub lobby_line: Option<String>,
+    /// With --lobby-line: the game's commands, comma-separated (`d,s,d2,w,a,s,a2,w`),
+    /// sent in turn from the first again after the last.
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        requires = "lobby_line"
+    )]
+    pub commands: Vec<String>,
+    /// A line each session that plays a game sends in the lobby after its name (if
+    /// any) and before the game's lobby line, such as `set warnings on`; repeat for
+    /// several, sent in order. Each must be answered with the lobby prompt; none is
+    /// timed. The first session's replies are in the report.
+    #[arg(
+        long = "setup",
+        value_name = "LINE",
+        conflicts_with_all = ["lobby", "chat", "race"]
+    )]
+    pub setup: Vec<String>,
     /// After every K commands of a game, end it the game's own way (`e`, `q`, `quit`),
     /// wait for the lobby, and start a new game with the same lobby line; both lines
     /// are timed and scheduled like commands. Each session's first game is cut after a
@@ -132,6 +162,9 @@ impl Default for Options {
             ramp: None,
             burst: false,
             game: Script::default(),
+            lobby_line: None,
+            commands: Vec::new(),
+            setup: Vec::new(),
             restart_every: None,
             race: None,
             race_args: String::from(DEFAULT_RACE_ARGS),
@@ -181,6 +214,15 @@ pub enum Error {
     /// `--race` with a load that does not play on the open-loop schedule.
     #[error("--race plays 2048 on the open-loop schedule: not with --lobby, --chat, --idle, --watchers, --restart-every or --rate 0")]
     RaceNotPlaying,
+    /// `--lobby-line` and `--commands` make no script.
+    #[error(transparent)]
+    Script(#[from] ScriptError),
+    /// `--setup` with a load whose sessions play no game.
+    #[error("--setup is sent before a game's lobby line: not with --lobby, --chat or --race")]
+    SetupNotPlaying,
+    /// `--setup` holds a line that is not one line.
+    #[error("--setup {0:?}: a setup line is one line of at most {max} bytes without control characters", max = crate::script::MAX_LINE)]
+    SetupLine(String),
     /// `--race-args` that a 2048 game refuses.
     #[error("--race-args {args:?}: {reason}")]
     RaceArgs {
@@ -309,6 +351,54 @@ mod tests {
                 &["--watchers", "5"],
                 &["--restart-every", "3"],
             ],
+        );
+    }
+
+    #[test]
+    fn a_script_of_the_command_line_replaces_the_games() {
+        let options = parse(&[
+            "--lobby-line",
+            "play starpusher pushes",
+            "--commands",
+            "d,s,d2,w",
+            "--setup",
+            "set warnings on",
+            "--setup",
+            "set chat off",
+            "--names",
+        ])
+        .unwrap();
+        assert_eq!(
+            options.lobby_line.as_deref(),
+            Some("play starpusher pushes")
+        );
+        assert_eq!(options.commands, ["d", "s", "d2", "w"]);
+        assert_eq!(options.setup, ["set warnings on", "set chat off"]);
+        assert_eq!(parse(&[]).unwrap().setup, Vec::<String>::new());
+        // Each needs the other.
+        for alone in [
+            &["--lobby-line", "play sokoban"][..],
+            &["--commands", "w1,s1"][..],
+        ] {
+            let error = parse(alone).err().unwrap();
+            assert_eq!(
+                error.kind(),
+                clap::error::ErrorKind::MissingRequiredArgument,
+                "{alone:?}"
+            );
+        }
+        assert_conflicts(
+            &["--lobby-line", "play sokoban", "--commands", "w1"],
+            &[
+                &["--game", "2048"],
+                &["--race", "3"],
+                &["--lobby"],
+                &["--chat", "1"],
+            ],
+        );
+        assert_conflicts(
+            &["--setup", "set warnings on"],
+            &[&["--lobby"], &["--chat", "1"], &["--race", "3"]],
         );
     }
 }

@@ -41,6 +41,8 @@ pub(crate) struct Plan {
     pub(crate) target: SocketAddr,
     pub(crate) sources: Vec<Ipv4Addr>,
     pub(crate) script: Script,
+    /// `--setup`: lines each game session sends in the lobby before the lobby line.
+    pub(crate) setup: Box<[String]>,
     /// `--restart-every`, with the game's exit line.
     pub(crate) restart: Option<Restart>,
     pub(crate) mode: Mode,
@@ -122,6 +124,7 @@ mod tests {
             target: SocketAddr::from((Ipv4Addr::LOCALHOST, 4000)),
             sources: connection::sources(SocketAddr::from((Ipv4Addr::LOCALHOST, 4000)), 2),
             script: Script::default(),
+            setup: Box::default(),
             restart: None,
             mode: Mode::Closed,
             timeout: Duration::from_secs(1),

@@ -78,6 +78,16 @@ pub struct Report {
     pub addr: String,
     /// The game played.
     pub game: Script,
+    /// The lobby line that started it (`--lobby-line`, or the table's script's).
+    pub lobby_line: String,
+    /// The commands sent in turn (`--commands`, or the table's script's).
+    pub script_commands: Vec<String>,
+    /// `--setup`: the lines sent in the lobby before the game.
+    pub setup: Vec<String>,
+    /// The server's replies to `setup`, as the first session to get them all received
+    /// them (prompts left out, one line each), to show what the lines did; none
+    /// without `--setup` or when no session got that far.
+    pub setup_replies: Option<Vec<String>>,
     /// `open` (fixed rate), `closed` (next command on each reply), `idle` (no
     /// commands once in place) or `chat` (lines of chat in the lobby).
     pub mode: &'static str,
@@ -231,6 +241,12 @@ impl fmt::Display for Report {
             "arcade loadtest: {what} against {}, {mode}{named}{restarting}{racing}",
             self.addr
         )?;
+        if !self.setup.is_empty() {
+            writeln!(f, "setup:      {}", self.setup.join(" / "))?;
+            if let Some(replies) = &self.setup_replies {
+                writeln!(f, "answered:   {}", replies.join(" / "))?;
+            }
+        }
         if let Some(cap) = self.capped_by_open_files {
             writeln!(
                 f,

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
@@ -109,6 +109,8 @@ pub(crate) struct Recorder {
     ended: AtomicBool,
     /// Wakes the sessions waiting for the last deliveries after the end.
     delivered: Notify,
+    /// The replies to `--setup` of the first session that had them all.
+    setup_replies: OnceLock<Vec<String>>,
 }
 
 impl Recorder {
@@ -149,7 +151,24 @@ impl Recorder {
             racers_playing: AtomicU64::new(0),
             ended: AtomicBool::new(false),
             delivered: Notify::new(),
+            setup_replies: OnceLock::new(),
         }
+    }
+
+    /// A session's replies to the `--setup` lines; the first to come are kept.
+    pub(crate) fn setup_done(&self, replies: Vec<String>) {
+        let _later = self.setup_replies.set(replies);
+    }
+
+    /// Whether a session's setup replies are kept already (the others need not
+    /// collect theirs).
+    pub(crate) fn has_setup_replies(&self) -> bool {
+        self.setup_replies.get().is_some()
+    }
+
+    /// The replies kept by [`Recorder::setup_done`].
+    pub(crate) fn setup_replies(&self) -> Option<Vec<String>> {
+        self.setup_replies.get().cloned()
     }
 
     /// One answered command of session `session`; `measured` when it was sent inside

@@ -128,6 +128,7 @@ async fn play_every_game(
         .filter_map(|kind| Script::from_name(kind.name));
     let mut reports = Vec::new();
     for game in scripts {
+        let name = game.name();
         let options = Options {
             addr: server.addr,
             sessions,
@@ -140,7 +141,7 @@ async fn play_every_game(
             ..Options::default()
         };
         let report = loadtest::run(&options).await.expect("the load test runs");
-        reports.push((game.name(), report));
+        reports.push((name, report));
     }
     reports
 }
@@ -429,6 +430,104 @@ async fn chat_and_watchers_run_unchanged_against_minimal() {
         .await
         .expect("the watch load runs");
     assert_watch(&report);
+}
+
+/// bench/run.sh's row 13 as a short closed loop against `addr`: named sessions that
+/// turn warnings on and push the box of bench/levels/starpusher/pushes.txt right and
+/// back (the script loadtest's unit tests prove never ends the game).
+fn push_options(addr: SocketAddr) -> Options {
+    Options {
+        addr,
+        sessions: 3,
+        rate: 0.0,
+        names: true,
+        setup: vec![String::from("set warnings on")],
+        lobby_line: Some(String::from("play starpusher pushes")),
+        commands: "d,s,d2,w,a,s,a2,w".split(',').map(String::from).collect(),
+        duration: Duration::from_millis(800),
+        warmup: Duration::from_millis(200),
+        ramp: Some(Duration::from_millis(100)),
+        sources: 2,
+        quiet: true,
+        ..Options::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_script_of_the_command_line_plays_after_the_setup_lines() {
+    let levels = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench/levels");
+    let server = TestServer::start_with(arcade::server::Options {
+        levels: Some(levels),
+        ..arcade::server::Options::default()
+    })
+    .await;
+    let report = loadtest::run(&push_options(server.addr))
+        .await
+        .expect("the load test runs");
+    // Every setup line was answered with the lobby prompt and every move with the
+    // game's: the game never ended.
+    assert_eq!(report.failures, 0, "{report}");
+    assert_eq!(report.game.name(), "starpusher");
+    assert_eq!(report.lobby_line, "play starpusher pushes");
+    assert_eq!(report.script_commands.len(), 8);
+    assert_eq!(report.setup, ["set warnings on"]);
+    let replies = report
+        .setup_replies
+        .clone()
+        .expect("the setup was answered");
+    assert_eq!(replies.len(), 1, "{replies:?}");
+    assert!(replies[0].starts_with("Warnings are on"), "{replies:?}");
+    assert!(report.commands > 3 * 8, "{report}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn minimal_answers_setup_lines_in_the_lobby() {
+    let minimal = Minimal::start();
+    for names in [true, false] {
+        let options = Options {
+            names,
+            ..push_options(minimal.addr)
+        };
+        let report = loadtest::run(&options).await.expect("the load test runs");
+        assert_eq!(report.failures, 0, "names {names}: {report}");
+        assert_eq!(
+            report.setup_replies,
+            Some(vec![String::from("warnings is on.")]),
+            "names {names}"
+        );
+        assert!(report.commands > 3 * 8, "{report}");
+    }
+}
+
+#[tokio::test]
+async fn setup_lines_and_scripts_are_checked_before_the_run() {
+    let refused = [
+        Options {
+            lobby: true,
+            setup: vec![String::from("set warnings on")],
+            ..Options::default()
+        },
+        Options {
+            race: NonZeroUsize::new(2),
+            setup: vec![String::from("set warnings on")],
+            ..Options::default()
+        },
+        Options {
+            setup: vec![String::from("set warnings on\r\nquit")],
+            ..Options::default()
+        },
+        Options {
+            lobby_line: Some(String::from("play chess")),
+            commands: vec![String::from("e4")],
+            ..Options::default()
+        },
+    ];
+    let expected = ["SetupNotPlaying", "SetupNotPlaying", "SetupLine", "Script"];
+    for (options, expected) in refused.iter().zip(expected) {
+        let error = loadtest::run(options).await.expect_err("refused");
+        assert!(format!("{error:?}").starts_with(expected), "{error:?}");
+    }
 }
 
 /// A server that answers every line with a one-line board and the game prompt, and

@@ -15,7 +15,9 @@
 //!   every other connection that has used one of these three commands;
 //! - `watch Y` is answered `You are watching Y. Type anything to stop.` and the board,
 //!   and from then on every reply Y gets is written to the watcher too, until the
-//!   watcher sends any line (`You stop watching Y.`).
+//!   watcher sends any line (`You stop watching Y.`);
+//! - `set OPTION VALUE` (the load tester's `--setup`, e.g. `set warnings on`) is
+//!   answered `OPTION is VALUE.` and the lobby prompt, and changes nothing.
 //!
 //! That broadcast does no rate limiting, no escaping and has no bounds: a line goes
 //! out as it came, to a queue per connection that grows as long as its client does not
@@ -172,11 +174,14 @@ async fn serve(mut stream: TcpStream) {
     }
 }
 
-/// Whether `line` is `name`, `say` or `watch` with an argument. The first byte and a
-/// length check turn away the load's game commands (`w1`, `s2`) at once.
+/// Whether `line` is `name`, `say`, `watch` or `set` with an argument. The first byte
+/// and a length check turn away the load's game commands (`w1`, `s2`) at once.
 fn is_player_command(line: &[u8]) -> bool {
     matches!(line.first(), Some(b'n' | b's' | b'w'))
-        && (line.starts_with(b"name ") || line.starts_with(b"say ") || line.starts_with(b"watch "))
+        && (line.starts_with(b"name ")
+            || line.starts_with(b"say ")
+            || line.starts_with(b"watch ")
+            || line.starts_with(b"set "))
 }
 
 /// A connection in the broadcast: reads lines and writes what others send it, from
@@ -279,6 +284,14 @@ impl Player {
                 }
             }
             return [&said[..], b"\r\n", PROMPT].concat();
+        }
+        if let Some(setting) = line.strip_prefix(b"set ") {
+            let mut words = setting
+                .split(|&byte| byte == b' ')
+                .filter(|word| !word.is_empty());
+            let option = words.next().unwrap_or_default();
+            let value = words.next().unwrap_or_default();
+            return [option, b" is ", value, b".\r\n", PROMPT].concat();
         }
         if let Some(name) = line.strip_prefix(b"watch ") {
             let watched = lock(&self.shared.peers).names.get(name).cloned();
