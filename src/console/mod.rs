@@ -1246,7 +1246,9 @@ mod tests {
                 for lobby in [
                     "help", "who", "top", "top sokoban", "stats", "recordings", "races",
                     "levels", "levels starpusher", "set", "look", "where", "standings",
-                    "hint", "nonsense",
+                    "hint", "solve", "say hello", "tell ann hi", "tell zed hi", "watch zed",
+                    "replay 99", "resume", "race sokoban", "races", "watch race 1",
+                    "stop", "leave", "quiet", "set chat on", "sshkey list", "nonsense",
                 ] {
                     let text = ann.send(&table, lobby).await;
                     assert_eq!(drawn(&text), None, "{lobby}: {text}");
