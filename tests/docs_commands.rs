@@ -40,6 +40,37 @@ fn arcade_lines(text: &str) -> Vec<String> {
     lines
 }
 
+/// A command line's words as a shell reads them: white space between words, a word in
+/// double quotes kept whole (`--setup "set warnings on"`).
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut started = false;
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                started = true;
+            }
+            c if c.is_whitespace() && !quoted => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            c => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
+}
+
 #[test]
 fn every_arcade_command_in_the_docs_parses() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -54,7 +85,7 @@ fn every_arcade_command_in_the_docs_parses() {
     for file in &files {
         let text = std::fs::read_to_string(file).expect("a doc");
         for line in arcade_lines(&text) {
-            let words: Vec<&str> = line.split_whitespace().skip(1).collect();
+            let words: Vec<String> = shell_words(&line).into_iter().skip(1).collect();
             let output = Command::new(env!("CARGO_BIN_EXE_arcade"))
                 .args(&words)
                 .arg("--help")
@@ -71,6 +102,20 @@ fn every_arcade_command_in_the_docs_parses() {
     }
     // The teacher's first screen alone has three.
     assert!(checked >= 3, "only {checked} command lines found");
+}
+
+#[test]
+fn quoted_words_stay_whole() {
+    assert_eq!(
+        shell_words(r#"arcade loadtest --setup "set warnings on"  --names"#),
+        [
+            "arcade",
+            "loadtest",
+            "--setup",
+            "set warnings on",
+            "--names"
+        ]
+    );
 }
 
 #[test]
