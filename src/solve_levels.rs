@@ -13,6 +13,7 @@ use arcade::catalog::levels::{read_file, LevelFile, Levels, Problem};
 use arcade::games::starpusher::xsb::Collection;
 use arcade::games::world::{Level, World};
 use arcade::solver::{self, Analysis, Budget, Strategy, Verdict};
+use arcade::text::count;
 
 /// The memory one level's search may take: 1 GiB.
 const MEMORY: usize = 1 << 30;
@@ -77,10 +78,11 @@ pub fn run(target: &Path, time: Duration) -> ExitCode {
             match verdict {
                 Verdict::Solved(solution) => {
                     solved += 1;
+                    // One push is `1 push`, as everywhere else (`text::count`).
                     println!(
-                        "{name}: solved, {} pushes, {} moves ({seconds:.2} s)",
-                        solution.push_count(),
-                        solution.move_count()
+                        "{name}: solved, {}, {} ({seconds:.2} s)",
+                        count(solution.push_count() as u64, "push", "pushes"),
+                        count(solution.move_count() as u64, "move", "moves")
                     );
                 }
                 Verdict::NoSolution => {

@@ -188,3 +188,24 @@ async fn serve_with_an_empty_levels_folder_serves_the_built_in_levels() {
         "{stdout}"
     );
 }
+
+#[test]
+fn solve_solves_the_built_in_collection_and_counts_in_words() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("levels/starpusher/arcade.txt");
+    let output = Command::new(env!("CARGO_BIN_EXE_arcade"))
+        .args(["check-levels", "--solve", "--time", "10s"])
+        .arg(&file)
+        .output()
+        .expect("run arcade check-levels --solve");
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(output.status.success(), "{text}");
+    // "First Push" (`#@ $ .#`): one step, then the box pushed twice.
+    assert!(
+        text.contains("arcade.txt level 1: solved, 2 pushes, 3 moves ("),
+        "{text}"
+    );
+    assert!(
+        text.contains("25 levels: 25 solved, 0 unsolved in 10s, 0 without a solution"),
+        "{text}"
+    );
+}
