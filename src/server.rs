@@ -153,6 +153,11 @@ pub struct Options {
     /// The host key is made in the data directory on first start.
     #[arg(long, env = "ARCADE_SSH_PORT")]
     pub ssh_port: Option<u16>,
+    /// The SSH host key's file (default: `ssh_host_ed25519_key` in the data
+    /// directory), made there on first start when missing. Instances behind one
+    /// address (HAProxy) give the same file, so that players see one host key.
+    #[arg(long, env = "ARCADE_SSH_HOST_KEY", value_name = "FILE")]
+    pub ssh_host_key: Option<PathBuf>,
 }
 
 impl Options {
@@ -165,6 +170,13 @@ impl Options {
     /// Where the SSH port listens, when it is on (`--ssh-port`, on `--bind`).
     pub fn ssh_address(&self) -> Option<SocketAddr> {
         self.ssh_port.map(|port| SocketAddr::new(self.bind, port))
+    }
+
+    /// The SSH host key's file: `--ssh-host-key`, or its place in the data directory.
+    pub fn ssh_host_key_file(&self) -> PathBuf {
+        self.ssh_host_key
+            .clone()
+            .unwrap_or_else(|| self.data_dir.join(crate::net::ssh::host_key::HOST_KEY_FILE))
     }
 }
 
@@ -222,6 +234,7 @@ impl Default for Options {
             allow_solutions: false,
             detect_readers: false,
             ssh_port: None,
+            ssh_host_key: None,
         }
     }
 }
@@ -504,7 +517,8 @@ pub async fn serve(
             .then(|| crate::net::proxy::Proxies::new(options.proxy_from.clone()))
     };
     // The SSH port: the same gate (one --max-sessions for both ports), its own door.
-    let mut ssh = crate::net::ssh::SshPort::start(ssh, &options.data_dir, &gate, proxy())?;
+    let mut ssh =
+        crate::net::ssh::SshPort::start(ssh, &options.ssh_host_key_file(), &gate, proxy())?;
     let mut listener = Listener {
         listener,
         door: Telnet,

@@ -279,7 +279,12 @@ async fn exec_runs_one_command_and_a_game_plays_on_standard_input() {
         .arg(server.data_dir().join("ssh_host_ed25519_key"))
         .output()
         .expect("ssh-keygen -lf");
-    let key = arcade::net::ssh::host_key::load_or_create(server.data_dir()).expect("the key");
+    let key = arcade::net::ssh::host_key::load_or_create(
+        &server
+            .data_dir()
+            .join(arcade::net::ssh::host_key::HOST_KEY_FILE),
+    )
+    .expect("the key");
     let key = arcade::net::ssh::host_key::fingerprint(&key);
     let shown = format!(
         "{}{}",
@@ -392,4 +397,170 @@ async fn a_stalled_handshake_is_closed_and_the_limits_hold() {
         "Server full, try again later.\r\n"
     );
     server.shutdown().await;
+}
+
+/// [`ssh_args`], but from the source address `source` and checking the host key
+/// against `known_hosts` (a changed key fails the connection).
+fn strict_ssh_args(
+    addr: SocketAddr,
+    user: &str,
+    known_hosts: &Path,
+    source: std::net::Ipv4Addr,
+) -> Vec<String> {
+    let mut args: Vec<String> = ssh_args(addr, user)
+        .into_iter()
+        .map(|arg| match arg.as_str() {
+            "StrictHostKeyChecking=no" => "StrictHostKeyChecking=yes".to_owned(),
+            "UserKnownHostsFile=/dev/null" => {
+                format!("UserKnownHostsFile={}", known_hosts.display())
+            }
+            _ => arg,
+        })
+        .collect();
+    args.splice(0..0, ["-b".to_owned(), source.to_string()]);
+    args
+}
+
+/// Wait until `instance`'s log has a session opened from `source`.
+async fn opened_from(instance: &common::cluster::Instance, source: std::net::Ipv4Addr) -> bool {
+    let wanted = format!("peer={source}:");
+    let deadline = tokio::time::Instant::now() + common::TIMEOUT;
+    while tokio::time::Instant::now() < deadline {
+        if instance
+            .log()
+            .lines()
+            .any(|line| line.contains("connection opened") && line.contains(&wanted))
+        {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+/// docker/haproxy.cfg's SSH frontend in front of two instances given one host key
+/// file (`--ssh-host-key`): a player's ssh, checking the key strictly, gets in on
+/// either instance, and each instance sees the player's own address from the PROXY
+/// header on its SSH port.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn behind_haproxy_every_instance_shows_one_host_key_and_the_players_address() {
+    use common::cluster::{free_port, Instance, Proxy};
+    use std::net::Ipv4Addr;
+    let Some((ssh, _, _)) = programs() else {
+        return;
+    };
+    let keys = tempfile::tempdir().expect("a folder for the shared key");
+    let key_file = keys.path().join("shared_host_key");
+    let key_arg = key_file.display().to_string();
+    let ports = [free_port(), free_port()];
+    let first = Instance::start(&[
+        "--ssh-port",
+        &ports[0].to_string(),
+        "--ssh-host-key",
+        &key_arg,
+    ])
+    .await;
+    let second = Instance::start(&[
+        "--ssh-port",
+        &ports[1].to_string(),
+        "--ssh-host-key",
+        &key_arg,
+    ])
+    .await;
+    let ssh_ports = ports.map(|port| SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    let backends = [
+        (first.addr(), first.http_addr().port()),
+        (second.addr(), second.http_addr().port()),
+    ];
+    let Some(proxy) = Proxy::start_with_ssh(&backends, &ssh_ports).await else {
+        return;
+    };
+    proxy.wait_for(&[true, true, false]).await;
+    let entry = proxy.ssh_addr().expect("the SSH frontend");
+
+    // The one key both instances read: made by the first, read by the second.
+    let key = arcade::net::ssh::host_key::load_or_create(&key_file).expect("the shared key");
+    let known_hosts = keys.path().join("known_hosts");
+    std::fs::write(
+        &known_hosts,
+        format!(
+            "[{}]:{} {}\n",
+            entry.ip(),
+            entry.port(),
+            arcade::net::ssh::host_key::public_line(&key)
+        ),
+    )
+    .expect("write known_hosts");
+
+    // One player stays in the lobby (ssh -T: plain lines), so that leastconn sends
+    // the next one to the other instance.
+    let (ann, bob) = (Ipv4Addr::new(127, 0, 0, 7), Ipv4Addr::new(127, 0, 0, 8));
+    let mut staying = tokio::process::Command::new(&ssh)
+        .arg("-T")
+        .args(strict_ssh_args(entry, "ann", &known_hosts, ann))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("run ssh");
+    let mut lobby = Vec::new();
+    let mut out = staying.stdout.take().expect("ssh's output");
+    let prompt = arcade::console::lobby::PROMPT.as_bytes();
+    let read = tokio::time::timeout(common::TIMEOUT, async {
+        let mut chunk = [0u8; 1024];
+        while !lobby.ends_with(prompt) {
+            let n = out.read(&mut chunk).await.expect("read ssh's output");
+            if n == 0 {
+                break;
+            }
+            lobby.extend_from_slice(&chunk[..n]);
+        }
+    })
+    .await;
+    let mut problem = Vec::new();
+    if let Some(mut errors) = staying.stderr.take() {
+        if read.is_err() || !lobby.ends_with(prompt) {
+            let _ = tokio::time::timeout(Duration::from_secs(2), errors.read_to_end(&mut problem))
+                .await;
+        }
+    }
+    assert!(
+        lobby.ends_with(prompt),
+        "ann's ssh did not reach the lobby: {}{}",
+        String::from_utf8_lossy(&lobby),
+        String::from_utf8_lossy(&problem)
+    );
+    let (ann_first, ann_second) = (
+        opened_from(&first, ann).await,
+        opened_from(&second, ann).await,
+    );
+    assert!(
+        ann_first != ann_second,
+        "ann's session is on exactly one instance"
+    );
+
+    let who = strict_ssh_args(entry, "bob", &known_hosts, bob)
+        .into_iter()
+        .chain(["who".to_owned()])
+        .collect::<Vec<_>>();
+    let (text, ok) = tokio::task::spawn_blocking(move || run_ssh(&ssh, &who, ""))
+        .await
+        .unwrap();
+    assert!(
+        ok,
+        "bob's ssh failed (a host key that differs would fail it): {text}"
+    );
+    assert!(text.contains("bob"), "{text}");
+    let (other, other_name) = if ann_first {
+        (&second, "the second")
+    } else {
+        (&first, "the first")
+    };
+    assert!(
+        opened_from(other, bob).await,
+        "bob, through the proxy while ann holds one instance, is on {other_name}: its log:\n{}",
+        other.log()
+    );
+    drop(staying);
 }

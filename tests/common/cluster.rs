@@ -284,6 +284,7 @@ impl Backend {
 pub struct Proxy {
     child: Child,
     addr: SocketAddr,
+    ssh: Option<SocketAddr>,
     socket: PathBuf,
     log: PathBuf,
     _dir: tempfile::TempDir,
@@ -310,6 +311,15 @@ impl Proxy {
 
     /// [`Proxy::start`] for backends given as (game address, web page port).
     pub async fn start_for(backends: &[(SocketAddr, u16)]) -> Option<Proxy> {
+        Proxy::start_with_ssh(backends, &[]).await
+    }
+
+    /// [`Proxy::start_for`], and when `ssh` names each backend's SSH port (in the same
+    /// order), the configuration's SSH frontend on a free port of its own.
+    pub async fn start_with_ssh(
+        backends: &[(SocketAddr, u16)],
+        ssh: &[SocketAddr],
+    ) -> Option<Proxy> {
         assert!(
             (1..=3).contains(&backends.len()),
             "docker/haproxy.cfg has three servers; given {}",
@@ -341,10 +351,23 @@ impl Proxy {
                 .env(format!("ARCADE_{n}"), game.to_string())
                 .env(format!("ARCADE_{n}_HTTP_PORT"), http.to_string());
         }
+        let ssh_addr = (!ssh.is_empty()).then(|| {
+            let bind = SocketAddr::from((Ipv4Addr::LOCALHOST, free_port()));
+            command.env("ARCADE_PROXY_SSH_BIND", bind.to_string());
+            for slot in 0..3 {
+                let backend = ssh
+                    .get(slot)
+                    .copied()
+                    .unwrap_or_else(|| SocketAddr::from((Ipv4Addr::LOCALHOST, free_port())));
+                command.env(format!("ARCADE_{}_SSH", slot + 1), backend.to_string());
+            }
+            bind
+        });
         let child = command.spawn().expect("start haproxy");
         let mut proxy = Proxy {
             child,
             addr,
+            ssh: ssh_addr,
             socket,
             log,
             _dir: dir,
@@ -367,6 +390,11 @@ impl Proxy {
     /// Where players connect.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Where players connect by SSH, when it was started with SSH backends.
+    pub fn ssh_addr(&self) -> Option<SocketAddr> {
+        self.ssh
     }
 
     /// A new player through HAProxy, banner read up to the lobby prompt.
@@ -393,6 +421,20 @@ impl Proxy {
 
     /// The `arcade` backend's three servers, in order, as HAProxy sees them now.
     pub async fn backends(&self) -> Vec<Backend> {
+        self.backends_of("arcade").await
+    }
+
+    /// The `arcade-ssh` backend's three servers as [`Proxy::backends`], or none when
+    /// started without SSH.
+    pub async fn ssh_backends(&self) -> Vec<Backend> {
+        match self.ssh {
+            Some(_) => self.backends_of("arcade-ssh").await,
+            None => Vec::new(),
+        }
+    }
+
+    /// The servers of the backend `name`, in order.
+    async fn backends_of(&self, name: &str) -> Vec<Backend> {
         let stats = self.try_stats().await.unwrap_or_else(|| {
             panic!(
                 "haproxy's admin socket does not answer; its log:\n{}",
@@ -422,7 +464,7 @@ impl Proxy {
         lines
             .map(|line| line.split(',').collect::<Vec<_>>())
             .filter(|fields| {
-                fields.get(proxy) == Some(&"arcade")
+                fields.get(proxy) == Some(&name)
                     && !matches!(fields.get(server), Some(&"BACKEND") | None)
             })
             .map(|fields| Backend {
@@ -437,19 +479,23 @@ impl Proxy {
     /// Wait until HAProxy's checks say exactly `up` (by position: `arcade-1` first),
     /// each server either [`Backend::is_up`] or [`Backend::is_down`]; the servers as
     /// they then are. Panics after [`CHECK_TIMEOUT`] with what HAProxy says.
+    /// With SSH, its backend's servers must say the same.
     pub async fn wait_for(&self, up: &[bool]) -> Vec<Backend> {
         let deadline = Instant::now() + CHECK_TIMEOUT;
-        loop {
-            let backends = self.backends().await;
-            let matches = backends.len() >= up.len()
-                && up.iter().zip(&backends).all(|(&want, backend)| {
+        let matches = |backends: &[Backend]| {
+            backends.len() >= up.len()
+                && up.iter().zip(backends).all(|(&want, backend)| {
                     if want {
                         backend.is_up()
                     } else {
                         backend.is_down()
                     }
-                });
-            if matches {
+                })
+        };
+        loop {
+            let backends = self.backends().await;
+            let ssh = self.ssh_backends().await;
+            if matches(&backends) && (self.ssh.is_none() || matches(&ssh)) {
                 return backends;
             }
             assert!(

@@ -1,10 +1,10 @@
 //! The server's SSH host key (SPEC section 11): Ed25519, made on first start in the
-//! data directory as `ssh_host_ed25519_key` (mode 0600, OpenSSH's private key format)
-//! and kept, so that players' `known_hosts` stay right across restarts; its SHA256
+//! data directory as `ssh_host_ed25519_key`, or in the file `--ssh-host-key` names
+//! (mode 0600, OpenSSH's private key format), and kept, so that players' `known_hosts` stay right across restarts; its SHA256
 //! fingerprint, as `ssh-keygen -lf` prints it, for the teacher to put on the board.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use russh::keys::ssh_key::private::Ed25519Keypair;
 use russh::keys::ssh_key::LineEnding;
@@ -42,15 +42,15 @@ pub enum HostKeyError {
     },
 }
 
-/// The host key of the server whose data directory is `data_dir`: read, or made and
-/// written (mode 0600) on first start.
+/// The host key in the file `path`: read, or made and written (mode 0600) on first
+/// start. Several instances given one file on a shared folder all read the key the
+/// first of them made.
 ///
 /// # Errors
 /// [`HostKeyError`], saying what to do.
-pub fn load_or_create(data_dir: &Path) -> Result<PrivateKey, HostKeyError> {
-    let path = data_dir.join(HOST_KEY_FILE);
+pub fn load_or_create(path: &Path) -> Result<PrivateKey, HostKeyError> {
     let shown = path.display().to_string();
-    match std::fs::read_to_string(&path) {
+    match std::fs::read_to_string(path) {
         Ok(text) => {
             let key =
                 PrivateKey::from_openssh(text.as_bytes()).map_err(|error| HostKeyError::Read {
@@ -63,10 +63,10 @@ pub fn load_or_create(data_dir: &Path) -> Result<PrivateKey, HostKeyError> {
                     algorithm: key.algorithm().to_string(),
                 });
             }
-            warn_if_readable_by_others(&path);
+            warn_if_readable_by_others(path);
             Ok(key)
         }
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => create(data_dir, &path),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => create(path),
         Err(error) => Err(HostKeyError::Read {
             path: shown,
             reason: error.to_string(),
@@ -90,10 +90,15 @@ pub fn public_line(key: &PrivateKey) -> String {
 /// Make a key and write it to `path`: to a temporary file of mode 0600 in the same
 /// directory first, then renamed, so that a crash never leaves half a key, and never
 /// over a key another process wrote meanwhile.
-fn create(data_dir: &Path, path: &PathBuf) -> Result<PrivateKey, HostKeyError> {
+fn create(path: &Path) -> Result<PrivateKey, HostKeyError> {
     let failed = |reason: String| HostKeyError::Write {
         path: path.display().to_string(),
         reason,
+    };
+    // The folder the file goes in: the current one for a bare file name.
+    let folder = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
     };
     // rand's thread generator is a CSPRNG seeded by the operating system.
     let seed: [u8; 32] = rand::random();
@@ -104,7 +109,7 @@ fn create(data_dir: &Path, path: &PathBuf) -> Result<PrivateKey, HostKeyError> {
         .map_err(|error| failed(error.to_string()))?;
     // tempfile makes its files with mode 0600.
     let mut file =
-        tempfile::NamedTempFile::new_in(data_dir).map_err(|error| failed(error.to_string()))?;
+        tempfile::NamedTempFile::new_in(folder).map_err(|error| failed(error.to_string()))?;
     file.write_all(text.as_bytes())
         .and_then(|()| file.as_file().sync_all())
         .map_err(|error| failed(error.to_string()))?;
@@ -115,7 +120,7 @@ fn create(data_dir: &Path, path: &PathBuf) -> Result<PrivateKey, HostKeyError> {
         }
         // Another server made it a moment ago (two starting at once): theirs is read.
         Err(error) if error.error.kind() == std::io::ErrorKind::AlreadyExists => {
-            load_or_create(data_dir)
+            load_or_create(path)
         }
         Err(error) => Err(failed(error.error.to_string())),
     }
@@ -140,12 +145,12 @@ mod tests {
     #[test]
     fn the_key_is_made_once_with_mode_0600_and_kept() {
         let dir = tempfile::tempdir().unwrap();
-        let made = load_or_create(dir.path()).unwrap();
         let path = dir.path().join(HOST_KEY_FILE);
+        let made = load_or_create(&path).unwrap();
         let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode, 0o600, "mode {mode:o}");
         assert_eq!(made.algorithm(), Algorithm::Ed25519);
-        let again = load_or_create(dir.path()).unwrap();
+        let again = load_or_create(&path).unwrap();
         assert_eq!(fingerprint(&made), fingerprint(&again));
         assert!(fingerprint(&made).starts_with("SHA256:"));
         assert!(public_line(&made).starts_with("ssh-ed25519 AAAA"));
@@ -156,7 +161,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(HOST_KEY_FILE);
         std::fs::write(&path, "not a key").unwrap();
-        let error = load_or_create(dir.path()).unwrap_err();
+        let error = load_or_create(&path).unwrap_err();
         assert!(matches!(error, HostKeyError::Read { .. }), "{error}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "not a key");
     }

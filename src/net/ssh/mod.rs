@@ -114,24 +114,24 @@ pub(crate) struct SshPort(Option<Listener<SshDoor>>);
 
 impl SshPort {
     /// The port on `listener` (none: off), through `gate` as the telnet port, with
-    /// the host key read or made in `data_dir` and its fingerprint in the log, once,
-    /// for the teacher to hand out.
+    /// the host key read or made in `key_file` and its fingerprint in the
+    /// log, once, for the teacher to hand out.
     ///
     /// # Errors
     /// [`SshError::HostKey`], saying what to do.
     pub(crate) fn start(
         listener: Option<tokio::net::TcpListener>,
-        data_dir: &std::path::Path,
+        key_file: &std::path::Path,
         gate: &Gate,
         proxy: Option<crate::net::proxy::Proxies>,
     ) -> Result<SshPort, SshError> {
         let Some(listener) = listener else {
             return Ok(SshPort(None));
         };
-        let key = host_key::load_or_create(data_dir)?;
+        let key = host_key::load_or_create(key_file)?;
         let fingerprint = host_key::fingerprint(&key);
         info!(
-            file = %data_dir.join(host_key::HOST_KEY_FILE).display(),
+            file = %key_file.display(),
             "SSH host key fingerprint {fingerprint} (ED25519): players' ssh shows it on their first connection"
         );
         if let Ok(address) = listener.local_addr() {
