@@ -14,6 +14,8 @@
 #                                         # direct to one: about 4 minutes (7 runs of each)
 #   ROWS="2 13" bench/run.sh              # warnings on every push (issue 33), beside row 2:
 #                                         # about 6 minutes (row 13: 7 runs of two ~17 s halves)
+#   ROWS=14 bench/run.sh                  # SSH against telnet (issue 32), arcade alone: about
+#                                         # 4 minutes (3 runs of four ~15 s loads)
 #   ROWS=rates bench/run.sh               # NATS and PostgreSQL rates for "Scale on paper": ~3 minutes
 #   ROWS=solver bench/run.sh              # the Sokoban solver's collections (bench/solver.sh;
 #                                         # not in the default rows: up to an hour)
@@ -115,7 +117,7 @@ THROUGHPUT_REPS=${THROUGHPUT_REPS:-5}
 LATENCY_REPS=${LATENCY_REPS:-7}
 SOCIAL_REPS=${SOCIAL_REPS:-3}
 RESTART_REPS=${RESTART_REPS:-1}
-ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10 11 12 13 rates}
+ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10 11 12 13 14 rates}
 CHAT_SESSIONS=${CHAT_SESSIONS:-10000}
 WATCHERS=${WATCHERS:-1000}
 LOBBY_SESSIONS=${LOBBY_SESSIONS:-10000}
@@ -140,6 +142,9 @@ CLUSTER_SESSIONS=${CLUSTER_SESSIONS:-$(( cluster_cap < 10000 ? cluster_cap : 100
 # --lobby-line and --commands). loadtest's tests read these two lines and play them.
 PUSH_LOBBY=${PUSH_LOBBY:-play starpusher pushes}
 PUSH_COMMANDS=${PUSH_COMMANDS:-d,s,d2,w,a,s,a2,w}
+# Row 14 (SSH against telnet): how many sessions, how many runs.
+SSH_SESSIONS=${SSH_SESSIONS:-1000}
+SSH_REPS=${SSH_REPS:-3}
 CROSS_CHAT_SESSIONS=${CROSS_CHAT_SESSIONS:-3000}
 CROSS_CHAT_RATE=${CROSS_CHAT_RATE:-10}
 # Each rate measurement is bounded: NATS_MESSAGES per run (a tenth of it for 1 KiB),
@@ -155,6 +160,8 @@ RESTART_LOG=${RESTART_LOG:-warn,arcade::recorder=info,arcade::records=info}
 PORT_ARCADE=${PORT_ARCADE:-24100}
 PORT_MINIMAL=${PORT_MINIMAL:-24101}
 PORT_HTTP=${PORT_HTTP:-24102}
+# Row 14: arcade's --ssh-port.
+PORT_SSH=${PORT_SSH:-24103}
 # Row 12: HAProxy's port, the three instances' (and their web pages'), NATS and
 # PostgreSQL (also for ROWS=rates).
 PORT_PROXY=${PORT_PROXY:-24110}
@@ -878,6 +885,35 @@ if row 13; then
             sleep 1
         done
     done
+fi
+# 14. SSH (issue 32), arcade alone (arcade-minimal has no SSH) with --ssh-port: the
+# same server's two doors side by side in each run, each load on a fresh server,
+# alternating which goes first. SSH_SESSIONS sessions in a closed loop (commands/s,
+# and the server's CPU per command: the encryption's price), then the same number
+# idle in their games (the server's memory per session). Over SSH each session is a
+# guest with no password on a shell channel without a pty (loadtest --ssh: russh's
+# client); the handshake counts in the connect time, before the measured window.
+if row 14; then
+    if ! arcade_has -- --ssh-port; then
+        echo "bench: row 14 skipped: $ARCADE has no --ssh-port" >&2
+    else
+        echo "$SSH_REPS" >"$OUT/row14.runs"
+        busy=(--sessions "$SSH_SESSIONS" --rate 0 --ramp 2s --warmup 2s --duration 5s)
+        idle=(--sessions "$SSH_SESSIONS" --idle --ramp 2s --warmup 2s --duration 1s)
+        for rep in $(seq "$SSH_REPS"); do
+            if [ $((rep % 2)) = 1 ]; then order="ssh telnet"; else order="telnet ssh"; fi
+            for way in $order; do
+                door=(); port=$PORT_ARCADE
+                if [ "$way" = ssh ]; then door=(--ssh); port=$PORT_SSH; fi
+                fresh_arcade "$OUT/row14-data" "$OUT/row14-arcade.log" warn --ssh-port "$PORT_SSH"
+                RUN_PORT=$port run 14 "$way" "$rep" "${busy[@]}" "${door[@]}"
+                fresh_arcade "$OUT/row14-data" "$OUT/row14-arcade.log" warn --ssh-port "$PORT_SSH"
+                RUN_PORT=$port run 14 "${way}idle" "$rep" "${idle[@]}" "${door[@]}"
+            done
+        done
+        stop_servers
+        rm -rf "$OUT/row14-data"
+    fi
 fi
 # Rates for "Scale on paper" (no arcade): NATS and PostgreSQL.
 if row rates; then

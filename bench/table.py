@@ -83,7 +83,7 @@ import statistics
 import sys
 
 # Rows run on arcade alone: arcade-minimal has nothing to compare there.
-ARCADE_ONLY = {9, 10, 11, 12}
+ARCADE_ONLY = {9, 10, 11, 12, 14}
 
 # Row 11's two halves, as its files name them, and as the table names them.
 WEB_HALVES = {"web": "with followers", "plain": "without"}
@@ -103,6 +103,8 @@ def servers(row):
         return tuple(WEB_HALVES)
     if row == 12:
         return ("proxied", "direct")
+    if row == 14:
+        return ("ssh", "telnet", "sshidle", "telnetidle")
     if row in ARCADE_ONLY:
         return ("arcade",)
     if row == 13:
@@ -240,6 +242,7 @@ def row_labels(directory):
     web = load(directory, 11, "web") or load(directory, 11, "plain")
     cluster = load(directory, 12, "proxied") or load(directory, 12, "direct")
     pushes = load(directory, 13, "arcade") or load(directory, 13, "plain")
+    ssh = load(directory, 14, "ssh") or load(directory, 14, "telnet")
     setup = cluster_setup(directory)
     followers = max((fields.get("followers", 0) for fields in sse_facts(directory)),
                     default=0) or 50
@@ -269,6 +272,8 @@ def row_labels(directory):
             f"`{first(pushes, 'lobby_line', 'play starpusher pushes')}` "
             f"({','.join(first(pushes, 'script_commands', []))}), with `set warnings on` "
             f"and without",
+        14: f"{first(ssh, 'sessions', 1000):,} sessions over SSH and over telnet to one "
+            f"server: a closed loop, and idle in their games (arcade only)",
     }
 
 
@@ -563,6 +568,29 @@ def main():
          "warnings/", None),
         (13, "", "server CPU per command without warnings", "us", Half("plain", cpu_us),
          "warnings/", None),
+        (14, labels[14], "commands/s over SSH", "/s",
+         Half("ssh", lambda r: r["commands_per_second"]), "vs:telnet", None),
+        (14, "", "commands/s over telnet", "/s",
+         Half("telnet", lambda r: r["commands_per_second"]), None, None),
+        (14, "", "server CPU per command over SSH", "us", Half("ssh", cpu_us),
+         "vs:telnet", None),
+        (14, "", "server CPU per command over telnet", "us", Half("telnet", cpu_us),
+         None, None),
+        (14, "", "p99 over SSH (closed loop), pooled", "ms", Half("ssh", Pooled(0.99)),
+         "vs:telnet", None),
+        (14, "", "p99 over telnet (closed loop), pooled", "ms",
+         Half("telnet", Pooled(0.99)), None, None),
+        (14, "", "connect p99 over SSH (with the handshake)", "ms",
+         Half("ssh", lambda r: ms(r["connect"]["p99_us"])), "vs:telnet", None),
+        (14, "", "connect p99 over telnet", "ms",
+         Half("telnet", lambda r: ms(r["connect"]["p99_us"])), None, None),
+        (14, "", "RSS growth / idle session over SSH", "B",
+         Half("sshidle", lambda r: (r.get("server_memory") or {}).get("bytes_per_session")),
+         "vs:telnetidle", None),
+        (14, "", "RSS growth / idle session over telnet", "B",
+         Half("telnetidle",
+              lambda r: (r.get("server_memory") or {}).get("bytes_per_session")),
+         None, None),
     ]
     print("| # | load | metric | arcade | minimal | arcade / minimal | target | met |")
     print("|---|---|---|---:|---:|---:|---|---|")
@@ -628,6 +656,16 @@ def main():
                 w = median(with_warnings, pick)
             shown = "n/a" if w is None or not a else f"{w / a:.2f}x"
             met, goal = None, f"with warnings: {shown} this"
+        elif isinstance(kind, str) and kind.startswith("vs:"):
+            # Row 14: the same number on the other door, SSH against telnet.
+            other_half = kind[3:]
+            others = load(directory, row, other_half)
+            if isinstance(pick, Pooled):
+                o = pooled(others, pick.quantile, pick.field)
+            else:
+                o = median(others, pick)
+            shown = "n/a" if a is None or not o else f"{a / o:.2f}x"
+            met, goal = None, f"{shown} {other_half.replace('idle', '')}'s"
         elif kind == "all":
             met, goal = all_received, "every follower"
         elif kind == "arcade==":
@@ -686,6 +724,10 @@ def main():
         (12, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
         (13, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
         (13, "server CPU µs/command", lambda r: f"{cpu_us(r) or 0:.1f}"),
+        (14, "commands/s", lambda r: f"{r.get('commands_per_second', 0):,.0f}"),
+        (14, "server CPU µs/command", lambda r: f"{cpu_us(r) or 0:.1f}"),
+        (14, "bytes/session",
+         lambda r: f"{(r.get('server_memory') or {}).get('bytes_per_session', 0):.0f}"),
     ]
     for row, metric, pick in spread:
         if not runs(directory, row):

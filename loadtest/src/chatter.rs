@@ -260,6 +260,7 @@ mod tests {
         Plan {
             target,
             sources: sources(target, 1),
+            ssh: false,
             script: Script::default(),
             setup: Box::default(),
             restart: None,

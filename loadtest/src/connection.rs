@@ -6,14 +6,20 @@
 //! Spreading connections over 127.0.0.1, 127.0.0.2, ... multiplies the room. With
 //! `IP_BIND_ADDRESS_NO_PORT` the kernel picks the port at `connect` time knowing the
 //! whole four-tuple, instead of reserving one at `bind` time for every destination.
+//!
+//! With `--ssh` the same socket carries an SSH connection (russh's client): one
+//! session channel with a shell and no pty, read and written as a byte stream, so
+//! that everything above this file is the same for both.
 
 use std::io;
 use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
 
 use socket2::{Domain, Protocol, Socket, Type};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::time::Instant;
+use tokio_util::either::Either;
 
 use super::failure::{Failure, Waiting};
 use arcade::{console::lobby, games, net::listener};
@@ -38,19 +44,35 @@ pub(crate) fn sources(target: SocketAddr, count: u8) -> Vec<Ipv4Addr> {
     }
 }
 
+/// An SSH session channel as a byte stream.
+type SshChannel = russh::ChannelStream<russh::client::Msg>;
+
 /// A connected client with the bytes received since the last prompt.
 pub(crate) struct Connection {
-    stream: TcpStream,
+    stream: Either<TcpStream, SshChannel>,
+    /// With SSH: the connection's handle, which must live as long as its channel.
+    _ssh: Option<russh::client::Handle<AnyHostKey>>,
     received: Vec<u8>,
 }
 
 impl Connection {
-    /// Connect to `target`, from `source` when given.
-    pub(crate) async fn open(target: SocketAddr, source: Option<Ipv4Addr>) -> io::Result<Self> {
+    /// Connect to `target`, from `source` when given; by SSH when `ssh`.
+    pub(crate) async fn open(
+        target: SocketAddr,
+        source: Option<Ipv4Addr>,
+        ssh: bool,
+    ) -> io::Result<Self> {
         let socket = new_socket(target, source)?;
         let stream = socket.connect(target).await?;
+        let (stream, handle) = if ssh {
+            let (channel, handle) = ssh_channel(stream).await?;
+            (Either::Right(channel), Some(handle))
+        } else {
+            (Either::Left(stream), None)
+        };
         Ok(Connection {
             stream,
+            _ssh: handle,
             received: Vec::with_capacity(READ_CAPACITY),
         })
     }
@@ -178,6 +200,54 @@ impl Connection {
     }
 }
 
+/// The load tester trusts whatever host key its own server shows: it measures, it
+/// does not guard anything.
+pub(crate) struct AnyHostKey;
+
+impl russh::client::Handler for AnyHostKey {
+    type Error = russh::Error;
+
+    async fn check_server_key(
+        &mut self,
+        _key: &russh::keys::PublicKeyOrCertificate,
+    ) -> Result<bool, Self::Error> {
+        Ok(true)
+    }
+}
+
+/// Over `stream`: SSH's handshake, the login as `guest` with no password (an
+/// unregistered name, SPEC section 11), and a session channel with a shell and no pty.
+async fn ssh_channel(
+    stream: TcpStream,
+) -> io::Result<(SshChannel, russh::client::Handle<AnyHostKey>)> {
+    let config = Arc::new(russh::client::Config {
+        nodelay: true,
+        ..russh::client::Config::default()
+    });
+    let mut handle = russh::client::connect_stream(config, stream, AnyHostKey)
+        .await
+        .map_err(io::Error::other)?;
+    let auth = handle
+        .authenticate_none("guest")
+        .await
+        .map_err(io::Error::other)?;
+    if !auth.success() {
+        return Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            "the server refused `guest` with no password",
+        ));
+    }
+    let channel = handle
+        .channel_open_session()
+        .await
+        .map_err(io::Error::other)?;
+    channel
+        .request_shell(false)
+        .await
+        .map_err(io::Error::other)?;
+    Ok((channel.into_stream(), handle))
+}
+
 /// A non-blocking TCP socket, Nagle off, bound to `source` (port chosen at connect).
 fn new_socket(target: SocketAddr, source: Option<Ipv4Addr>) -> io::Result<TcpSocket> {
     let socket = Socket::new(
@@ -262,7 +332,7 @@ mod tests {
             peer
         });
         let source = Ipv4Addr::new(127, 0, 0, 2);
-        let mut connection = Connection::open(target, Some(source)).await.unwrap();
+        let mut connection = Connection::open(target, Some(source), false).await.unwrap();
         let deadline = Instant::now() + std::time::Duration::from_secs(5);
         connection
             .expect(LOBBY_PROMPT, Waiting::Banner, deadline)
@@ -294,10 +364,10 @@ mod tests {
             let _ = lobby.read_to_end(&mut rest).await;
         });
         let deadline = Instant::now() + std::time::Duration::from_secs(5);
-        let mut full = Connection::open(target, None).await.unwrap();
+        let mut full = Connection::open(target, None, false).await.unwrap();
         let failure = full.expect(LOBBY_PROMPT, Waiting::Banner, deadline).await;
         assert!(matches!(failure, Err(Failure::ServerFull)), "{failure:?}");
-        let mut ended = Connection::open(target, None).await.unwrap();
+        let mut ended = Connection::open(target, None, false).await.unwrap();
         let failure = ended.expect(GAME_PROMPT, Waiting::Reply, deadline).await;
         let Err(failure) = failure else {
             panic!("the lobby prompt must not pass for a game prompt");

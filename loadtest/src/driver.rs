@@ -58,7 +58,7 @@ pub(crate) async fn connect(
     let connecting = Instant::now();
     let mut connection = tokio::time::timeout(
         plan.timeout,
-        Connection::open(plan.target, plan.source(index)),
+        Connection::open(plan.target, plan.source(index), plan.ssh),
     )
     .await
     .map_err(|_| {

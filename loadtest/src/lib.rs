@@ -210,6 +210,7 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
     let plan = Arc::new(Plan {
         target: options.addr,
         sources: connection::sources(options.addr, options.sources),
+        ssh: options.ssh,
         script,
         setup: options.setup.clone().into_boxed_slice(),
         restart,

@@ -126,6 +126,12 @@ pub struct Options {
     /// before 64, some 60 moves in.
     #[arg(long, value_name = "ARGS", default_value = DEFAULT_RACE_ARGS)]
     pub race_args: String,
+    /// Connect by SSH (SPEC section 11) instead of telnet: --addr is the server's
+    /// --ssh-port. Each session logs in as `guest` with no password, opens one session
+    /// channel with a shell and no pty (plain lines, as nc), and then plays as over
+    /// telnet. The handshake is part of the connect's time.
+    #[arg(long)]
+    pub ssh: bool,
     /// Spread connections over this many source addresses, 127.0.0.1 to 127.0.0.N
     /// (only when --addr is an IPv4 loopback address).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..))]
@@ -168,6 +174,7 @@ impl Default for Options {
             restart_every: None,
             race: None,
             race_args: String::from(DEFAULT_RACE_ARGS),
+            ssh: false,
             sources: 8,
             timeout: Duration::from_secs(10),
             server_pid: None,

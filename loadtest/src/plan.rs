@@ -40,6 +40,8 @@ impl Mode {
 pub(crate) struct Plan {
     pub(crate) target: SocketAddr,
     pub(crate) sources: Vec<Ipv4Addr>,
+    /// `--ssh`: connect by SSH rather than telnet.
+    pub(crate) ssh: bool,
     pub(crate) script: Script,
     /// `--setup`: lines each game session sends in the lobby before the lobby line.
     pub(crate) setup: Box<[String]>,
@@ -123,6 +125,7 @@ mod tests {
         let plan = Plan {
             target: SocketAddr::from((Ipv4Addr::LOCALHOST, 4000)),
             sources: connection::sources(SocketAddr::from((Ipv4Addr::LOCALHOST, 4000)), 2),
+            ssh: false,
             script: Script::default(),
             setup: Box::default(),
             restart: None,

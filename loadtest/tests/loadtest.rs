@@ -116,6 +116,61 @@ async fn closed_loop_answers_every_command() {
     assert!(report.commands > 4 * 10, "{report}");
 }
 
+/// `--ssh`: the same closed loop through the server's SSH port (russh's client, a
+/// guest with no password, a shell channel without a pty), idle sessions counted in
+/// their games, and the telnet port untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ssh_sessions_play_and_sit_idle_as_telnet_ones() {
+    let server = TestServer::start_with(arcade::server::Options {
+        ssh_port: Some(0),
+        ..arcade::server::Options::default()
+    })
+    .await;
+    let ssh = server.ssh_addr.expect("the SSH port");
+    let options = Options {
+        addr: ssh,
+        ssh: true,
+        sessions: 4,
+        rate: 0.0,
+        duration: Duration::from_secs(1),
+        warmup: Duration::from_millis(200),
+        quiet: true,
+        ..Options::default()
+    };
+    let report = loadtest::run(&options).await.expect("the load test runs");
+    assert_eq!(report.failures, 0, "{report}");
+    assert_eq!(report.connected, 4, "{report}");
+    assert!(report.commands > 4 * 10, "{report}");
+    let idle = Options {
+        addr: ssh,
+        ssh: true,
+        sessions: 6,
+        idle: true,
+        rate: 1.0,
+        duration: Duration::from_millis(300),
+        warmup: Duration::from_millis(300),
+        server_pid: Some(std::process::id()),
+        quiet: true,
+        ..Options::default()
+    };
+    let report = loadtest::run(&idle).await.expect("the load test runs");
+    assert_eq!(report.failures, 0, "{report}");
+    let memory = report.server_memory.expect("memory was sampled");
+    assert_eq!(memory.sessions_in_game, 6, "{report}");
+    // Without --ssh the SSH port is no telnet port: every session fails.
+    let telnet_on_ssh = Options {
+        ssh: false,
+        sessions: 2,
+        timeout: Duration::from_secs(2),
+        ..options
+    };
+    let report = loadtest::run(&telnet_on_ssh)
+        .await
+        .expect("the load test runs");
+    assert_eq!(report.connected, 0, "{report}");
+    server.shutdown().await;
+}
+
 /// A short closed-loop run of every game's script against `server`: each game's
 /// name and report.
 async fn play_every_game(
