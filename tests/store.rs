@@ -86,6 +86,7 @@ on_both!(
     ids_and_instances,
     open_recordings_of_gone_instances_are_closed,
     old_2048_results_move_to_the_board_of_their_win_value,
+    ssh_keys_are_added_capped_removed_and_gone_with_their_account,
 );
 
 fn start(game: &str) -> Start {
@@ -179,6 +180,69 @@ async fn accounts_and_settings_are_kept(backend: Backend) {
     );
     assert_eq!(again.account("bo").await.unwrap(), None);
     again.close().await;
+}
+
+async fn ssh_keys_are_added_capped_removed_and_gone_with_their_account(backend: Backend) {
+    use arcade::store::KeyAdded;
+    let store = backend.open().await;
+    for name in ["ann", "bo"] {
+        store.register(name, name, "$hash", "").await.unwrap();
+    }
+    let key = |n: u32| {
+        (
+            format!("ssh-ed25519 AAAA{n} ann@lab"),
+            format!("SHA256:{n}"),
+        )
+    };
+    let (one, one_print) = key(1);
+    let (two, two_print) = key(2);
+    let (three, three_print) = key(3);
+    assert_eq!(
+        store.add_ssh_key("ann", &one, &one_print, 2).await.unwrap(),
+        KeyAdded::Added
+    );
+    assert_eq!(
+        store.add_ssh_key("ann", &one, &one_print, 2).await.unwrap(),
+        KeyAdded::Known
+    );
+    assert_eq!(
+        store.add_ssh_key("ann", &two, &two_print, 2).await.unwrap(),
+        KeyAdded::Added
+    );
+    assert_eq!(
+        store
+            .add_ssh_key("ann", &three, &three_print, 2)
+            .await
+            .unwrap(),
+        KeyAdded::Full
+    );
+    // Another player's keys are their own, the same key included.
+    assert_eq!(
+        store.add_ssh_key("bo", &one, &one_print, 2).await.unwrap(),
+        KeyAdded::Added
+    );
+    let kept = store.ssh_keys("ann").await.unwrap();
+    let prints: Vec<&str> = kept.iter().map(|k| k.fingerprint.as_str()).collect();
+    assert_eq!(prints, ["SHA256:1", "SHA256:2"], "oldest first");
+    assert_eq!(kept[0].key, one);
+    // A key is removed by its owner only.
+    assert!(!store.remove_ssh_key("bo", kept[0].id).await.unwrap());
+    assert!(store.remove_ssh_key("ann", kept[0].id).await.unwrap());
+    assert!(!store.remove_ssh_key("ann", kept[0].id).await.unwrap());
+    assert_eq!(store.ssh_keys("ann").await.unwrap().len(), 1);
+    assert_eq!(
+        store
+            .add_ssh_key("ann", &three, &three_print, 2)
+            .await
+            .unwrap(),
+        KeyAdded::Added
+    );
+    // Gone with the account, and not back with a new account of the same name.
+    assert!(store.delete_account("ann").await.unwrap());
+    store.register("ann", "ann", "$new", "").await.unwrap();
+    assert!(store.ssh_keys("ann").await.unwrap().is_empty());
+    assert_eq!(store.ssh_keys("bo").await.unwrap().len(), 1);
+    store.close().await;
 }
 
 async fn recordings_are_written_read_listed_and_discarded(backend: Backend) {
