@@ -56,7 +56,7 @@ pub(super) const ROW: GameKind = GameKind {
 
 /// Whether the words after `play wumpus` ask for a random world: the rest of them
 /// if so.
-fn random_words<'a, T: AsRef<str>>(args: &'a [T]) -> Option<&'a [T]> {
+fn random_words<T: AsRef<str>>(args: &[T]) -> Option<&[T]> {
     match args.split_first() {
         Some((first, rest)) if first.as_ref().eq_ignore_ascii_case(random::WORD) => Some(rest),
         _ => None,
