@@ -328,7 +328,10 @@ fn unknown_and_damaged_worlds_are_refused() {
         error(&["../../etc/passwd"]),
         "Unknown level: ../../etc/passwd. Choose one of: big, classic, maze."
     );
-    assert_eq!(error(&["a", "b"]), "Usage: play wumpus [WORLD]");
+    assert_eq!(
+        error(&["a", "b"]),
+        "Usage: play wumpus [WORLD] or play wumpus random [seed=N] [size=N] [pits=P]"
+    );
     let saves = dir.path().join("wumpus");
     std::fs::create_dir_all(&saves).unwrap();
     std::fs::write(saves.join("broken.txt"), "dim 4 4\nplayer 9 0 0 0 1\n").unwrap();
@@ -564,6 +567,37 @@ fn play_a_world_file_on_stdin_and_save_the_end_state() {
         format!("Welcome to the Wumpus World!\nYou see light above.\nEnter command: You see light above.\nEnter command: You feel a breeze.\nEnter command: {state}")
     );
     assert_eq!(std::fs::read_to_string(&out).unwrap(), state);
+}
+
+#[test]
+fn play_a_random_world_on_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let play = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_arcade"))
+            .args(["play", "wumpus"])
+            .args(args)
+            .arg("--data-dir")
+            .arg(dir.path())
+            // No file named `random` where the words are read.
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let output = play(&["random", "seed=1"]);
+    assert!(output.status.success(), "{output:?}");
+    // Seed 1's world (pinned in games::wumpus::random), printed at the end of input.
+    let state = "dim 4 4\nplayer 0 0 1 0 1\nwumpus 3 3\ngold 1 2\npit 3 2\nexit 0 0\n";
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        format!("Welcome to the Wumpus World!\nYou see light above.\nEnter command: {state}")
+    );
+    let output = play(&["random", "size=11"]);
+    assert!(!output.status.success());
+    assert_eq!(
+        String::from_utf8(output.stderr).unwrap(),
+        "size must be 2 to 10.\n"
+    );
 }
 
 #[test]

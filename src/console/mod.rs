@@ -594,7 +594,7 @@ mod tests {
             player.send(&table, "dance").await,
             "Unknown command: dance. Type help.\n> "
         );
-        assert!(player.send(&table, "help").await.ends_with("quit               leave\nIn a game, type these with a / first (/who, /say hi); /help and /leave\nwork in every game.\nGames:\n  sokoban [LEVEL]\n      classic Sokoban (default level: classic)\n  starpusher [COLLECTION] [LEVEL-NUMBER]\n      level collections (default: the first, level 1)\n  2048 [size=N] [win=N] [seed=N] [style=box|ascii]\n      slide and merge tiles (default: size=4 win=2048 box)\n  wumpus [WORLD]\n      the wumpus cave (default: classic; also a saved name)\n> "));
+        assert!(player.send(&table, "help").await.ends_with("quit               leave\nIn a game, type these with a / first (/who, /say hi); /help and /leave\nwork in every game.\nGames:\n  sokoban [LEVEL]\n      classic Sokoban (default level: classic)\n  starpusher [COLLECTION] [LEVEL-NUMBER]\n      level collections (default: the first, level 1)\n  2048 [size=N] [win=N] [seed=N] [style=box|ascii]\n      slide and merge tiles (default: size=4 win=2048 box)\n  wumpus [WORLD | random [seed=N] [size=N] [pits=P]]\n      the wumpus cave (default: classic; also a saved name, or a random world)\n> "));
         assert_eq!(
             player.send(&table, "levels sokoban").await,
             "sokoban: classic\n> "

@@ -138,6 +138,67 @@ mod tests {
     use crate::games::{Finish, Outcome};
     use crate::records::recording::{Input, Start};
 
+    /// A random wumpus world's result replays to its end from the recording's world,
+    /// and from its recorded words alone (the drawn seed is among them).
+    #[test]
+    fn a_random_wumpus_world_replays_to_its_result() {
+        use crate::catalog::kind::GameKind;
+        use crate::games::Memory;
+        let context = Context {
+            levels: Levels::built_in().0,
+            data_dir: std::env::temp_dir().join("arcade-verifier-tests-unused"),
+        };
+        let kind = GameKind::from_name("wumpus").unwrap();
+        let args = (kind.recorded_args)(vec![String::from("random"), String::from("pits=0.3")]);
+        assert!(args[2].starts_with("seed="), "{args:?}");
+        let words: Vec<&str> = args.iter().map(String::as_str).collect();
+        let mut live = (kind.start)(&words, &context).unwrap();
+        let world = live.state();
+        let mut memory = Memory::default();
+        live.start(&mut memory);
+        let lines = ["turn left", "shoot", "turn right", "climb"];
+        for line in lines {
+            live.handle(line, &mut memory);
+        }
+        let mut finish = live.take_finish().expect("climbing out ends the game");
+        finish.level = Some((kind.level_key)(&args));
+        assert_eq!(finish.moves, 4);
+        let recording = |args: Vec<String>, world: Option<String>| Recording {
+            start: Start {
+                game: String::from("wumpus"),
+                args,
+                memory: String::new(),
+                world,
+            },
+            inputs: lines
+                .iter()
+                .map(|line| Input {
+                    at_ms: 0,
+                    line: line.to_string(),
+                })
+                .collect(),
+        };
+        let pending = Pending {
+            id: 1,
+            recording_id: 1,
+            upto: 4,
+            finish: Some(finish),
+            helped: false,
+        };
+        let kept = recording(args.clone(), world);
+        assert_eq!(check(&kept, &pending, &context), Ok(()));
+        assert_eq!(
+            check(&recording(args.clone(), None), &pending, &context),
+            Ok(())
+        );
+        // Another seed is another world, ranked apart: its replay does not agree.
+        let mut other = args;
+        other[2] = String::from("seed=1");
+        if other != kept.start.args {
+            assert!(check(&recording(other, None), &pending, &context).is_err());
+        }
+    }
+
     #[test]
     fn a_result_that_hides_a_hint_is_kept_out() {
         let context = Context {

@@ -150,8 +150,8 @@ Games:
       level collections (default: the first, level 1)
   2048 [size=N] [win=N] [seed=N] [style=box|ascii]
       slide and merge tiles (default: size=4 win=2048 box)
-  wumpus [WORLD]
-      the wumpus cave (default: classic; also a saved name)
+  wumpus [WORLD | random [seed=N] [size=N] [pits=P]]
+      the wumpus cave (default: classic; also a saved name, or a random world)
 ";
 
     #[test]

@@ -5,6 +5,7 @@
 //!
 //! - [`cave`] holds the rules: the [`Cave`], actions and percepts;
 //! - [`format`](mod@format) reads and prints the world file;
+//! - [`random`] makes seeded random worlds of the textbook's shape;
 //! - this file turns lines into [`Command`]s and percepts into replies.
 //!
 //! Like every game it does no I/O: the session writes `save NAME` to the data
@@ -14,6 +15,7 @@
 pub mod cave;
 pub mod describe;
 pub mod format;
+pub mod random;
 
 use std::fmt::Write as _;
 
