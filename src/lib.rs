@@ -8,6 +8,7 @@
 //!
 //! - [`games`]: one pure state machine per game; uses nothing else of the crate;
 //! - [`solver`]: the Sokoban solver and deadlock checks (pure; uses `games` only);
+//! - [`agents`]: the built-in agents that play the games (pure; uses `games` only);
 //! - [`text`]: durations, dates, and what other players' text may show;
 //! - [`codec`]: pure byte codecs: telnet, terminal keys and painting, the PROXY header;
 //! - [`catalog`]: the table of games, one file per game's row; levels and saves;
@@ -30,6 +31,7 @@
 //!   check, so that `cargo test` replays the inputs kept under `fuzz/regressions/`.
 
 pub mod admin;
+pub mod agents;
 pub mod catalog;
 pub mod cluster;
 pub mod coach;

@@ -37,7 +37,11 @@ const FORBIDDEN: &[(&str, &str)] = &[
 const LEAVES: &[&str] = &["games", "text"];
 
 /// Folders that use only these others.
-const ONLY: &[(&str, &[&str])] = &[("codec", &["games", "text"]), ("solver", &["games"])];
+const ONLY: &[(&str, &[&str])] = &[
+    ("codec", &["games", "text"]),
+    ("solver", &["games"]),
+    ("agents", &["games"]),
+];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
