@@ -41,18 +41,19 @@ now() { date +%s; }
 START="$(now)"
 
 # --- 1. what the machine needs ---------------------------------------------------------
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+# dockerd runs as root (CI runs as root; `CI_CONTAINER=0 .ci/run` skips this stage).
+[ "$(id -u)" -eq 0 ] || fail "docker/ci.sh starts its own dockerd: run it as root"
 missing=()
 command -v dockerd >/dev/null 2>&1 || missing+=(docker.io)
 command -v docker-compose >/dev/null 2>&1 || missing+=(docker-compose)
 command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
 command -v nc >/dev/null 2>&1 || missing+=(netcat-openbsd)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v readelf >/dev/null 2>&1 || missing+=(binutils)
 if [ "${#missing[@]}" -gt 0 ]; then
     step "apt-get install ${missing[*]}"
-    ${SUDO} apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive ${SUDO} apt-get install -y -qq "${missing[@]}" >/dev/null
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 # Debian's client (matching its dockerd) before any other on PATH.
 DOCKER=docker
@@ -309,7 +310,10 @@ EOF
 
 make_rust() {
     local sysroot context="${WORK}/rust-context"
-    if ! sysroot="$(rustc "+${RUST_VERSION}" --print sysroot 2>/dev/null)"; then
+    # The default toolchain when it is that version, else rustup's of that name.
+    if [[ "$(rustc --version 2>/dev/null)" == "rustc ${RUST_VERSION} "* ]]; then
+        sysroot="$(rustc --print sysroot)"
+    elif ! sysroot="$(rustc "+${RUST_VERSION}" --print sysroot 2>/dev/null)"; then
         command -v rustup >/dev/null 2>&1 || fail "no rustup: cannot find Rust ${RUST_VERSION} to copy into ${RUST_IMAGE}"
         rustup toolchain install "${RUST_VERSION}" --profile minimal
         sysroot="$(rustc "+${RUST_VERSION}" --print sysroot)"
