@@ -385,7 +385,7 @@ cpu_before="$(docker_cpu_ms)"
 ${DOCKER} build --force-rm --network host -f docker/Dockerfile -t arcade:latest . >"${WORK}/build.log" 2>&1 \
     || fail "docker build failed: $(tail -30 "${WORK}/build.log")"
 # Two cargo builds: the dependencies' layer, then arcade itself.
-grep -o 'Finished .*' "${WORK}/build.log" | sed 's/^/   cargo: /' || true
+sed 's/\x1b\[[0-9;]*m//g' "${WORK}/build.log" | grep -o 'Finished .*' | sed 's/^/   cargo: /' || true
 cpu_after="$(docker_cpu_ms)"
 cpu=""
 if [ -n "${cpu_before}" ] && [ -n "${cpu_after}" ]; then
