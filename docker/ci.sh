@@ -22,7 +22,7 @@
 #                                      Docker's build cache
 #   CI_DOCKER_CLUSTER=0                the class lab only
 #
-# Host ports used: 4000, 2222, 8080 (the lab), 4001, 8081-8083, 8404 (the cluster).
+# Host ports used: 4000, 2222, 8080 (the lab), 4001, 2223, 8081-8083, 8404 (the cluster).
 # The whole script is one block, read before it runs: an edit while it runs cannot
 # change what it does.
 {
@@ -50,6 +50,7 @@ command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
 command -v nc >/dev/null 2>&1 || missing+=(netcat-openbsd)
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v readelf >/dev/null 2>&1 || missing+=(binutils)
+command -v ssh-keyscan >/dev/null 2>&1 || missing+=(openssh-client)
 if [ "${#missing[@]}" -gt 0 ]; then
     step "apt-get install ${missing[*]}"
     apt-get update -qq
@@ -425,7 +426,7 @@ cp -r docker/class-levels "${LEVELS}"
 chmod -R a+rX "${LEVELS}"
 chmod a+rx "${WORK}"
 export ARCADE_CLASS_LEVELS="${LEVELS}"
-for port in 4000 2222 8080 4001 8081 8082 8083 8404; do
+for port in 4000 2222 8080 4001 2223 8081 8082 8083 8404; do
     if nc -z 127.0.0.1 "${port}" 2>/dev/null; then
         fail "port ${port} is in use on this machine: compose.yaml publishes it"
     fi
@@ -629,6 +630,42 @@ else
         sleep 0.5
     done
     ok "ann, bob and cyd registered and playing, one on each instance (arcade_sessions on 8081..8083: 1 1 1)"
+
+    step "cluster: SSH through HAProxy (port 2223), one host key on every instance"
+    prints=""
+    for service in arcade-1 arcade-2 arcade-3; do
+        print="$(dcc logs --no-color "${service}" 2>&1 \
+            | sed -n 's/.*SSH host key fingerprint \(SHA256:[A-Za-z0-9+/]*\).*/\1/p' | tail -1)"
+        [ -n "${print}" ] || fail "${service} logged no SSH host key fingerprint"
+        prints="${prints}${prints:+ }${print}"
+    done
+    [ "$(echo "${prints}" | tr ' ' '\n' | sort -u | wc -l)" = 1 ] \
+        || fail "the instances logged different host keys: ${prints}"
+    known="${WORK}/known_hosts"
+    ssh-keyscan -p 2223 -t ed25519 127.0.0.1 >"${known}" 2>/dev/null
+    scanned="$(ssh-keygen -lf "${known}" | awk '{ print $2 }')"
+    [ "${scanned}" = "${prints%% *}" ] \
+        || fail "HAProxy's port 2223 shows the key ${scanned:-(none)}, the instances log ${prints%% *}"
+    # Three logins at once with the key checked strictly: leastconn spreads them, and
+    # each one lists the players of all three instances (the bus).
+    logins=()
+    for n in 1 2 3; do
+        timeout 30 ssh -F /dev/null -o StrictHostKeyChecking=yes -o UserKnownHostsFile="${known}" \
+            -o IdentityAgent=none -o BatchMode=yes -o LogLevel=ERROR -p 2223 "guest@127.0.0.1" who \
+            >"${WORK}/ssh-who-${n}.txt" 2>&1 &
+        logins+=("$!")
+    done
+    # Only these three: the players' nc sessions run in the background too.
+    for login in "${logins[@]}"; do
+        wait "${login}" || fail "an ssh login through port 2223 failed: $(cat "${WORK}"/ssh-who-*.txt)"
+    done
+    for n in 1 2 3; do
+        for player in ann bob cyd; do
+            grep -q "${player}" "${WORK}/ssh-who-${n}.txt" \
+                || fail "ssh ... who through 2223 did not list ${player}: $(cat "${WORK}/ssh-who-${n}.txt")"
+        done
+    done
+    ok "arcade-1..3 log one host key (${prints%% *}), port 2223 shows it, three strict ssh logins list ann, bob and cyd"
 
     step "cluster: docker-compose kill arcade-2; its player resumes on another instance"
     began_ns="$(date +%s%N)"
