@@ -285,11 +285,7 @@ impl Knowledge {
                 continue;
             };
             for pos in unknown {
-                let index = self.index(pos);
-                self.pit[index] = value;
-                if value == Pit::Yes {
-                    self.no_wumpus[index] = true;
-                }
+                self.settle_pit(pos, value);
             }
             changed = true;
         }
@@ -333,14 +329,20 @@ impl Knowledge {
                 (true, false) => Pit::Yes,
                 _ => continue,
             };
-            let index = self.index(pos);
-            self.pit[index] = value;
-            if value == Pit::Yes {
-                self.no_wumpus[index] = true;
-            }
+            self.settle_pit(pos, value);
             changed = true;
         }
         changed
+    }
+
+    /// `pos` is now known to hold a pit or not; a pit holds no wumpus (one thing a
+    /// room).
+    fn settle_pit(&mut self, pos: Pos, value: Pit) {
+        let index = self.index(pos);
+        self.pit[index] = value;
+        if value == Pit::Yes {
+            self.no_wumpus[index] = true;
+        }
     }
 }
 
