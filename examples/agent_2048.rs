@@ -17,7 +17,8 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use arcade::agents::random::Random;
-use arcade::agents::twenty48::{Depth, Expectimax};
+use arcade::agents::twenty48::search::NODE_BUDGET;
+use arcade::agents::twenty48::{Choice, Depth, Expectimax};
 use arcade::games::twenty48::{self, board::Direction};
 use arcade::games::{Game, Memory};
 
@@ -35,6 +36,8 @@ struct Options {
     agent: Agent,
     threads: usize,
     per_seed: bool,
+    /// Nodes a move may visit.
+    budget: u64,
 }
 
 /// One seed's game.
@@ -45,12 +48,16 @@ struct Played {
     moves: u64,
     /// The time of each choice.
     times: Vec<Duration>,
+    /// The most nodes one choice visited.
+    max_nodes: u64,
+    /// Choices whose deepest search was abandoned at the budget.
+    cut_short: u64,
 }
 
 fn usage() -> String {
     String::from(
         "usage: agent_2048 --seeds A-B [--depth D | --adaptive MAX] \
-         [--agent expectimax|random] [--threads N] [--per-seed]",
+         [--agent expectimax|random] [--budget NODES] [--threads N] [--per-seed]",
     )
 }
 
@@ -61,6 +68,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         agent: Agent::Expectimax(Depth::Fixed(4)),
         threads: 1,
         per_seed: false,
+        budget: NODE_BUDGET,
     };
     let mut random = false;
     let mut words = args.iter();
@@ -90,6 +98,9 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 options.threads = value()?.parse().map_err(|_| "bad threads".to_string())?;
             }
             "--per-seed" => options.per_seed = true,
+            "--budget" => {
+                options.budget = value()?.parse().map_err(|_| "bad budget".to_string())?;
+            }
             other => return Err(format!("unknown argument {other}\n{}", usage())),
         }
     }
@@ -112,17 +123,18 @@ fn key(direction: Direction) -> &'static str {
 }
 
 /// Play seed `seed` to the end.
-fn play(seed: u64, agent: Agent) -> Result<Played, String> {
+fn play(seed: u64, agent: Agent, budget: u64) -> Result<Played, String> {
     let argument = format!("seed={seed}");
     let mut game = twenty48::from_args(&[argument.as_str()]).map_err(|e| e.to_string())?;
     let mut memory = Memory::default();
     let _ = game.start(&mut memory);
     let mut expectimax = match agent {
-        Agent::Expectimax(depth) => Some(Expectimax::with_depth(depth)),
+        Agent::Expectimax(depth) => Some(Expectimax::with_depth(depth).with_budget(budget)),
         Agent::Random => None,
     };
     let mut random = Random::new(seed);
     let mut times = Vec::new();
+    let (mut max_nodes, mut cut_short) = (0, 0);
     loop {
         let started = Instant::now();
         let choice = match expectimax.as_mut() {
@@ -130,6 +142,10 @@ fn play(seed: u64, agent: Agent) -> Result<Played, String> {
             None => random.twenty48(game.board()),
         };
         times.push(started.elapsed());
+        if let Some(Choice::Searched { counts, .. }) = expectimax.as_ref().map(Expectimax::last) {
+            max_nodes = max_nodes.max(counts.nodes);
+            cut_short += u64::from(counts.cut_short);
+        }
         let Some(direction) = choice else {
             break;
         };
@@ -147,6 +163,8 @@ fn play(seed: u64, agent: Agent) -> Result<Played, String> {
         largest: game.board().max_tile().map_or(0, |tile| tile.value()),
         moves: game.step(),
         times,
+        max_nodes,
+        cut_short,
     })
 }
 
@@ -174,7 +192,7 @@ fn main() -> ExitCode {
                 if seed > options.last {
                     break;
                 }
-                match play(seed, options.agent) {
+                match play(seed, options.agent, options.budget) {
                     Ok(played) => {
                         if options.per_seed {
                             println!(
@@ -256,6 +274,16 @@ fn report(options: &Options, results: &[Played], wall: Duration) {
             ms(p(0.5)),
             ms(p(0.99)),
             ms(times[moves - 1])
+        );
+    }
+    if matches!(options.agent, Agent::Expectimax(_)) {
+        let max_nodes = results.iter().map(|p| p.max_nodes).max().unwrap_or(0);
+        let cut: u64 = results.iter().map(|p| p.cut_short).sum();
+        println!("| node budget a move | {} |", options.budget);
+        println!("| most nodes in one move | {max_nodes} |");
+        println!(
+            "| moves cut short by the budget | {cut} ({:.3}%) |",
+            100.0 * cut as f64 / moves.max(1) as f64
         );
     }
     println!("| wall time | {:.0} s |", wall.as_secs_f64());

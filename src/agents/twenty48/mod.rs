@@ -92,6 +92,15 @@ impl Expectimax {
         }
     }
 
+    /// The same agent with a budget of `nodes` a move instead of
+    /// [`search::NODE_BUDGET`]: past it, a deeper search is abandoned and the last
+    /// whole depth decides.
+    #[must_use]
+    pub fn with_budget(mut self, nodes: u64) -> Expectimax {
+        self.search = Search::with_budget(nodes);
+        self
+    }
+
     /// How the last [`Expectimax::choose`] chose.
     pub fn last(&self) -> Choice {
         self.last

@@ -92,6 +92,37 @@ fn a_deeper_search_visits_more_and_the_cache_answers() {
     assert!(nodes.windows(2).all(|w| w[0] < w[1]), "{nodes:?}");
 }
 
+/// The node budget: an open board searched 4 moves deep with a small budget stops at
+/// a shallower whole depth (still a move with an effect, the same one a search of that
+/// depth chooses), and within a large budget it reaches the depth asked.
+#[test]
+fn the_budget_stops_a_search_at_its_last_whole_depth() {
+    let open = board(&[&[2, 0, 0, 0], &[0, 0, 0, 0], &[0, 0, 4, 0], &[0, 0, 0, 0]]);
+    let searched = |agent: &Expectimax| match agent.last() {
+        Choice::Searched { counts, .. } => counts,
+        other => panic!("{other:?}"),
+    };
+    let mut roomy = Expectimax::new(4).with_budget(u64::MAX);
+    assert!(roomy.choose(&open).is_some());
+    let full = searched(&roomy);
+    assert_eq!((full.depth, full.cut_short), (4, false), "{full:?}");
+
+    let mut tight = Expectimax::new(4).with_budget(full.nodes / 20);
+    let chosen = tight.choose(&open).expect("a move");
+    let cut = searched(&tight);
+    assert!(cut.cut_short, "{cut:?}");
+    assert!((1..4).contains(&cut.depth), "{cut:?}");
+    assert!(open.slide(chosen).is_ok());
+    // The whole depth it kept decides as a search of that depth alone would.
+    let mut shallow = Expectimax::new(cut.depth).with_budget(u64::MAX);
+    assert_eq!(shallow.choose(&open), Some(chosen));
+
+    // However small the budget, depth 1 finishes.
+    let mut starved = Expectimax::new(4).with_budget(0);
+    assert!(starved.choose(&open).is_some());
+    assert_eq!(searched(&starved).depth, 1);
+}
+
 /// A seeded game, played through the game's own commands as a session would, with a
 /// shallow search: any sane expectimax reaches 256 (a random player rarely passes 128,
 /// and a heuristic that prefers the wrong boards does not get there).
