@@ -421,6 +421,28 @@ fn strict_ssh_args(
     args
 }
 
+/// The address `instance` logged for its SSH port (`listening for SSH`), waited for.
+async fn ssh_port_of(instance: &common::cluster::Instance) -> SocketAddr {
+    let deadline = tokio::time::Instant::now() + common::TIMEOUT;
+    loop {
+        let log = instance.log();
+        let found = log
+            .lines()
+            .filter(|line| line.contains("listening for SSH"))
+            .find_map(|line| line.split("address=").nth(1))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|address| address.parse().ok());
+        if let Some(address) = found {
+            return address;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no `listening for SSH` in the log:\n{log}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 /// Wait until `instance`'s log has a session opened from `source`.
 async fn opened_from(instance: &common::cluster::Instance, source: std::net::Ipv4Addr) -> bool {
     let wanted = format!("peer={source}:");
@@ -444,7 +466,7 @@ async fn opened_from(instance: &common::cluster::Instance, source: std::net::Ipv
 /// header on its SSH port.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn behind_haproxy_every_instance_shows_one_host_key_and_the_players_address() {
-    use common::cluster::{free_port, Instance, Proxy};
+    use common::cluster::{Instance, Proxy};
     use std::net::Ipv4Addr;
     let Some((ssh, _, _)) = programs() else {
         return;
@@ -452,22 +474,11 @@ async fn behind_haproxy_every_instance_shows_one_host_key_and_the_players_addres
     let keys = tempfile::tempdir().expect("a folder for the shared key");
     let key_file = keys.path().join("shared_host_key");
     let key_arg = key_file.display().to_string();
-    let ports = [free_port(), free_port()];
-    let first = Instance::start(&[
-        "--ssh-port",
-        &ports[0].to_string(),
-        "--ssh-host-key",
-        &key_arg,
-    ])
-    .await;
-    let second = Instance::start(&[
-        "--ssh-port",
-        &ports[1].to_string(),
-        "--ssh-host-key",
-        &key_arg,
-    ])
-    .await;
-    let ssh_ports = ports.map(|port| SocketAddr::from((Ipv4Addr::LOCALHOST, port)));
+    // Port 0: each instance's SSH port is the one it logs (a port picked free
+    // beforehand could be taken by a parallel test before the instance binds it).
+    let first = Instance::start(&["--ssh-port", "0", "--ssh-host-key", &key_arg]).await;
+    let second = Instance::start(&["--ssh-port", "0", "--ssh-host-key", &key_arg]).await;
+    let ssh_ports = [ssh_port_of(&first).await, ssh_port_of(&second).await];
     let backends = [
         (first.addr(), first.http_addr().port()),
         (second.addr(), second.http_addr().port()),
