@@ -516,6 +516,31 @@ impl World {
         }
     }
 
+    /// What the square at (row, column) holds now, in the terms of a level file;
+    /// floor outside the level.
+    pub fn cell(&self, row: usize, column: usize) -> Cell {
+        let ground = if row < self.level.height && column < self.level.width {
+            self.level.ground(row * self.level.width + column)
+        } else {
+            Ground::Floor
+        };
+        let on_goal = ground == Ground::Goal;
+        if self.player() == (row, column) {
+            return if on_goal {
+                Cell::PlayerOnGoal
+            } else {
+                Cell::Player
+            };
+        }
+        match (ground, self.has_box(row, column)) {
+            (Ground::Wall, _) => Cell::Wall,
+            (Ground::Goal, true) => Cell::BoxOnGoal,
+            (Ground::Goal, false) => Cell::Goal,
+            (Ground::Floor, true) => Cell::Box,
+            (Ground::Floor, false) => Cell::Floor,
+        }
+    }
+
     /// Take one step, pushing a box in front if it can move.
     ///
     /// # Errors

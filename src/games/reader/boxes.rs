@@ -13,63 +13,31 @@
 //! stops early says why, which the drawn games leave to the eye.
 
 use super::{at, push_line, push_list};
-use crate::games::world::{Blocked, Direction, Ground, Step, Walk, World};
+use crate::games::world::{Blocked, Cell, Direction, Ground, Step, Walk, World};
 
-/// What one square shows, as a row's runs name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Square {
-    Wall,
-    Floor,
-    Goal,
-    Box,
-    BoxOnGoal,
-    Player,
-    PlayerOnGoal,
-}
-
-impl Square {
-    /// `n` squares of this kind in a row: the name alone for one, else the count and
-    /// the plural.
-    fn run(self, n: usize) -> String {
-        let (one, many) = match self {
-            Square::Wall => ("wall", "walls"),
-            Square::Floor => ("floor", "floor"),
-            Square::Goal => ("goal", "goals"),
-            Square::Box => ("box", "boxes"),
-            Square::BoxOnGoal => ("box on goal", "boxes on goals"),
-            // One player: never a run of more.
-            Square::Player => ("player", "player"),
-            Square::PlayerOnGoal => ("player on goal", "player on goal"),
-        };
-        if n == 1 {
-            one.to_string()
-        } else {
-            format!("{n} {many}")
-        }
+/// `n` squares holding `cell` in a row: the name alone for one, else the count and
+/// the plural.
+fn run(cell: Cell, n: usize) -> String {
+    let (one, many) = match cell {
+        Cell::Wall => ("wall", "walls"),
+        Cell::Floor => ("floor", "floor"),
+        Cell::Goal => ("goal", "goals"),
+        Cell::Box => ("box", "boxes"),
+        Cell::BoxOnGoal => ("box on goal", "boxes on goals"),
+        // One player: never a run of more.
+        Cell::Player => ("player", "player"),
+        Cell::PlayerOnGoal => ("player on goal", "player on goal"),
+    };
+    if n == 1 {
+        one.to_string()
+    } else {
+        format!("{n} {many}")
     }
 }
 
 /// The ground at (row, column); the world keeps it row-major.
 fn ground(world: &World, row: usize, column: usize) -> Ground {
     world.level().ground(row * world.level().width() + column)
-}
-
-fn square(world: &World, row: usize, column: usize) -> Square {
-    let on_goal = ground(world, row, column) == Ground::Goal;
-    if world.player() == (row, column) {
-        return if on_goal {
-            Square::PlayerOnGoal
-        } else {
-            Square::Player
-        };
-    }
-    match (ground(world, row, column), world.has_box(row, column)) {
-        (Ground::Wall, _) => Square::Wall,
-        (Ground::Goal, true) => Square::BoxOnGoal,
-        (Ground::Goal, false) => Square::Goal,
-        (Ground::Floor, true) => Square::Box,
-        (Ground::Floor, false) => Square::Floor,
-    }
 }
 
 /// The word for a direction of the keys.
@@ -92,12 +60,12 @@ pub fn where_is(world: &World) -> String {
 pub fn push_rows(world: &World, out: &mut String) {
     let level = world.level();
     for row in 0..level.height() {
-        let squares: Vec<Square> = (0..level.width())
-            .map(|column| square(world, row, column))
+        let squares: Vec<Cell> = (0..level.width())
+            .map(|column| world.cell(row, column))
             .collect();
         let kept = squares
             .iter()
-            .rposition(|&square| square != Square::Floor)
+            .rposition(|&square| square != Cell::Floor)
             .map_or(0, |last| last + 1);
         let mut runs: Vec<String> = Vec::new();
         let mut squares = squares[..kept].iter().peekable();
@@ -106,7 +74,7 @@ pub fn push_rows(world: &World, out: &mut String) {
             while squares.next_if(|&&next| next == kind).is_some() {
                 n += 1;
             }
-            runs.push(kind.run(n));
+            runs.push(run(kind, n));
         }
         if runs.is_empty() {
             runs.push(String::from("empty"));
