@@ -23,7 +23,7 @@ use crate::catalog::table::Context;
 use crate::codec::proxy::Proxied;
 use crate::net::idle::Timeouts;
 use crate::net::proxy;
-use crate::net::session::{Lease, Session};
+use crate::net::session::{Lease, Session, Transport};
 use crate::net::shutdown::{Shutdown, ShutdownSignal};
 use crate::players::inbox::Inbox;
 use crate::players::registry::{Registration, Registry};
@@ -64,15 +64,7 @@ pub(crate) struct Telnet;
 
 impl Door for Telnet {
     fn open(&self, gate: &Gate, stream: TcpStream, peer: SocketAddr, admission: Admission) {
-        if let Some(session) = Session::new(
-            stream,
-            peer,
-            Arc::clone(&gate.shared.context),
-            gate.shared.services.clone(),
-            gate.shared.timeouts,
-            (admission.registration, admission.inbox),
-            admission.lease,
-        ) {
+        if let Some(session) = gate.session(stream, peer, admission) {
             tokio::spawn(session.run());
         }
     }
@@ -159,6 +151,26 @@ impl<D: Door> Listener<D> {
 }
 
 impl Gate {
+    /// The session of an admitted connection on `stream` (telnet's socket or an SSH
+    /// channel), with the server's context, services and timeouts; `None` when its
+    /// seat cannot be made (said in the log).
+    pub(crate) fn session<S: Transport>(
+        &self,
+        stream: S,
+        peer: SocketAddr,
+        admission: Admission,
+    ) -> Option<Session<S>> {
+        Session::new(
+            stream,
+            peer,
+            Arc::clone(&self.shared.context),
+            self.shared.services.clone(),
+            self.shared.timeouts,
+            (admission.registration, admission.inbox),
+            admission.lease,
+        )
+    }
+
     /// A place for `stream` from the client at `peer`, or `None` when the server is
     /// full or `peer` has `--max-per-address` sessions already: the client is then told
     /// so and closed. The session hears the server's shutdown through its inbox

@@ -29,7 +29,6 @@ use tokio::sync::oneshot;
 use tracing::{debug, info};
 
 use crate::net::listener::{Admission, Door, Gate, Listener};
-use crate::net::session::Session;
 use crate::net::shutdown::ShutdownSignal;
 
 use handler::Connection;
@@ -233,20 +232,7 @@ async fn connection(
             return;
         }
     };
-    let Admission {
-        registration,
-        inbox,
-        lease,
-    } = admission;
-    if let Some(session) = Session::new(
-        stream,
-        peer,
-        Arc::clone(&gate.shared.context),
-        gate.shared.services.clone(),
-        gate.shared.timeouts,
-        (registration, inbox),
-        lease,
-    ) {
+    if let Some(session) = gate.session(stream, peer, admission) {
         session.run().await;
     }
     // The channel is closing (exit status first, see `stream.rs`): OpenSSH's client
