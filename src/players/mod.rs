@@ -5,6 +5,7 @@ pub mod accounts;
 pub mod activity;
 pub mod alarms;
 pub mod bans;
+pub mod bot_tokens;
 pub mod chat_limits;
 pub mod ghosts;
 pub mod hashing;
