@@ -87,6 +87,7 @@ on_both!(
     open_recordings_of_gone_instances_are_closed,
     old_2048_results_move_to_the_board_of_their_win_value,
     ssh_keys_are_added_capped_removed_and_gone_with_their_account,
+    bot_tokens_are_added_capped_listed_revoked_matched_and_gone_with_their_account,
 );
 
 fn start(game: &str) -> Start {
@@ -242,6 +243,79 @@ async fn ssh_keys_are_added_capped_removed_and_gone_with_their_account(backend: 
     store.register("ann", "ann", "$new", "").await.unwrap();
     assert!(store.ssh_keys("ann").await.unwrap().is_empty());
     assert_eq!(store.ssh_keys("bo").await.unwrap().len(), 1);
+    store.close().await;
+}
+
+async fn bot_tokens_are_added_capped_listed_revoked_matched_and_gone_with_their_account(
+    backend: Backend,
+) {
+    use arcade::players::bot_tokens::BotToken;
+    use arcade::store::TokenAdded;
+    let store = backend.open().await;
+    for name in ["ann", "bo"] {
+        store.register(name, name, "$hash", "").await.unwrap();
+    }
+    let tokens: Vec<BotToken> = (0..4).map(|_| BotToken::generate()).collect();
+    let add = |name: &'static str, token: &BotToken| {
+        let store = store.clone();
+        let (hash, prefix) = (token.hash(), token.prefix().to_owned());
+        async move {
+            store
+                .add_bot_token(name, hash.as_str(), &prefix, 2)
+                .await
+                .unwrap()
+        }
+    };
+    let matches = |name: &'static str, token: &BotToken| {
+        let store = store.clone();
+        let hash = token.hash();
+        async move { store.bot_token_matches(name, hash.as_str()).await.unwrap() }
+    };
+    assert!(store.bot_tokens("ann").await.unwrap().is_empty());
+    assert_eq!(add("ann", &tokens[0]).await, TokenAdded::Added(1));
+    assert_eq!(add("ann", &tokens[1]).await, TokenAdded::Added(2));
+    assert_eq!(add("ann", &tokens[2]).await, TokenAdded::Full);
+    assert_eq!(add("bo", &tokens[2]).await, TokenAdded::Added(1));
+    let kept = store.bot_tokens("ann").await.unwrap();
+    let prefixes: Vec<&str> = kept.iter().map(|t| t.prefix.as_str()).collect();
+    assert_eq!(
+        prefixes,
+        [tokens[0].prefix(), tokens[1].prefix()],
+        "oldest first"
+    );
+    assert!(kept
+        .iter()
+        .all(|t| t.last_used_at.is_none() && t.created_at > 0));
+    // A token logs in its own player only; a token never made logs in no one.
+    assert!(matches("ann", &tokens[1]).await);
+    assert!(!matches("bo", &tokens[1]).await);
+    assert!(!matches("ann", &tokens[2]).await);
+    assert!(!matches("ann", &tokens[3]).await);
+    let kept = store.bot_tokens("ann").await.unwrap();
+    assert_eq!(kept[0].last_used_at, None);
+    let used = kept[1].last_used_at.expect("a match sets the last use");
+    assert!(used >= kept[1].created_at);
+    // Revoked by its place in the list, by its owner only.
+    assert_eq!(store.revoke_bot_token("ann", 3).await.unwrap(), None);
+    assert_eq!(store.revoke_bot_token("ann", 0).await.unwrap(), None);
+    let revoked = store.revoke_bot_token("ann", 1).await.unwrap();
+    assert_eq!(
+        revoked.map(|t| t.prefix),
+        Some(tokens[0].prefix().to_owned())
+    );
+    assert!(!matches("ann", &tokens[0]).await);
+    assert!(
+        matches("ann", &tokens[1]).await,
+        "the other one still works"
+    );
+    assert_eq!(store.bot_tokens("ann").await.unwrap().len(), 1);
+    assert_eq!(add("ann", &tokens[3]).await, TokenAdded::Added(2));
+    // Gone with the account, and not back with a new account of the same name.
+    assert!(store.delete_account("ann").await.unwrap());
+    store.register("ann", "ann", "$new", "").await.unwrap();
+    assert!(store.bot_tokens("ann").await.unwrap().is_empty());
+    assert!(!matches("ann", &tokens[1]).await);
+    assert!(matches("bo", &tokens[2]).await);
     store.close().await;
 }
 
@@ -753,6 +827,77 @@ async fn a_number_taken_over_is_not_renewed_by_its_old_instance() {
         "the old instance's close freed the new one's number"
     );
     new.close().await;
+}
+
+/// PostgreSQL: a token added while another session's add is not yet committed counts
+/// that one, so two sessions adding at once cannot pass the cap. The other session is
+/// a transaction held open here; the store's add must wait for it (seen in
+/// `pg_stat_activity`) rather than count without it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bot_tokens_added_at_once_do_not_pass_the_cap() {
+    use arcade::players::bot_tokens::BotToken;
+    use arcade::store::TokenAdded;
+    let Some(postgres) = Postgres::start() else {
+        return;
+    };
+    let text = postgres.database("arcade");
+    let url: DbUrl = text.parse().unwrap();
+    let store = Store::open(&url).await.unwrap();
+    store.register("ann", "Ann", "$hash", "").await.unwrap();
+    let first = BotToken::generate();
+    assert_eq!(
+        store
+            .add_bot_token("ann", first.hash().as_str(), first.prefix(), 2)
+            .await
+            .unwrap(),
+        TokenAdded::Added(1)
+    );
+    // The other session: its add of the second token, not committed yet.
+    let sql = sqlx::PgPool::connect(&text).await.unwrap();
+    let mut other = sql.begin().await.unwrap();
+    let second = BotToken::generate();
+    sqlx::query(
+        "INSERT INTO bot_tokens (name_key, token_hash, prefix, created_at) \
+         VALUES ('ann', $1, $2, 1)",
+    )
+    .bind(second.hash().as_str())
+    .bind(second.prefix())
+    .execute(&mut *other)
+    .await
+    .unwrap();
+    let third = BotToken::generate();
+    let adding = tokio::spawn({
+        let store = store.clone();
+        async move {
+            store
+                .add_bot_token("ann", third.hash().as_str(), third.prefix(), 2)
+                .await
+                .unwrap()
+        }
+    });
+    // Until the add waits for a lock, or (what must not happen) ends without waiting.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pg_stat_activity \
+             WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'",
+        )
+        .fetch_one(&sql)
+        .await
+        .unwrap();
+        if waiting > 0 || adding.is_finished() {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the add neither waited nor ended"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    other.commit().await.unwrap();
+    assert_eq!(adding.await.unwrap(), TokenAdded::Full);
+    assert_eq!(store.bot_tokens("ann").await.unwrap().len(), 2);
+    store.close().await;
 }
 
 #[test]

@@ -18,11 +18,12 @@
 //! `instances` (several instances on one PostgreSQL, recording ids), `accounts`,
 //! `recordings` (and the recorder's batches of changes), `search` (recordings found
 //! by player, game, level and date, for the web page), `results` (leaderboards,
-//! stats, the results CSV), `ssh_keys` (players' public keys for SSH). Checking a
-//! result and the sweep are safe to run on every
-//! instance at once.
+//! stats, the results CSV), `ssh_keys` (players' public keys for SSH), `bot_tokens`
+//! (the hashes of players' bot tokens). Checking a result and the sweep are safe to
+//! run on every instance at once.
 
 mod accounts;
+mod bot_tokens;
 mod engine;
 mod instances;
 mod priority;
@@ -39,6 +40,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 
 pub use accounts::{Account, Registered};
+pub use bot_tokens::{StoredToken, TokenAdded};
 pub use instances::{HEARTBEAT_EVERY, RECORDING_ID_BLOCK, STALE_AFTER_MS};
 pub use recordings::{
     Change, Listed, NewRecording, Played, RecordingHead, RecordingState, Start, StoredRecording,
