@@ -243,3 +243,118 @@ async fn a_watcher_that_never_reads_slows_no_one_and_holds_no_memory() {
     server.kill().expect("stop the server");
     let _ = server.wait();
 }
+
+/// `bottoken` over TCP (SPEC section 12): a registered player makes a token (shown
+/// once), lists it, sees its last use after the store matched it, revokes it; the cap
+/// is named when reached; a guest is refused.
+#[tokio::test]
+async fn a_registered_player_makes_lists_and_revokes_bot_tokens() {
+    use arcade::players::bot_tokens::BotToken;
+    let server = TestServer::start().await;
+    let mut ann = common::registered(server.addr, "Ann", "ann-password").await;
+    ann.send("bottoken list").await;
+    assert_eq!(
+        ann.read_until("> ").await,
+        "You have no bot tokens. bottoken new makes one.\r\n> "
+    );
+    ann.send("bottoken new").await;
+    let said = ann.read_until("> ").await;
+    let secret = said
+        .strip_prefix("New bot token 1: ")
+        .and_then(|rest| rest.split("\r\n").next())
+        .unwrap_or_else(|| panic!("no token in {said:?}"));
+    let token = BotToken::parse(secret).unwrap_or_else(|error| panic!("{error}: {said:?}"));
+    assert_eq!(
+        said,
+        format!(
+            "New bot token 1: {secret}\r\n\
+             It is shown only this once: your bot logs in with bot Ann TOKEN.\r\n\
+             Keep it out of shared files; bottoken revoke 1 ends it.\r\n> "
+        )
+    );
+    // The list shows the prefix only, never the token, until a bot has used it.
+    let prefix = token.prefix();
+    ann.send("BOTTOKEN LIST").await;
+    let listed = ann.read_until("> ").await;
+    assert!(
+        listed.starts_with(&format!("Your bot tokens:\r\n  1. {prefix}...  made 20")),
+        "{listed:?}"
+    );
+    assert!(listed.ends_with(", last used never\r\n> "), "{listed:?}");
+    assert!(!listed.contains(secret), "{listed:?}");
+    // The store knows the token by its hash, for ann only.
+    let store = arcade::store::Store::open(&server.db).await.unwrap();
+    let hash = token.hash();
+    assert!(store.bot_token_matches("ann", hash.as_str()).await.unwrap());
+    assert!(!store.bot_token_matches("bo", hash.as_str()).await.unwrap());
+    ann.send("bottoken list").await;
+    let listed = ann.read_until("> ").await;
+    assert!(!listed.contains("never"), "{listed:?}");
+    assert_eq!(listed.matches(", last used 20").count(), 1, "{listed:?}");
+    // In a game, with a `/`, as sshkey.
+    ann.send("play 2048 seed=1").await;
+    ann.read_until("Enter command: ").await;
+    ann.send("/bottoken list").await;
+    let listed = ann.read_until("Enter command: ").await;
+    assert!(
+        listed.starts_with(&format!("Your bot tokens:\r\n  1. {prefix}...")),
+        "{listed:?}"
+    );
+    ann.send("/leave").await;
+    ann.read_until("> ").await;
+    // Up to five; the sixth names the cap and the way out.
+    for n in 2..=5 {
+        ann.send("bottoken new").await;
+        let said = ann.read_until("> ").await;
+        assert!(
+            said.starts_with(&format!("New bot token {n}: arcbot_")),
+            "{said:?}"
+        );
+    }
+    ann.send("bottoken new").await;
+    assert_eq!(
+        ann.read_until("> ").await,
+        "You hold 5 bot tokens, the most there can be: bottoken revoke N one\r\n\
+         first (bottoken list numbers them).\r\n> "
+    );
+    for (line, answer) in [
+        (
+            "bottoken revoke 6",
+            "You have no bot token 6: bottoken list numbers them.\r\n> ",
+        ),
+        (
+            "bottoken revoke x",
+            "Usage: bottoken revoke N (N from bottoken list).\r\n> ",
+        ),
+        (
+            "bottoken renew",
+            "Usage: bottoken new, bottoken list, bottoken revoke N.\r\n> ",
+        ),
+    ] {
+        ann.send(line).await;
+        assert_eq!(ann.read_until("> ").await, answer, "{line}");
+    }
+    ann.send("bottoken revoke 1").await;
+    assert_eq!(
+        ann.read_until("> ").await,
+        format!("Bot token 1 revoked ({prefix}...): no bot logs in with it any more.\r\n> ")
+    );
+    assert!(!store.bot_token_matches("ann", hash.as_str()).await.unwrap());
+    ann.send("bottoken list").await;
+    let listed = ann.read_until("> ").await;
+    assert_eq!(listed.matches("...  made ").count(), 4, "{listed:?}");
+    assert!(!listed.contains(&format!(" {prefix}...")), "{listed:?}");
+    store.close().await;
+
+    // A guest's name, and an unregistered one, hold no tokens.
+    let mut guest = Client::connect(server.addr).await;
+    let mut bo = named(&server, "bo").await;
+    for client in [&mut guest, &mut bo] {
+        client.send("bottoken new").await;
+        assert_eq!(
+            client.read_until("> ").await,
+            "Bot tokens are for registered names: name NAME, then register, first.\r\n> "
+        );
+    }
+    server.shutdown().await;
+}

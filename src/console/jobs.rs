@@ -23,7 +23,7 @@ use crate::records::recorder::Player;
 use crate::records::scores;
 use crate::seat::{self, Services};
 
-use super::commands::{levels, sshkey};
+use super::commands::{bottoken, levels, sshkey};
 use super::replay::{play_back, TOO_MANY_REPLAYS};
 use super::resume::{resume, Resumed};
 
@@ -78,6 +78,8 @@ pub(super) enum StoreWork {
     Resume { player: Player },
     /// `sshkey`: a registered player's keys.
     SshKeys(sshkey::KeyWork),
+    /// `bottoken`: a registered player's bot tokens.
+    BotTokens(bottoken::TokenWork),
 }
 
 /// Work on files: games that may read a saved world, levels, saves.
@@ -316,6 +318,7 @@ impl StoreWork {
                 }
             }
             StoreWork::SshKeys(work) => Finished::Listed(work.run(&services.store).await),
+            StoreWork::BotTokens(work) => Finished::Listed(work.run(&services.store).await),
             StoreWork::Replay {
                 id,
                 speed,

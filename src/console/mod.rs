@@ -1248,7 +1248,8 @@ mod tests {
                     "levels", "levels starpusher", "set", "look", "where", "standings",
                     "hint", "solve", "say hello", "tell ann hi", "tell zed hi", "watch zed",
                     "replay 99", "resume", "race sokoban", "races", "watch race 1",
-                    "stop", "leave", "quiet", "set chat on", "sshkey list", "nonsense",
+                    "stop", "leave", "quiet", "set chat on", "sshkey list", "bottoken list",
+                    "nonsense",
                 ] {
                     let text = ann.send(&table, lobby).await;
                     assert_eq!(drawn(&text), None, "{lobby}: {text}");

@@ -127,6 +127,8 @@ mod tests {
   register           protect your name with a password
   sshkey add KEY     log in over SSH with this public key (sshkey list,
                      sshkey remove N)
+  bottoken new       a token your bot program logs in with (bottoken list,
+                     bottoken revoke N)
   set [OPTION on|off]  your settings: chat, keys (single keys, for telnet: a
                      game's keys act at once on an empty line; type d3 as D3),
                      color (boards in colour, drawn in place), warnings

@@ -16,6 +16,7 @@ use super::{lobby, Console, Outcome};
 use crate::catalog::table::GameKind;
 use crate::seat;
 
+pub mod bottoken;
 mod broadcast;
 pub mod help;
 mod hint;
@@ -68,6 +69,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     name::COMMAND,
     register::COMMAND,
     sshkey::COMMAND,
+    bottoken::COMMAND,
     set::COMMAND,
     quiet::COMMAND,
     top::COMMAND,
