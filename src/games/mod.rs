@@ -15,6 +15,7 @@
 
 use std::any::Any;
 
+pub mod bot;
 pub mod boxes;
 mod glyphs;
 mod progress;
@@ -301,6 +302,15 @@ pub trait Game: Send {
     fn where_is(&self) -> Option<String> {
         None
     }
+
+    /// What a program playing the game is told after each move (SPEC section 12):
+    /// the observation, the legal actions and the score, as docs/bots.md specifies
+    /// them for each game.
+    fn observe(&self, memory: &Memory) -> bot::Observation;
+
+    /// The line a bot's action is played as, when `action` is one of this game's
+    /// (whether it is legal now is [`Game::observe`]'s to say).
+    fn action_line(&self, action: &str) -> Option<&'static str>;
 }
 
 /// A boxed game is a game: what the table of games hands out.
@@ -355,6 +365,14 @@ impl<G: Game + ?Sized> Game for Box<G> {
 
     fn where_is(&self) -> Option<String> {
         (**self).where_is()
+    }
+
+    fn observe(&self, memory: &Memory) -> bot::Observation {
+        (**self).observe(memory)
+    }
+
+    fn action_line(&self, action: &str) -> Option<&'static str> {
+        (**self).action_line(action)
     }
 }
 

@@ -15,6 +15,7 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
+use super::bot;
 use super::boxes::{Boxes, Undo, MAX_HISTORY};
 use super::reader::boxes;
 use super::world::{
@@ -307,6 +308,26 @@ impl Game for Sokoban {
 
     fn where_is(&self) -> Option<String> {
         Some(boxes::where_is(&self.world))
+    }
+
+    fn observe(&self, _memory: &Memory) -> bot::Observation {
+        let (observation, legal) = bot::boxes(&self.world, self.moves, self.pushes);
+        let (on_goals, _) = self.world.placed();
+        bot::Observation {
+            observation,
+            legal,
+            score: i64::try_from(on_goals).unwrap_or(i64::MAX),
+        }
+    }
+
+    fn action_line(&self, action: &str) -> Option<&'static str> {
+        // One step each: the seed's game walks `wN`, and `w1` is one step up.
+        Some(match bot::direction(action)? {
+            Direction::Up => "w1",
+            Direction::Down => "s1",
+            Direction::Left => "a1",
+            Direction::Right => "d1",
+        })
     }
 
     fn take_finish(&mut self) -> Option<Finish> {

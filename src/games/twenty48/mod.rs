@@ -38,6 +38,7 @@
 //!   a repeated or unknown key is refused with a one-line message.
 
 pub mod board;
+mod bot;
 pub mod describe;
 pub mod render;
 
@@ -502,6 +503,14 @@ impl Game for Twenty48 {
 
     fn exit_command(&self) -> &'static str {
         "q"
+    }
+
+    fn observe(&self, _memory: &Memory) -> crate::games::bot::Observation {
+        self.observation()
+    }
+
+    fn action_line(&self, action: &str) -> Option<&'static str> {
+        bot::action_line(action)
     }
 
     fn take_finish(&mut self) -> Option<Finish> {

@@ -12,6 +12,7 @@
 //! directory, and `arcade play wumpus FILE --save OUT` ([`Game::state`])
 //! writes the final state.
 
+mod bot;
 pub mod cave;
 pub mod describe;
 pub mod format;
@@ -19,6 +20,7 @@ pub mod random;
 
 use std::fmt::Write as _;
 
+use cave::Pos;
 pub use cave::{Action, Cave, NoEffect, Percept};
 pub use format::{parse_cave, FormatError};
 
@@ -151,6 +153,11 @@ pub struct Wumpus {
     reserved: Vec<String>,
     /// Reader mode: the room and the ways out in words too ([`Game::set_reader`]).
     reader: bool,
+    /// The percepts of the last step, for a bot's observation.
+    seen: Vec<Percept>,
+    /// The rooms the explorer has stood in, in the order first entered: at most the
+    /// cave's rooms.
+    visited: Vec<Pos>,
 }
 
 impl Wumpus {
@@ -164,6 +171,8 @@ impl Wumpus {
             ended: None,
             reserved: Vec::new(),
             reader: false,
+            seen: Vec::new(),
+            visited: Vec::new(),
         }
     }
 
@@ -244,8 +253,12 @@ impl Game for Wumpus {
             text.push('\n');
         }
         let mut percepts = Percepts::after(text);
-        self.cave
-            .room_percepts_each(|percept| percepts.write(percept));
+        let mut seen = Vec::new();
+        self.cave.room_percepts_each(|percept| {
+            percepts.write(percept);
+            seen.push(percept);
+        });
+        self.perceived(seen);
         if self.reader && !percepts.ended {
             describe::push_ways(&self.cave, &mut percepts.text);
             describe::push_carrying(&self.cave, &mut percepts.text);
@@ -261,9 +274,15 @@ impl Game for Wumpus {
             Ok(Command::Act(action)) => {
                 let mut percepts = Percepts::after(String::new());
                 let was = self.cave.player().pos;
-                match self.cave.act_each(action, |percept| percepts.write(percept)) {
+                let mut seen = Vec::new();
+                let acted = self.cave.act_each(action, |percept| {
+                    percepts.write(percept);
+                    seen.push(percept);
+                });
+                match acted {
                     Ok(()) => {
                         self.actions += 1;
+                        self.perceived(seen);
                         if self.reader && !percepts.ended {
                             let moved = self.cave.player().pos != was;
                             self.words_after(action, moved, &mut percepts.text);
@@ -354,6 +373,14 @@ impl Game for Wumpus {
 
     fn take_finish(&mut self) -> Option<Finish> {
         self.finish.take()
+    }
+
+    fn observe(&self, _memory: &Memory) -> super::bot::Observation {
+        self.observation()
+    }
+
+    fn action_line(&self, action: &str) -> Option<&'static str> {
+        bot::action_line(action)
     }
 }
 
