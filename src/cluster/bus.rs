@@ -410,6 +410,7 @@ mod tests {
             idle: 0,
             watchers: 0,
             chat: true,
+            bot: false,
         }
     }
 

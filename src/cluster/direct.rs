@@ -154,6 +154,7 @@ pub(super) fn race_op(
                 idle: 0,
                 watchers: 0,
                 chat: true,
+                bot: false,
             },
         )?,
     };

@@ -96,12 +96,13 @@ impl Registry {
         if !matches!(entry.home, Home::Here(_)) {
             return None;
         }
-        let (name, place, idle, watchers, chat) = (
+        let (name, place, idle, watchers, chat, bot) = (
             entry.name.to_string(),
             entry.place.clone(),
             entry.activity.idle(),
             entry.watchers,
             entry.chat,
+            entry.bot,
         );
         drop(entry);
         Some(SessionView {
@@ -110,6 +111,7 @@ impl Registry {
             idle: u32::try_from(idle.as_secs()).unwrap_or(u32::MAX),
             watchers,
             chat,
+            bot,
         })
     }
 
@@ -209,6 +211,7 @@ impl Registry {
                         place: Place::Lobby,
                         watchers: 0,
                         chat: true,
+                        bot: view.bot,
                         activity,
                     },
                 );
@@ -228,6 +231,7 @@ impl Registry {
             }
             entry.watchers = view.watchers;
             entry.chat = view.chat;
+            entry.bot = view.bot;
             let now = u64::from(seconds_since(self.shared.epoch));
             let last = u32::try_from(now.saturating_sub(idle)).unwrap_or(0);
             entry.activity.last.store(last, Ordering::Relaxed);

@@ -23,6 +23,8 @@ pub struct WhoLine {
     pub idle: Duration,
     /// How many watch this player.
     pub watchers: usize,
+    /// A program playing (SPEC section 12).
+    pub bot: bool,
 }
 
 /// One row of the web page's live table (SPEC section 11): `who`'s line, with the
@@ -42,9 +44,20 @@ pub struct SessionRow {
     pub last_active: u32,
     /// How many watch this player.
     pub watchers: usize,
+    /// A program playing (SPEC section 12).
+    pub bot: bool,
 }
 
 impl Registry {
+    /// Note that session `id` is a program playing (`bot NAME`, SPEC section 12):
+    /// `who` and the web page show `[bot]` after its name.
+    pub fn set_bot(&self, id: SessionId) {
+        if let Some(mut entry) = self.shared.sessions.get_mut(&id) {
+            entry.bot = true;
+        }
+        self.changed(id);
+    }
+
     /// Everyone online, sorted by name (ignoring case).
     pub fn who(&self) -> Vec<WhoLine> {
         let mut lines: Vec<WhoLine> = self
@@ -56,6 +69,7 @@ impl Registry {
                 place: entry.place.clone(),
                 idle: entry.activity.idle(),
                 watchers: entry.watchers,
+                bot: entry.bot,
             })
             .collect();
         // The key allocates: once per line, not once per comparison.
@@ -117,6 +131,7 @@ impl Registry {
                     progress: entry.activity.progress(),
                     last_active: entry.activity.last.load(Ordering::Relaxed),
                     watchers: entry.watchers,
+                    bot: entry.bot,
                 })
             })
             .collect();

@@ -93,4 +93,7 @@ pub struct SessionView {
     pub watchers: usize,
     /// Hears `say`.
     pub chat: bool,
+    /// A bot (SPEC section 12). Absent in what instances before bots sent.
+    #[serde(default)]
+    pub bot: bool,
 }

@@ -71,6 +71,8 @@ pub(super) struct Entry {
     pub(super) watchers: usize,
     /// Hears `say` (the `chat` setting).
     pub(super) chat: bool,
+    /// A program playing (SPEC section 12): `[bot]` after its name.
+    pub(super) bot: bool,
     pub(super) activity: Arc<Activity>,
 }
 
@@ -349,6 +351,7 @@ impl Registry {
                 place: Place::Lobby,
                 watchers: 0,
                 chat: true,
+                bot: false,
                 activity: Arc::clone(&activity),
             },
         );
@@ -942,6 +945,7 @@ mod tests {
             idle: 5,
             watchers: 0,
             chat: true,
+            bot: false,
         }
     }
 

@@ -35,10 +35,14 @@ impl Seat {
             // The place gives way (a 2048 seed is 20 digits): the row fits 80 columns.
             let room = COLUMNS.saturating_sub(2 + 16 + 2 + after.len());
             let width = room.min(28);
+            let name = if line.bot {
+                format!("{} [bot]", line.name)
+            } else {
+                line.name.to_string()
+            };
             let _ = writeln!(
                 text,
-                "  {:<16}  {:<width$}{after}",
-                line.name.as_str(),
+                "  {name:<16}  {:<width$}{after}",
                 fit(&line.place.to_string(), room),
             );
         }

@@ -165,6 +165,8 @@ struct Row {
     watchers: usize,
     /// Playing a game now, so an admin can watch the board.
     playing: bool,
+    /// A program playing (SPEC section 12): `[bot]` after the name.
+    bot: bool,
 }
 
 /// The registry's table and the races now, and their JSON (on a blocking thread: ten
@@ -296,6 +298,7 @@ fn row(session: &SessionRow) -> Row {
             session.place,
             Place::Game { .. } | Place::Race { playing: true, .. }
         ),
+        bot: session.bot,
     }
 }
 

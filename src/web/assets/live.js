@@ -47,6 +47,8 @@
       } else {
         nameCell.textContent = session.name;
       }
+      // A program playing (SPEC section 12): marked as `who` marks it.
+      if (session.bot) nameCell.append(" [bot]");
       cell(tr, session.place);
       cell(tr, session.game);
       cell(tr, session.level);
