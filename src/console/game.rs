@@ -94,6 +94,7 @@ impl Console {
         });
         let tape = tape.map(Box::new);
         let label = args.join(" ");
+        self.bot_game_started(&args);
         // Before its first words: a screen reader's player gets them described.
         game.set_reader(self.settings().reader);
         let mut reply = game.start(&mut self.memory);
@@ -241,6 +242,7 @@ impl Console {
                 // Shown before the game goes: a watcher who reads through a screen
                 // reader gets its last position in words.
                 self.show_watchers(&text);
+                self.bot_game_ending();
                 if let Some(mut playing) = self.game.take() {
                     if let Some(tape) = playing.tape.take() {
                         tape.ended();
@@ -263,7 +265,8 @@ impl Console {
                     name,
                     state,
                     text,
-                    may_create: self.new_saves < saves::MAX_NEW_SAVES_PER_SESSION,
+                    may_create: usize::try_from(self.new_saves)
+                        .is_ok_and(|made| made < saves::MAX_NEW_SAVES_PER_SESSION),
                 })))
             }
         }
@@ -308,6 +311,8 @@ impl Console {
         };
         let text = format!("Your {} game, as you left it.\n{shown}", kind.name);
         let label = tape.args().to_string();
+        let args: Vec<String> = label.split_whitespace().map(String::from).collect();
+        self.bot_game_started(&args);
         self.game = Some(Playing {
             kind,
             game,

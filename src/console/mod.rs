@@ -22,6 +22,7 @@
 //! [`Job`]: the caller runs it (`job.run(context).await`) and hands what it gave to
 //! [`Console::finish`].
 
+mod bot;
 mod coach;
 pub mod commands;
 mod game;
@@ -50,13 +51,16 @@ pub struct Console {
     memory: Memory,
     /// `arcade play`: the console ends when its one game does, with no lobby.
     single: bool,
-    /// New saves made by this session, for its quota.
-    new_saves: usize,
+    /// New saves made by this session, for its quota (a `u32`: it packs with the
+    /// flags beside it, and the session's future stays within its size).
+    new_saves: u32,
     /// A game of this session ended since its last `top`, `stats` or `recordings`:
     /// the next one waits for the writer ([`jobs::StoreWork::Query`]).
     ended_unlisted: bool,
     /// On a server: the player among the others.
     seat: Option<Seat>,
+    /// Bot mode (`bot NAME`, SPEC section 12): JSON lines both ways. Boxed: rare.
+    bot: Option<Box<bot::BotMode>>,
 }
 
 /// What a line leads to.
@@ -83,6 +87,7 @@ impl Console {
             new_saves: 0,
             ended_unlisted: false,
             seat: Some(seat),
+            bot: None,
         }
     }
 
@@ -96,6 +101,7 @@ impl Console {
             new_saves: 0,
             ended_unlisted: false,
             seat: None,
+            bot: None,
         };
         let outcome = console.begin(kind, Vec::new(), game, None);
         (console, outcome)
@@ -105,6 +111,9 @@ impl Console {
     /// watched game's frames bring theirs), a game's or the lobby's.
     pub fn prompt(&self) -> &'static str {
         if let Some(seat) = &self.seat {
+            if self.bot.is_some() && !seat.asks_secret() {
+                return "";
+            }
             if let Some(prompt) = seat.secret_prompt() {
                 return prompt;
             }
@@ -154,6 +163,18 @@ impl Console {
 
     /// Handle one line, already trimmed.
     pub fn handle_line(&mut self, line: &str) -> Outcome {
+        if self.bot.is_some() {
+            if self.hides_input() {
+                let outcome = self.handle_typed(line);
+                return self.for_bot(outcome);
+            }
+            return self.bot_line(line);
+        }
+        self.handle_typed(line)
+    }
+
+    /// A line as a person types it.
+    fn handle_typed(&mut self, line: &str) -> Outcome {
         if let Some(seat) = &mut self.seat {
             if seat.asks_secret() {
                 let reply = seat.secret(line);
@@ -344,6 +365,14 @@ impl Console {
 
     /// A message for the player from elsewhere in the server.
     pub fn on_message(&mut self, message: Message, skipped: u64) -> Outcome {
+        let outcome = self.message(message, skipped);
+        if self.bot.is_some() {
+            return self.bot_message(outcome);
+        }
+        outcome
+    }
+
+    fn message(&mut self, message: Message, skipped: u64) -> Outcome {
         let Some(seat) = &mut self.seat else {
             return Outcome::Send(String::new());
         };
@@ -403,6 +432,16 @@ impl Console {
 
     /// Take what a job gave.
     pub fn finish(&mut self, done: Done) -> Outcome {
+        // The job that made this session a bot answers with its `welcome`, as is.
+        let was_bot = self.bot.is_some();
+        let outcome = self.finished(done);
+        if was_bot {
+            return self.for_bot(outcome);
+        }
+        outcome
+    }
+
+    fn finished(&mut self, done: Done) -> Outcome {
         match done.0 {
             Finished::Started {
                 kind,
@@ -438,13 +477,16 @@ impl Console {
             Finished::Resumed(Ok(resumed)) => self.resumed(*resumed),
             Finished::Listed(text) => self.say(text),
             Finished::Saved { text, created } => {
-                self.new_saves += usize::from(created);
+                self.new_saves += u32::from(created);
                 self.show_watchers(&format!("{text}{}", games::PROMPT));
                 self.say(text)
             }
             Finished::Social(found) => match &mut self.seat {
                 Some(seat) => {
                     let text = seat.found(found);
+                    if seat.is_bot() && self.bot.is_none() {
+                        return self.bot_mode_on(&text);
+                    }
                     self.say(text)
                 }
                 None => self.say(String::new()),

@@ -211,6 +211,7 @@ impl Seat {
                 format!("Cannot register now: {error}.\n")
             }
             Found::SettingsSaved { text } => text,
+            Found::Bot { name, login } => self.take_bot(name, login),
             Found::Unregistered { name, deleted } => match deleted {
                 Ok(true) => {
                     tracing::info!(admin = %self.name, unregistered = %name, "unregister");

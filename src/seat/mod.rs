@@ -8,6 +8,7 @@
 //! socket: a message to another player goes to that player's inbox, and what needs the
 //! store or a slow hash comes back as [`Work`] for the console to hand out as a job.
 
+mod bot;
 mod chat;
 mod hints;
 mod login;
@@ -23,4 +24,4 @@ pub use racing::{open_race_for_everyone, RaceReply};
 pub use services::{taken_over, Services, MAX_REPLAYS, REPLAYS_PER_ADDRESS};
 pub use state::{Seat, ONLY_ADMINS};
 pub(crate) use work::unfinished_game;
-pub use work::{store_failed, Found, RegisterFailed, Reply, Work};
+pub use work::{store_failed, BotLogin, Found, RegisterFailed, Reply, Work};

@@ -78,6 +78,8 @@ pub struct Seat {
     /// The client said it reads through a screen reader: a registered player's kept
     /// settings do not turn reader mode off at login.
     pub(super) reader_detected: bool,
+    /// A program playing (`bot NAME`, SPEC section 12).
+    pub(super) bot: bool,
 }
 
 /// The seat's few facts for the hints of `hints.rs`, one bit each.
@@ -128,6 +130,7 @@ impl Seat {
             chat_limit: OnceLock::new(),
             hints: Hints::default(),
             reader_detected: false,
+            bot: false,
         })
     }
 

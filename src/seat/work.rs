@@ -51,6 +51,14 @@ pub enum Work {
         /// The name.
         name: PlayerName,
     },
+    /// `bot NAME [TOKEN]`: take `name` as a guest's, or log in to its account with
+    /// one of its bot tokens.
+    Bot {
+        /// The name.
+        name: PlayerName,
+        /// The token, if one was given.
+        token: Option<String>,
+    },
     /// Keep a registered player's settings, then say `text`.
     SaveSettings {
         /// The name.
@@ -92,6 +100,13 @@ pub enum Found {
         name: PlayerName,
         /// Whether there was one.
         deleted: Result<bool, String>,
+    },
+    /// What `bot NAME [TOKEN]` found.
+    Bot {
+        /// The name.
+        name: PlayerName,
+        /// Taken, logged in, or refused.
+        login: BotLogin,
     },
     /// The settings are kept (or could not be).
     SettingsSaved {
@@ -193,6 +208,10 @@ impl Work {
                     .map_err(|error| store_failed(&error)),
                 name,
             },
+            Work::Bot { name, token } => Found::Bot {
+                login: bot_log_in(&services, address, &name, token).await,
+                name,
+            },
             Work::SaveSettings {
                 name,
                 settings,
@@ -243,4 +262,86 @@ pub(crate) async fn unfinished_game(services: &Services, name: &PlayerName) -> O
             None
         })
         .map(|(_, game, _)| game)
+}
+
+/// What `bot NAME [TOKEN]` found.
+#[derive(Debug)]
+pub enum BotLogin {
+    /// The name is nobody's account: taken as a guest's.
+    Guest,
+    /// The token is one of the account's: logged in.
+    Account {
+        /// The account.
+        account: Account,
+        /// The game it left unfinished, if one waits.
+        unfinished: Option<String>,
+    },
+    /// Refused: the whole sentence to say.
+    Refused(String),
+}
+
+/// The work of `bot NAME [TOKEN]`: is the name an account's, and is the token one of
+/// its own? Wrong tokens count against the name and the address as wrong passwords do.
+async fn bot_log_in(
+    services: &Services,
+    address: IpAddr,
+    name: &PlayerName,
+    token: Option<String>,
+) -> BotLogin {
+    let account = match services.store.account(&name.key()).await {
+        Ok(account) => account,
+        Err(error) => {
+            return BotLogin::Refused(format!("Cannot log in now: {}.", store_failed(&error)))
+        }
+    };
+    let Some(account) = account else {
+        if services.names_admin(name.as_str()) {
+            return BotLogin::Refused(format!(
+                "{name} is kept for this server's admin: choose another name for your bot."
+            ));
+        }
+        return BotLogin::Guest;
+    };
+    let Some(token) = token else {
+        return BotLogin::Refused(format!(
+            "{name} is registered: its bot logs in with one of its tokens (bot {name} TOKEN;\nthe owner makes one with bottoken new)."
+        ));
+    };
+    let attempt = match services.safeguards.throttle.admit(&name.key(), address) {
+        Ok(attempt) => attempt,
+        Err(refused) => {
+            services.metrics.logins_refused.inc();
+            return BotLogin::Refused(refused.to_string());
+        }
+    };
+    let matches = token_matches(services, name, &token).await;
+    drop(attempt);
+    match matches {
+        Ok(true) => BotLogin::Account {
+            unfinished: unfinished_game(services, name).await,
+            account,
+        },
+        Ok(false) => {
+            tracing::warn!(name = %name, %address, "wrong bot token");
+            BotLogin::Refused(format!(
+                "That is not one of {name}'s bot tokens (bottoken list shows them to their owner)."
+            ))
+        }
+        Err(error) => BotLogin::Refused(format!("Cannot log in now: {}.", store_failed(&error))),
+    }
+}
+
+/// Whether `token` is one of the bot tokens of the account `name`.
+async fn token_matches(
+    services: &Services,
+    name: &PlayerName,
+    token: &str,
+) -> Result<bool, crate::store::StoreError> {
+    let Ok(token) = crate::players::bot_tokens::BotToken::parse(token) else {
+        return Ok(false);
+    };
+    services
+        .store
+        .bot_token_matches(&name.key(), token.hash().as_str())
+        .await
 }

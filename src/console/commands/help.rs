@@ -117,6 +117,7 @@ mod tests {
   races              the open races
   join N             join race N (leave leaves it)
   start              start the race you host
+  bot NAME [TOKEN]   play as a program: JSON lines both ways (docs/bots.md)
   who                who is online, where, idle how long, watched by how many
   say TEXT           to everyone in the same place (the lobby, or a game
                      and its watchers)

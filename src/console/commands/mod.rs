@@ -16,6 +16,7 @@ use super::{lobby, Console, Outcome};
 use crate::catalog::table::GameKind;
 use crate::seat;
 
+mod bot;
 pub mod bottoken;
 mod broadcast;
 pub mod help;
@@ -62,6 +63,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     races::COMMAND,
     join::COMMAND,
     start::COMMAND,
+    bot::COMMAND,
     who::COMMAND,
     say::COMMAND,
     tell::COMMAND,
