@@ -11,6 +11,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod bots_run;
 mod solve_levels;
 
 use clap::{Parser, Subcommand};
@@ -70,6 +71,26 @@ enum Command {
     /// one, a name to free. `arcade admin ...` is the same command.
     #[command(subcommand, alias = "admin")]
     Accounts(AccountsCommand),
+    /// The built-in agents (SPEC section 12): `arcade bots run GAME AGENT --seeds A-B`
+    /// plays AGENT on every seed offline and prints the table.
+    #[command(subcommand)]
+    Bots(BotsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum BotsCommand {
+    /// Play AGENT (random, expectimax for 2048, kb for wumpus) on GAME's seeds.
+    Run {
+        /// 2048, wumpus (random worlds) or starpusher (level numbers).
+        game: String,
+        /// random, expectimax or kb.
+        agent: String,
+        /// The seeds, A-B.
+        #[arg(long, default_value = "1-100")]
+        seeds: String,
+        /// More of the game's arguments (size=5, pits=0.3, a collection's name).
+        args: Vec<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -170,6 +191,12 @@ fn main() -> ExitCode {
         Some(Command::Loadtest { args }) => load_test(&args),
         Some(Command::Export(args)) => export(&args),
         Some(Command::Accounts(command)) => accounts(command),
+        Some(Command::Bots(BotsCommand::Run {
+            game,
+            agent,
+            seeds,
+            args,
+        })) => bots_run::run(&game, &agent, &seeds, &args),
         Some(Command::Healthcheck(args)) => {
             let address = SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, args.port));
             match arcade::web::check_health(address, args.timeout) {

@@ -2,6 +2,7 @@
 //! baselines a ladder compares entrants with (issue 34, SPEC section 12). Pure like
 //! `games` (no I/O, no tokio, no clock) and built only on `games`.
 
+pub mod driver;
 pub mod random;
 pub mod twenty48;
 pub mod wumpus;

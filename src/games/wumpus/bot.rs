@@ -28,6 +28,36 @@ pub fn percept_name(percept: Percept) -> &'static str {
     }
 }
 
+/// Every percept, to read names back.
+const PERCEPTS: [Percept; 12] = [
+    Percept::Bump,
+    Percept::KilledWumpus,
+    Percept::ArrowLost,
+    Percept::Smell,
+    Percept::Breeze,
+    Percept::Glitter,
+    Percept::Light,
+    Percept::FellIntoPit,
+    Percept::KilledByWumpus,
+    Percept::Grabbed,
+    Percept::OutWithGold,
+    Percept::OutWithoutGold,
+];
+
+/// The percept an observation names.
+pub fn percept_named(name: &str) -> Option<Percept> {
+    PERCEPTS
+        .into_iter()
+        .find(|&percept| percept_name(percept) == name)
+}
+
+/// The heading an observation names.
+pub fn heading_named(name: &str) -> Option<Orientation> {
+    Orientation::ALL
+        .into_iter()
+        .find(|&facing| heading(facing) == name)
+}
+
 /// A heading's name.
 fn heading(facing: Orientation) -> &'static str {
     match facing {
@@ -98,4 +128,20 @@ pub(super) fn action_line(action: &str) -> Option<&'static str> {
         "climb" => "climb",
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_read_back() {
+        for percept in PERCEPTS {
+            assert_eq!(percept_named(percept_name(percept)), Some(percept));
+        }
+        for facing in Orientation::ALL {
+            assert_eq!(heading_named(heading(facing)), Some(facing));
+        }
+        assert_eq!(percept_named("smell"), None);
+    }
 }

@@ -12,7 +12,7 @@
 //! directory, and `arcade play wumpus FILE --save OUT` ([`Game::state`])
 //! writes the final state.
 
-mod bot;
+pub mod bot;
 pub mod cave;
 pub mod describe;
 pub mod format;
