@@ -49,9 +49,11 @@ fn seed_args(game: &str, seed: u64, extra: &[String]) -> Result<Vec<String>, Str
             args.extend(extra.iter().cloned());
             args.push(seed.to_string());
         }
-        _ => return Err(format!(
+        _ => {
+            return Err(format!(
             "{game} has no seeds: use 2048, wumpus (random worlds) or starpusher (level numbers)"
-        )),
+        ))
+        }
     }
     Ok(args)
 }

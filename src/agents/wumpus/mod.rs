@@ -19,27 +19,12 @@
 pub mod knowledge;
 pub mod route;
 
+use crate::games::wumpus::bot::PERCEPTS;
 use crate::games::wumpus::cave::{Action, Dim, Orientation, Percept, Pos, MAX_SIDE};
 use crate::games::wumpus::Wumpus;
 use crate::games::{Finish, Game, Memory, Outcome, Status};
 
 use knowledge::{Knowledge, Pit};
-
-/// Every percept, to read a reply's lines back.
-const PERCEPTS: [Percept; 12] = [
-    Percept::Bump,
-    Percept::KilledWumpus,
-    Percept::ArrowLost,
-    Percept::Smell,
-    Percept::Breeze,
-    Percept::Glitter,
-    Percept::Light,
-    Percept::FellIntoPit,
-    Percept::KilledByWumpus,
-    Percept::Grabbed,
-    Percept::OutWithGold,
-    Percept::OutWithoutGold,
-];
 
 /// What the agent is given after each command: the percepts of this step, where it
 /// stands and which way it faces.

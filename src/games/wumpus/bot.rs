@@ -28,8 +28,8 @@ pub fn percept_name(percept: Percept) -> &'static str {
     }
 }
 
-/// Every percept, to read names back.
-const PERCEPTS: [Percept; 12] = [
+/// Every percept, in SPEC section 6's order: to read names and printed lines back.
+pub const PERCEPTS: [Percept; 12] = [
     Percept::Bump,
     Percept::KilledWumpus,
     Percept::ArrowLost,
