@@ -88,6 +88,9 @@ on_both!(
     old_2048_results_move_to_the_board_of_their_win_value,
     ssh_keys_are_added_capped_removed_and_gone_with_their_account,
     bot_tokens_are_added_capped_listed_revoked_matched_and_gone_with_their_account,
+    ladders_are_opened_listed_and_closed_once,
+    ladder_results_are_kept_once_per_seed_listed_and_checked_once,
+    ladder_baselines_are_replaced_and_listed,
 );
 
 fn start(game: &str) -> Start {
@@ -1017,4 +1020,298 @@ async fn old_2048_results_move_to_the_board_of_their_win_value(backend: Backend)
     drop(store);
     let store = backend.open().await;
     assert_eq!(store.boards().await.unwrap().len(), 3);
+}
+
+/// A ladder on `game` over seeds `first..=last`.
+fn ladder_spec(game: &str, first: u64, last: u64) -> arcade::store::LadderSpec {
+    arcade::store::LadderSpec {
+        game: String::from(game),
+        first_seed: first,
+        last_seed: last,
+        move_ms: Some(200),
+        until: Some(1_796_083_200_000),
+        humans: true,
+        opened_by: String::from("admin"),
+    }
+}
+
+async fn ladders_are_opened_listed_and_closed_once(backend: Backend) {
+    let store = backend.open().await;
+    assert!(store.ladders(true).await.unwrap().is_empty());
+    let wumpus = store
+        .open_ladder(&ladder_spec("wumpus", 1, 100), 1000)
+        .await
+        .unwrap();
+    let mut sokoban_spec = ladder_spec("sokoban", 0, i64::MAX as u64);
+    (
+        sokoban_spec.move_ms,
+        sokoban_spec.until,
+        sokoban_spec.humans,
+    ) = (None, None, false);
+    let sokoban = store.open_ladder(&sokoban_spec, 2000).await.unwrap();
+    assert_ne!(wumpus, sokoban);
+    // Kept as opened, every field read back.
+    let kept = store.ladder(wumpus).await.unwrap().expect("the ladder");
+    assert_eq!(
+        kept,
+        arcade::store::Ladder {
+            id: wumpus,
+            game: String::from("wumpus"),
+            first_seed: 1,
+            last_seed: 100,
+            move_ms: Some(200),
+            until: Some(1_796_083_200_000),
+            humans: true,
+            opened_by: String::from("admin"),
+            opened_at: 1000,
+            closed_at: None,
+        }
+    );
+    let kept = store.ladder(sokoban).await.unwrap().expect("the ladder");
+    assert_eq!(
+        (kept.last_seed, kept.move_ms, kept.until, kept.humans),
+        (i64::MAX as u64, None, None, false)
+    );
+    assert_eq!(store.ladder(sokoban + wumpus + 1).await.unwrap(), None);
+    // Seeds the wrong way round are refused by the table.
+    assert!(store
+        .open_ladder(&ladder_spec("wumpus", 9, 3), 3000)
+        .await
+        .is_err());
+    let ids = |ladders: Vec<arcade::store::Ladder>| -> Vec<i64> {
+        ladders.iter().map(|ladder| ladder.id).collect()
+    };
+    assert_eq!(ids(store.ladders(false).await.unwrap()), [sokoban, wumpus]);
+    // Closed once: the first close stands.
+    assert!(store.close_ladder(wumpus, 5000).await.unwrap());
+    assert!(!store.close_ladder(wumpus, 6000).await.unwrap());
+    assert!(!store
+        .close_ladder(sokoban + wumpus + 1, 6000)
+        .await
+        .unwrap());
+    assert_eq!(
+        store.ladder(wumpus).await.unwrap().map(|l| l.closed_at),
+        Some(Some(5000))
+    );
+    assert_eq!(ids(store.ladders(false).await.unwrap()), [sokoban]);
+    let all = store.ladders(true).await.unwrap();
+    assert_eq!(ids(all.clone()), [sokoban, wumpus], "newest first");
+    assert_eq!(all[1].closed_at, Some(5000));
+    assert_eq!(all[0].closed_at, None);
+    store.close().await;
+}
+
+/// `player` played `seed` of `ladder`, recorded as `recording` unless `None`.
+fn ladder_result(
+    ladder: i64,
+    player: &str,
+    seed: u64,
+    recording: Option<i64>,
+    score: i64,
+    forfeit: bool,
+) -> arcade::store::NewLadderResult {
+    arcade::store::NewLadderResult {
+        ladder_id: ladder,
+        player: String::from(player),
+        player_key: player.to_lowercase(),
+        bot: player.starts_with("Bo"),
+        seed,
+        recording_id: recording,
+        score,
+        moves: 17,
+        outcome: String::from(if forfeit { "forfeit" } else { "won" }),
+        forfeit,
+        finished_at: 10_000 + i64::try_from(seed).unwrap(),
+    }
+}
+
+async fn ladder_results_are_kept_once_per_seed_listed_and_checked_once(backend: Backend) {
+    let store = backend.open().await;
+    let ladder = store
+        .open_ladder(&ladder_spec("wumpus", 1, 3), 1)
+        .await
+        .unwrap();
+    let other = store
+        .open_ladder(&ladder_spec("wumpus", 1, 3), 2)
+        .await
+        .unwrap();
+    // Added out of order, by three entrants; "bo1" sorts before "bo_2" by bytes.
+    let added = [
+        ladder_result(ladder, "Bo_2", 2, Some(102), 950, false),
+        ladder_result(ladder, "Bo_2", 1, Some(101), -1010, false),
+        ladder_result(ladder, "ann", 1, Some(201), 990, false),
+        // Forfeit with a recording, and without one: neither waits for a replay.
+        ladder_result(ladder, "ann", 2, Some(202), -1, true),
+        ladder_result(ladder, "ann", 3, None, 0, true),
+        // Played, but nothing recorded: nothing to replay.
+        ladder_result(ladder, "Bo1", 3, None, 500, false),
+        ladder_result(other, "ann", 1, Some(301), 7, false),
+    ];
+    let mut ids = Vec::new();
+    for result in &added {
+        ids.push(store.add_ladder_result(result).await.unwrap().expect("new"));
+    }
+    // A seed is played once: a second result for it is not kept, the first stands.
+    let again = ladder_result(ladder, "BO_2", 2, Some(999), 1, false);
+    assert_eq!(store.add_ladder_result(&again).await.unwrap(), None);
+    // No such ladder.
+    let nowhere = ladder_result(ladder + other + 1, "ann", 1, Some(1), 1, false);
+    assert!(store.add_ladder_result(&nowhere).await.is_err());
+
+    let results = store.ladder_results(ladder).await.unwrap();
+    let order: Vec<(&str, u64)> = results
+        .iter()
+        .map(|result| (result.player_key.as_str(), result.seed))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            ("ann", 1),
+            ("ann", 2),
+            ("ann", 3),
+            ("bo1", 3),
+            ("bo_2", 1),
+            ("bo_2", 2)
+        ],
+        "by entrant, then seed"
+    );
+    // Every field read back as added, not yet checked.
+    let first = &results[4];
+    assert_eq!(
+        arcade::store::LadderResult {
+            id: ids[1],
+            ladder_id: ladder,
+            player: String::from("Bo_2"),
+            player_key: String::from("bo_2"),
+            bot: true,
+            seed: 1,
+            recording_id: Some(101),
+            score: -1010,
+            moves: 17,
+            outcome: String::from("won"),
+            forfeit: false,
+            finished_at: 10_001,
+            verified: None,
+        },
+        *first
+    );
+    assert_eq!(
+        results[5].score, 950,
+        "the first result for the seed stands"
+    );
+    let bo: Vec<(u64, Option<i64>)> = store
+        .ladder_results_of(ladder, "bo_2")
+        .await
+        .unwrap()
+        .iter()
+        .map(|result| (result.seed, result.recording_id))
+        .collect();
+    assert_eq!(bo, [(1, Some(101)), (2, Some(102))], "by seed");
+    assert!(store
+        .ladder_results_of(ladder, "nobody")
+        .await
+        .unwrap()
+        .is_empty());
+    let elsewhere = store.ladder_results(other).await.unwrap();
+    assert_eq!(elsewhere.len(), 1);
+    assert_eq!(elsewhere[0].id, ids[6]);
+
+    // Pending: recorded, not forfeit, not checked; oldest first, over every ladder.
+    let pending_ids = |pending: Vec<arcade::store::LadderResult>| -> Vec<i64> {
+        pending.iter().map(|result| result.id).collect()
+    };
+    let pending = pending_ids(store.pending_ladder_results(10).await.unwrap());
+    assert_eq!(pending, [ids[0], ids[1], ids[2], ids[6]]);
+    assert_eq!(
+        pending_ids(store.pending_ladder_results(2).await.unwrap()),
+        [ids[0], ids[1]]
+    );
+    // Checked: Bo_2's seed 1 is kept out. A forfeit is never marked.
+    store
+        .set_ladder_verified(&[(ids[0], true), (ids[1], false), (ids[3], true)])
+        .await
+        .unwrap();
+    assert_eq!(
+        pending_ids(store.pending_ladder_results(10).await.unwrap()),
+        [ids[2], ids[6]]
+    );
+    // A second verifier's marks change nothing: the first stands.
+    store
+        .set_ladder_verified(&[(ids[1], true), (ids[0], false), (ids[2], true)])
+        .await
+        .unwrap();
+    let marks: Vec<(u64, Option<bool>)> = store
+        .ladder_results_of(ladder, "bo_2")
+        .await
+        .unwrap()
+        .iter()
+        .map(|result| (result.seed, result.verified))
+        .collect();
+    assert_eq!(marks, [(1, Some(false)), (2, Some(true))]);
+    let ann: Vec<Option<bool>> = store
+        .ladder_results_of(ladder, "ann")
+        .await
+        .unwrap()
+        .iter()
+        .map(|result| result.verified)
+        .collect();
+    assert_eq!(ann, [Some(true), None, None]);
+    assert_eq!(
+        pending_ids(store.pending_ladder_results(10).await.unwrap()),
+        [ids[6]]
+    );
+    store.close().await;
+}
+
+async fn ladder_baselines_are_replaced_and_listed(backend: Backend) {
+    let store = backend.open().await;
+    let ladder = store
+        .open_ladder(&ladder_spec("2048", 1, 3), 1)
+        .await
+        .unwrap();
+    let other = store
+        .open_ladder(&ladder_spec("2048", 1, 3), 2)
+        .await
+        .unwrap();
+    assert!(store.ladder_baselines(ladder).await.unwrap().is_empty());
+    for (seed, agent, score) in [
+        (2, "random", 300),
+        (1, "random", 200),
+        (1, "expectimax", 9000),
+        (2, "expectimax", 8000),
+    ] {
+        store
+            .set_ladder_baseline(ladder, seed, agent, score)
+            .await
+            .unwrap();
+    }
+    store
+        .set_ladder_baseline(other, 1, "random", 5)
+        .await
+        .unwrap();
+    // Played again: the new score replaces the old.
+    store
+        .set_ladder_baseline(ladder, 2, "random", -4)
+        .await
+        .unwrap();
+    let baselines = store.ladder_baselines(ladder).await.unwrap();
+    let expected: Vec<(u64, String, i64)> = [
+        (1, "expectimax", 9000),
+        (1, "random", 200),
+        (2, "expectimax", 8000),
+        (2, "random", -4),
+    ]
+    .into_iter()
+    .map(|(seed, agent, score)| (seed, String::from(agent), score))
+    .collect();
+    assert_eq!(baselines, expected, "by seed, then agent");
+    assert_eq!(
+        store.ladder_baselines(other).await.unwrap(),
+        [(1, String::from("random"), 5)]
+    );
+    assert!(store
+        .set_ladder_baseline(ladder + other + 1, 1, "random", 1)
+        .await
+        .is_err());
+    store.close().await;
 }

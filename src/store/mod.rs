@@ -19,13 +19,15 @@
 //! `recordings` (and the recorder's batches of changes), `search` (recordings found
 //! by player, game, level and date, for the web page), `results` (leaderboards,
 //! stats, the results CSV), `ssh_keys` (players' public keys for SSH), `bot_tokens`
-//! (the hashes of players' bot tokens). Checking a result and the sweep are safe to
-//! run on every instance at once.
+//! (the hashes of players' bot tokens), `ladders` (ladders, their entrants' results
+//! per seed, the built-in agents' baselines). Checking a result and the sweep are
+//! safe to run on every instance at once.
 
 mod accounts;
 mod bot_tokens;
 mod engine;
 mod instances;
+mod ladders;
 mod priority;
 mod recordings;
 mod results;
@@ -42,6 +44,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 pub use accounts::{Account, Registered};
 pub use bot_tokens::{StoredToken, TokenAdded};
 pub use instances::{HEARTBEAT_EVERY, RECORDING_ID_BLOCK, STALE_AFTER_MS};
+pub use ladders::{Ladder, LadderResult, LadderSpec, NewLadderResult};
 pub use recordings::{
     Change, Listed, NewRecording, Played, RecordingHead, RecordingState, Start, StoredRecording,
 };
