@@ -16,6 +16,7 @@ use arcade::agents::driver::{self, AGENTS};
 use arcade::catalog::levels::Levels;
 use arcade::catalog::table::{Context, GameKind};
 use arcade::games::Outcome;
+use arcade::ladders::seeds;
 
 /// The most actions one seed's game may take: a random agent in a level of boxes
 /// never ends it by itself.
@@ -30,32 +31,6 @@ pub fn parse_seeds(text: &str) -> Result<(u64, u64), String> {
             "--seeds {text}: give A-B with A <= B, such as 1-100"
         )),
     }
-}
-
-/// The words `play GAME` takes for seed `seed`, `extra` after them.
-fn seed_args(game: &str, seed: u64, extra: &[String]) -> Result<Vec<String>, String> {
-    let mut args = Vec::new();
-    match game {
-        "2048" => {
-            args.extend(extra.iter().cloned());
-            args.push(format!("seed={seed}"));
-        }
-        "wumpus" => {
-            args.push(String::from("random"));
-            args.extend(extra.iter().cloned());
-            args.push(format!("seed={seed}"));
-        }
-        "starpusher" => {
-            args.extend(extra.iter().cloned());
-            args.push(seed.to_string());
-        }
-        _ => {
-            return Err(format!(
-            "{game} has no seeds: use 2048, wumpus (random worlds) or starpusher (level numbers)"
-        ))
-        }
-    }
-    Ok(args)
 }
 
 /// Run `agent` on `game` over `seeds`, printing one line a seed and the summary.
@@ -101,7 +76,7 @@ fn table(
     let started = Instant::now();
     let (mut games, mut total, mut wins, mut moves) = (0u64, 0i64, 0u64, 0u64);
     for seed in first..=last {
-        let args = seed_args(kind.name, seed, extra)?;
+        let args = seeds::play_args(kind.name, seed, extra).map_err(|error| error.to_string())?;
         let words: Vec<&str> = args.iter().map(String::as_str).collect();
         let mut game =
             (kind.start)(&words, &context).map_err(|message| format!("seed {seed}: {message}"))?;

@@ -19,6 +19,8 @@
 //! - [`coach`]: help for stuck Sokoban players: warnings, hints and `/solve` on the
 //!   solver, its threads and caches;
 //! - [`races`]: the rules of races and the desk a racer reaches a race through;
+//! - [`ladders`]: the words that open a ladder, the game a seed is, the table (pure;
+//!   uses `text` only);
 //! - [`players`]: who is online: ids, places, accounts, inboxes, the registry, and
 //!   this instance's race desk;
 //! - [`cluster`]: the bus between instances and the desk of races kept elsewhere;
@@ -42,6 +44,7 @@ pub mod data_dir;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod games;
+pub mod ladders;
 pub mod metrics;
 pub mod net;
 pub mod players;

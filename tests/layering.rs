@@ -41,6 +41,7 @@ const ONLY: &[(&str, &[&str])] = &[
     ("codec", &["games", "text"]),
     ("solver", &["games"]),
     ("agents", &["games"]),
+    ("ladders", &["text"]),
 ];
 
 fn src() -> PathBuf {

@@ -16,7 +16,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{commands, lobby, Console, Outcome};
+use super::{bot_of, commands, lobby, Console, Outcome};
 use crate::games;
 
 /// The protocol's version in `welcome`: raised only if a field ever changes meaning
@@ -34,6 +34,9 @@ pub(super) struct BotMode {
     game: Option<Started>,
     /// A game began while answering: its first state goes out with the answer.
     began: bool,
+    /// What the ladder says while answering (a forfeit, the last seed): sent as
+    /// `text`, after the last state of the game that ended.
+    note: String,
 }
 
 /// The game a bot plays, as started.
@@ -141,12 +144,12 @@ fn bare(text: &str) -> &str {
 impl Console {
     /// Whether the session is in bot mode.
     pub fn is_bot(&self) -> bool {
-        self.bot.is_some()
+        self.bot().is_some()
     }
 
     /// The seat became a bot (`bot NAME` was taken): bot mode on, and its `welcome`.
     pub(super) fn bot_mode_on(&mut self, said: &str) -> Outcome {
-        self.bot = Some(Box::default());
+        self.rare.get_or_insert_with(Box::default).bot = Some(BotMode::default());
         let name = self
             .seat
             .as_ref()
@@ -227,9 +230,19 @@ impl Console {
     }
 
     fn set_turn(&mut self, turn: Turn) {
-        if let Some(bot) = &mut self.bot {
+        if let Some(bot) = bot_of(&mut self.rare) {
             bot.turn = turn;
         }
+    }
+
+    /// Keep `note` for the bot's answer (after the last state of a game that ended);
+    /// whether the session is a bot's.
+    pub(super) fn bot_note(&mut self, note: &str) -> bool {
+        let Some(bot) = bot_of(&mut self.rare) else {
+            return false;
+        };
+        bot.note.push_str(note);
+        true
     }
 
     /// A message from elsewhere, for a bot.
@@ -240,7 +253,7 @@ impl Console {
 
     /// The game a bot starts: its seed and arguments, for its states.
     pub(super) fn bot_game_started(&mut self, args: &[String]) {
-        if let Some(bot) = &mut self.bot {
+        if let Some(bot) = bot_of(&mut self.rare) {
             let seed = args
                 .iter()
                 .find_map(|arg| arg.strip_prefix("seed="))
@@ -256,9 +269,9 @@ impl Console {
     /// The game is about to end: its last state, with `done: true`, goes out with
     /// the answer.
     pub(super) fn bot_game_ending(&mut self) {
-        if self.bot.is_some() {
+        if self.bot().is_some() {
             let last = self.state_line(true);
-            if let Some(bot) = &mut self.bot {
+            if let Some(bot) = bot_of(&mut self.rare) {
                 bot.last = last;
                 bot.game = None;
             }
@@ -268,7 +281,7 @@ impl Console {
     /// The running game's `state` line (`done` when it has ended: its last).
     fn state_line(&self, ended: bool) -> Option<String> {
         let playing = self.game.as_ref()?;
-        let started = self.bot.as_ref().and_then(|bot| bot.game.as_ref());
+        let started = self.bot().and_then(|bot| bot.game.as_ref());
         let observed = playing.game.observe(&self.memory);
         let state = StateLine {
             r#type: "state",
@@ -279,7 +292,7 @@ impl Console {
             legal: if ended { Vec::new() } else { observed.legal },
             score: observed.score,
             done: ended,
-            clock_ms: None,
+            clock_ms: self.ladder_clock_ms(),
         };
         Some(line(&state))
     }
@@ -287,7 +300,7 @@ impl Console {
     /// What the console said, as a bot is told it (a job's answer waits for
     /// [`Console::finish`], which puts it the same way).
     pub(super) fn for_bot(&mut self, outcome: Outcome) -> Outcome {
-        let Some(bot) = &mut self.bot else {
+        let Some(bot) = bot_of(&mut self.rare) else {
             return outcome;
         };
         let (text, close) = match outcome {
@@ -312,6 +325,13 @@ impl Console {
         }
         if let Some(last) = last {
             out.push_str(&last);
+        }
+        if let Some(bot) = bot_of(&mut self.rare) {
+            let note = std::mem::take(&mut bot.note);
+            let note = note.trim_matches('\n');
+            if !note.is_empty() {
+                out.push_str(&words("text", "text", note));
+            }
         }
         if self.game.is_some() && (turn == Turn::Action || began) {
             if let Some(state) = self.state_line(false) {

@@ -11,7 +11,7 @@ use crate::records::recorder::Tape;
 use crate::records::recording;
 use crate::seat::Seat;
 
-use super::jobs::{FileWork, Job, Work};
+use super::jobs::{FileWork, Job, StoreWork, Work};
 use super::resume::Resumed;
 use super::{lobby, Console, Outcome};
 
@@ -88,9 +88,13 @@ impl Console {
                 memory: (kind.memory.remember)(&self.memory),
                 world: kind.from_state.and_then(|_| game.state()),
             };
-            seat.services()
-                .recorder
-                .open(seat.player(), start, (kind.level_key)(&args), race)
+            seat.services().recorder.open(
+                seat.player(),
+                start,
+                (kind.level_key)(&args),
+                race,
+                self.ladder().is_some(),
+            )
         });
         let tape = tape.map(Box::new);
         let label = args.join(" ");
@@ -158,6 +162,9 @@ impl Console {
 
     /// A line for the running game: recorded, then played.
     pub(super) fn play_line(&mut self, line: &str) -> Outcome {
+        if self.game.is_some() && self.ladder_line_late() {
+            return self.forfeit_seed();
+        }
         let Some(playing) = &mut self.game else {
             return self.say(String::new());
         };
@@ -243,6 +250,8 @@ impl Console {
                 // reader gets its last position in words.
                 self.show_watchers(&text);
                 self.bot_game_ending();
+                // A ladder's seed: its result is kept and the next seed begins.
+                let ladder = self.ladder_game_ended(format!("{notice}{text}"));
                 if let Some(mut playing) = self.game.take() {
                     if let Some(tape) = playing.tape.take() {
                         tape.ended();
@@ -252,6 +261,12 @@ impl Console {
                 if let Some(seat) = &mut self.seat {
                     seat.end_watching();
                     seat.set_place(Place::Lobby);
+                }
+                if let (Some(end), Some(seat)) = (ladder, &self.seat) {
+                    return Outcome::Wait(Job::new(Work::Store {
+                        work: StoreWork::LadderSeed(Box::new(end)),
+                        services: seat.services().clone(),
+                    }));
                 }
                 text.push_str(lobby::PROMPT);
                 notice.push_str(&text);

@@ -23,7 +23,8 @@ use crate::records::recorder::Player;
 use crate::records::scores;
 use crate::seat::{self, Services};
 
-use super::commands::{bottoken, levels, sshkey};
+use super::commands::{bottoken, ladder, levels, sshkey};
+use super::ladder::{SeedDone, SeedEnd};
 use super::replay::{play_back, TOO_MANY_REPLAYS};
 use super::resume::{resume, Resumed};
 
@@ -80,6 +81,10 @@ pub(super) enum StoreWork {
     SshKeys(sshkey::KeyWork),
     /// `bottoken`: a registered player's bot tokens.
     BotTokens(bottoken::TokenWork),
+    /// `ladder`, `ladders`.
+    Ladder(ladder::LadderWork),
+    /// A ladder's seed ended: keep its result, then start the next seed's game.
+    LadderSeed(Box<SeedEnd>),
 }
 
 /// Work on files: games that may read a saved world, levels, saves.
@@ -160,6 +165,8 @@ pub(super) enum Finished {
         snapshot: Box<Snapshot>,
         found: Result<Found, &'static str>,
     },
+    /// A ladder entered, or a seed's result kept: the next seed's game.
+    LadderSeed(Box<SeedDone>),
     /// The job's thread failed (a bug): say so.
     Failed,
 }
@@ -319,6 +326,32 @@ impl StoreWork {
             }
             StoreWork::SshKeys(work) => Finished::Listed(work.run(&services.store).await),
             StoreWork::BotTokens(work) => Finished::Listed(work.run(&services.store).await),
+            StoreWork::Ladder(work) => match work.run(&services, context).await {
+                ladder::Answer::Said(text) => Finished::Listed(text),
+                ladder::Answer::Entered(done) => Finished::LadderSeed(Box::new(done)),
+            },
+            StoreWork::LadderSeed(end) => {
+                let SeedEnd {
+                    result,
+                    text,
+                    note,
+                    next,
+                } = *end;
+                let note = keep_ladder_result(&services, &result, note).await;
+                let next = match next {
+                    Some(next) => {
+                        let game = ladder::start(&next, context).await;
+                        Some((next, game))
+                    }
+                    None => None,
+                };
+                Finished::LadderSeed(Box::new(SeedDone {
+                    text,
+                    note,
+                    run: None,
+                    next,
+                }))
+            }
             StoreWork::Replay {
                 id,
                 speed,
@@ -351,4 +384,37 @@ impl StoreWork {
             }
         }
     }
+}
+
+/// Keep a ladder seed's result, after the recording it names is written; `text` with
+/// what the entrant must be told about it.
+async fn keep_ladder_result(
+    services: &Services,
+    result: &crate::store::NewLadderResult,
+    mut text: String,
+) -> String {
+    // The seed's inputs reach the store before its result names the recording, so
+    // that the replay that checks it finds them.
+    services.recorder.flush(QUERY_FLUSH_WAIT).await;
+    match services.store.add_ladder_result(result).await {
+        Ok(Some(id)) => {
+            services.recorder.verify_soon();
+            if result.recording_id.is_none() && !result.forfeit {
+                // No recording, no replay: it cannot count.
+                if let Err(error) = services.store.set_ladder_verified(&[(id, false)]).await {
+                    seat::store_failed(&error);
+                }
+                text.push_str("This game was not recorded, so its result cannot be checked: it does not count.\n");
+            }
+        }
+        Ok(None) => text.push_str(&format!(
+            "Seed {} of ladder {} was played already: this result is not kept.\n",
+            result.seed, result.ladder_id
+        )),
+        Err(error) => text.push_str(&format!(
+            "The result could not be kept: {}.\n",
+            seat::store_failed(&error)
+        )),
+    }
+    text
 }

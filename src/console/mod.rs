@@ -27,6 +27,7 @@ mod coach;
 pub mod commands;
 mod game;
 mod jobs;
+mod ladder;
 pub mod lobby;
 mod race;
 mod reader;
@@ -59,8 +60,28 @@ pub struct Console {
     ended_unlisted: bool,
     /// On a server: the player among the others.
     seat: Option<Seat>,
-    /// Bot mode (`bot NAME`, SPEC section 12): JSON lines both ways. Boxed: rare.
-    bot: Option<Box<bot::BotMode>>,
+    /// Bot mode and a ladder's run: rare, so boxed together, and there only once
+    /// one of them is (8 bytes in every session's future).
+    rare: Option<Box<Rare>>,
+}
+
+/// What few sessions have.
+#[derive(Debug, Default)]
+struct Rare {
+    /// Bot mode (`bot NAME`, SPEC section 12): JSON lines both ways.
+    bot: Option<bot::BotMode>,
+    /// The ladder being played through (`ladder enter N`).
+    ladder: Option<ladder::LadderRun>,
+}
+
+/// The bot mode in `rare`, borrowing that field only.
+fn bot_of(rare: &mut Option<Box<Rare>>) -> Option<&mut bot::BotMode> {
+    rare.as_deref_mut()?.bot.as_mut()
+}
+
+/// The ladder's run in `rare`, borrowing that field only.
+fn ladder_of(rare: &mut Option<Box<Rare>>) -> Option<&mut ladder::LadderRun> {
+    rare.as_deref_mut()?.ladder.as_mut()
 }
 
 /// What a line leads to.
@@ -87,8 +108,18 @@ impl Console {
             new_saves: 0,
             ended_unlisted: false,
             seat: Some(seat),
-            bot: None,
+            rare: None,
         }
+    }
+
+    /// Bot mode, if on.
+    fn bot(&self) -> Option<&bot::BotMode> {
+        self.rare.as_deref()?.bot.as_ref()
+    }
+
+    /// The ladder's run, if one is played through.
+    fn ladder(&self) -> Option<&ladder::LadderRun> {
+        self.rare.as_deref()?.ladder.as_ref()
     }
 
     /// A console for one game only (`arcade play`), and what the game says first. When
@@ -101,7 +132,7 @@ impl Console {
             new_saves: 0,
             ended_unlisted: false,
             seat: None,
-            bot: None,
+            rare: None,
         };
         let outcome = console.begin(kind, Vec::new(), game, None);
         (console, outcome)
@@ -111,7 +142,7 @@ impl Console {
     /// watched game's frames bring theirs), a game's or the lobby's.
     pub fn prompt(&self) -> &'static str {
         if let Some(seat) = &self.seat {
-            if self.bot.is_some() && !seat.asks_secret() {
+            if self.bot().is_some() && !seat.asks_secret() {
                 return "";
             }
             if let Some(prompt) = seat.secret_prompt() {
@@ -163,7 +194,7 @@ impl Console {
 
     /// Handle one line, already trimmed.
     pub fn handle_line(&mut self, line: &str) -> Outcome {
-        if self.bot.is_some() {
+        if self.bot().is_some() {
             if self.hides_input() {
                 let outcome = self.handle_typed(line);
                 return self.for_bot(outcome);
@@ -366,7 +397,7 @@ impl Console {
     /// A message for the player from elsewhere in the server.
     pub fn on_message(&mut self, message: Message, skipped: u64) -> Outcome {
         let outcome = self.message(message, skipped);
-        if self.bot.is_some() {
+        if self.bot().is_some() {
             return self.bot_message(outcome);
         }
         outcome
@@ -433,7 +464,7 @@ impl Console {
     /// Take what a job gave.
     pub fn finish(&mut self, done: Done) -> Outcome {
         // The job that made this session a bot answers with its `welcome`, as is.
-        let was_bot = self.bot.is_some();
+        let was_bot = self.bot().is_some();
         let outcome = self.finished(done);
         if was_bot {
             return self.for_bot(outcome);
@@ -484,7 +515,7 @@ impl Console {
             Finished::Social(found) => match &mut self.seat {
                 Some(seat) => {
                     let text = seat.found(found);
-                    if seat.is_bot() && self.bot.is_none() {
+                    if seat.is_bot() && self.bot().is_none() {
                         return self.bot_mode_on(&text);
                     }
                     self.say(text)
@@ -497,6 +528,7 @@ impl Console {
                 snapshot,
                 found,
             } => self.coached(ask, &snapshot, found),
+            Finished::LadderSeed(done) => self.seed_done(*done),
             Finished::Failed => self.say(String::from(JOB_FAILED)),
         }
     }

@@ -114,6 +114,8 @@ enum Event {
     End,
     Delivery(Delivery),
     Idle(IdleEvent),
+    /// A ladder's move was not made in time (SPEC section 12).
+    MoveTimeout,
     Shutdown,
 }
 
@@ -234,8 +236,10 @@ impl<S: Transport> Session<S> {
                     if self.observed() {
                         line_came = Some(Instant::now());
                     }
-                    self.idle.line_came(self.registration.now_ms());
+                    let now = self.registration.now_ms();
+                    self.idle.line_came(now);
                     self.registration.activity().touch();
+                    self.console.line_at(now);
                     self.console.handle_line(line.trim())
                 }
                 Event::Input(Input::LineTooLong) => {
@@ -291,6 +295,10 @@ impl<S: Transport> Session<S> {
                     warning.as_secs().max(1),
                     self.console.prompt()
                 )),
+                Event::MoveTimeout => {
+                    self.registration.alarm_at(self.idle.due());
+                    self.console.move_timed_out()
+                }
                 Event::Idle(IdleEvent::Close) => {
                     return Ok(self.last_words(IDLE_CLOSED, Ending::Idle).await);
                 }
@@ -312,6 +320,10 @@ impl<S: Transport> Session<S> {
             };
             if self.act(outcome).await? {
                 return Ok(Ending::Quit);
+            }
+            // A ladder's move is waited for from now: the alarm rings when it is due.
+            if let Some(due) = self.console.clock_starts(self.registration.now_ms()) {
+                self.registration.alarm_at(due.min(self.idle.due()));
             }
             if let (Some(came), Some(seat)) = (line_came, self.console.seat()) {
                 seat.services().metrics.command(came.elapsed());
@@ -351,9 +363,16 @@ impl<S: Transport> Session<S> {
                     Next::Bell(Bell::Shutdown) => Some(Event::Shutdown),
                     Next::Delivery(delivery) => Some(Event::Delivery(delivery)),
                     Next::Bell(Bell::Alarm) => {
-                        let event = self.idle.alarm(self.registration.now_ms());
-                        self.registration.alarm_at(self.idle.due());
-                        event.map(Event::Idle)
+                        let now = self.registration.now_ms();
+                        if self.console.move_overdue(now) {
+                            Some(Event::MoveTimeout)
+                        } else {
+                            let event = self.idle.alarm(now);
+                            let due = self.idle.due();
+                            let due = self.console.move_due().map_or(due, |move_due| move_due.min(due));
+                            self.registration.alarm_at(due);
+                            event.map(Event::Idle)
+                        }
                     }
                 },
                 () = keys_deadline(&mut self.tty) => Some(Event::KeysUnanswered),

@@ -135,6 +135,8 @@ struct Shared {
     /// The data directory's free space is below `--disk-stop-below`.
     low_disk: AtomicBool,
     metrics: Arc<Metrics>,
+    /// Wakes the verifier: results written elsewhere (a ladder's) are checked now.
+    verify: Arc<Notify>,
 }
 
 impl Drop for Shared {
@@ -195,7 +197,7 @@ impl Recorder {
             Arc::clone(&metrics),
             Arc::clone(&backlog),
         ));
-        tokio::spawn(verify_loop(store.clone(), contexts, verify));
+        tokio::spawn(verify_loop(store.clone(), contexts, Arc::clone(&verify)));
         tokio::spawn(sweep_loop(store.clone(), keep));
         Ok(Recorder(Arc::new(Shared {
             pending,
@@ -209,6 +211,7 @@ impl Recorder {
             quotas: Quotas::default(),
             low_disk: AtomicBool::new(false),
             metrics,
+            verify,
         })))
     }
 
@@ -271,6 +274,12 @@ impl Recorder {
         true
     }
 
+    /// A result was written outside the writer (a ladder's): check it by replay now
+    /// rather than at the verifier's next round.
+    pub fn verify_soon(&self) {
+        self.0.verify.notify_one();
+    }
+
     /// Wait until everything sent so far is written (or `timeout` passes: the
     /// database may be down). Whether it was.
     pub async fn flush(&self, timeout: Duration) -> bool {
@@ -281,23 +290,29 @@ impl Recorder {
 
     /// Start recording a game, of leaderboard level `level`, in race number `race` if
     /// any: not recorded (the player told why, [`Tape::take_notice`]) when the server is
-    /// short of disk or the player past their hour's quota.
+    /// short of disk or the player past their hour's quota. A ladder's game (`ladder`)
+    /// is not counted against the games an hour: an admin chose how many seeds the
+    /// ladder has, and each must be recorded for its result to count; its bytes are.
     pub fn open(
         &self,
         player: Player,
         start: recording::Start,
         level: String,
         race: Option<u32>,
+        ladder: bool,
     ) -> Tape {
         if self.low_disk() {
             return Tape::new(self.clone(), 0, player, &start, level)
                 .unrecorded(Notice::ShortOfDisk);
         }
-        if let Err(refused) = self
-            .0
-            .quotas
-            .game(&player.key, player.address, Instant::now())
-        {
+        let counted = if ladder {
+            Ok(())
+        } else {
+            self.0
+                .quotas
+                .game(&player.key, player.address, Instant::now())
+        };
+        if let Err(refused) = counted {
             // Debug only: a client typing `play` again and again must not fill the log.
             tracing::debug!(player = %player.name, address = %player.address, ?refused, "games per hour past the quota: this game is not recorded");
             return Tape::new(self.clone(), 0, player, &start, level).unrecorded(Notice::OverQuota);
@@ -480,6 +495,12 @@ impl Tape {
     /// The game's arguments, as recorded.
     pub fn args(&self) -> &str {
         &self.args
+    }
+
+    /// The recording's id, when the game is recorded from its start (a ladder's result
+    /// names the recording its replay checks).
+    pub fn recording_id(&self) -> Option<i64> {
+        (self.recorded && !self.cut && self.id > 0).then_some(self.id)
     }
 
     fn elapsed_ms(&self) -> u64 {

@@ -12,7 +12,7 @@ use tokio::sync::Notify;
 
 use crate::catalog::table::{Context, Contexts};
 use crate::records::recording::{self, Recording};
-use crate::store::{Pending, Store, StoreError};
+use crate::store::{LadderResult, Pending, Store, StoreError};
 
 /// Results checked per round trip to the database and to a blocking thread.
 const VERIFY_BATCH: u32 = 200;
@@ -52,6 +52,9 @@ pub(crate) async fn verify_loop(store: Store, contexts: Contexts, verify: Arc<No
     loop {
         // The levels of now: a result is checked against the files its game started
         // with unless they were reloaded in between (docs/teaching.md, "Levels without a restart").
+        if let Err(error) = verify_ladders(&store, &contexts.current()).await {
+            tracing::error!(%error, "cannot check ladder results now; retrying");
+        }
         match verify_pending(&store, &contexts.current()).await {
             Ok((count, spent)) => {
                 checked += count;
@@ -72,6 +75,82 @@ pub(crate) async fn verify_loop(store: Store, contexts: Contexts, verify: Arc<No
         }
         // Woken by the writer; the timeout retries after a failure.
         let _ = tokio::time::timeout(Duration::from_secs(10), verify.notified()).await;
+    }
+}
+
+/// Whether replaying `recording` to its end gives the ladder result `result`: the same
+/// score (as a bot's state counts it) after the same moves.
+pub fn check_ladder(
+    recording: &Recording,
+    result: &LadderResult,
+    context: &Context,
+) -> Result<(), String> {
+    let (mut replay, _) =
+        recording::Replay::begin(&recording.start, context).map_err(|error| error.to_string())?;
+    for input in &recording.inputs {
+        if replay.is_over() {
+            break;
+        }
+        replay.step(&input.line);
+    }
+    let (game, memory) = replay.into_game();
+    let score = game.observe(&memory).score;
+    let moves = game.progress().moves;
+    if (score, moves) != (result.score, result.moves) {
+        return Err(format!(
+            "the replay ends with score {score} after {moves} moves, the result says {} after {}",
+            result.score, result.moves
+        ));
+    }
+    Ok(())
+}
+
+/// Check the unchecked ladder results (SPEC section 12), in batches.
+async fn verify_ladders(store: &Store, context: &Arc<Context>) -> Result<(), StoreError> {
+    loop {
+        let pending = store.pending_ladder_results(VERIFY_BATCH).await?;
+        if pending.is_empty() {
+            return Ok(());
+        }
+        let mut work = Vec::with_capacity(pending.len());
+        for result in pending {
+            let Some(id) = result.recording_id else {
+                work.push((result, Err(String::from("it has no recording"))));
+                continue;
+            };
+            let recording = match recording::load(store, id).await {
+                Ok(Some((_, recording))) => Ok(recording),
+                Ok(None) => Err(String::from("its recording is gone")),
+                Err(StoreError::Damaged(why)) => Err(why),
+                Err(error) => return Err(error),
+            };
+            work.push((result, recording));
+        }
+        let context = Arc::clone(context);
+        let checked = tokio::task::spawn_blocking(move || {
+            work.into_iter()
+                .map(|(result, recording)| {
+                    let verdict =
+                        recording.and_then(|recording| check_ladder(&recording, &result, &context));
+                    (result.id, verdict)
+                })
+                .collect::<Vec<_>>()
+        })
+        .await;
+        let Ok(verdicts) = checked else {
+            tracing::error!("checking ladder results failed (a bug); they are checked again later");
+            return Ok(());
+        };
+        for (id, verdict) in &verdicts {
+            if let Err(why) = verdict {
+                tracing::warn!(ladder_result = id, %why, "a ladder result does not replay to its end: kept off the table");
+            }
+        }
+        let marks: Vec<(i64, bool)> = verdicts
+            .iter()
+            .map(|(id, verdict)| (*id, verdict.is_ok()))
+            .collect();
+        store.set_ladder_verified(&marks).await?;
     }
 }
 

@@ -533,7 +533,7 @@ impl Store {
     /// Delete up to `batch` recordings that are not kept: a guest's or unregistered
     /// name's that started before `guests_cutoff_ms`, or a registered player's
     /// without a result that started before `cutoff_ms` (the earlier of the two: guests
-    /// are kept no longer). Unfinished games are kept. Their inputs and results go
+    /// are kept no longer). Unfinished games and ladders' seeds are kept. Their inputs and results go
     /// with them. Returns how many were deleted. On PostgreSQL the rows another
     /// instance's sweep is deleting at the same time are left to it.
     ///
@@ -545,8 +545,11 @@ impl Store {
         guests_cutoff_ms: i64,
         batch: u32,
     ) -> Result<u64, StoreError> {
+        // A ladder's seed is kept as long as its ladder (its replay is the check of
+        // its result, and its table links to it), whoever played it.
         const OLD: &str = "SELECT id FROM recordings r WHERE started_at < ? \
              AND state NOT IN ('open', 'unfinished') \
+             AND NOT EXISTS (SELECT 1 FROM ladder_results WHERE recording_id = r.id) \
              AND (NOT registered OR (started_at < ? \
                   AND NOT EXISTS (SELECT 1 FROM results WHERE recording_id = r.id))) \
              ORDER BY id LIMIT ?";

@@ -118,6 +118,9 @@ mod tests {
   join N             join race N (leave leaves it)
   start              start the race you host
   bot NAME [TOKEN]   play as a program: JSON lines both ways (docs/bots.md)
+  ladders            the open ladders: every entrant plays the same seeds
+  ladder N           ladder N's table (ladder enter N plays its seeds;
+                     ladder results N NAME, one entrant's seeds)
   who                who is online, where, idle how long, watched by how many
   say TEXT           to everyone in the same place (the lobby, or a game
                      and its watchers)

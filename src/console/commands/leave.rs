@@ -18,6 +18,8 @@ pub const COMMAND: CommandSpec = CommandSpec {
 fn run(console: &mut Console, _: Args<'_>) -> Outcome {
     if let Some(playing) = &console.game {
         let exit = playing.game.exit_command();
+        // In a ladder, the seed ends as left and the ladder stops there.
+        console.leaving_ladder();
         return console.play_line(exit);
     }
     let text = match console.seat.as_mut().and_then(Seat::leave_race) {

@@ -23,6 +23,8 @@ pub mod help;
 mod hint;
 mod join;
 mod kick;
+pub mod ladder;
+mod ladders;
 mod leave;
 pub mod levels;
 mod look;
@@ -64,6 +66,8 @@ pub const COMMANDS: &[CommandSpec] = &[
     join::COMMAND,
     start::COMMAND,
     bot::COMMAND,
+    ladders::COMMAND,
+    ladder::COMMAND,
     who::COMMAND,
     say::COMMAND,
     tell::COMMAND,
