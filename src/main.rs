@@ -174,6 +174,10 @@ struct PlayArgs {
     /// Where saved games are written.
     #[arg(long, env = "ARCADE_DATA_DIR", default_value = "./data")]
     data_dir: PathBuf,
+    /// Bot mode (SPEC section 12, docs/bots.md): a JSON `state` line after every move,
+    /// `{"action": "..."}` lines in.
+    #[arg(long)]
+    bot: bool,
 }
 
 fn main() -> ExitCode {
@@ -400,7 +404,11 @@ fn play(args: PlayArgs) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    let (console, first) = Console::single(kind, game);
+    let (console, first) = if args.bot {
+        Console::single_bot(kind, args.args.clone(), game)
+    } else {
+        Console::single(kind, game)
+    };
     let stdin = io::stdin().lock();
     let stdout = io::stdout().lock();
     match arcade::net::play::run(

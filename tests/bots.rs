@@ -449,3 +449,42 @@ async fn the_python_gym_wrapper_plays_episodes_whose_returns_are_their_scores() 
         .expect("python3 ran once");
     assert_eq!(again, out);
 }
+
+#[test]
+fn arcade_play_bot_plays_one_game_in_json_lines_on_stdin() {
+    use std::io::{BufRead as _, Write as _};
+    let schemas = Schemas::from_docs();
+    let data = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arcade"))
+        .args(["play", "2048", "seed=9", "--bot", "--data-dir"])
+        .arg(data.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run arcade play");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut next = || {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap_or_else(|e| panic!("{line:?}: {e}"))
+    };
+    let first = next();
+    schemas.state("2048", &first);
+    assert_eq!(first["seed"], 9);
+    let action = first["legal"][0].as_str().unwrap().to_string();
+    writeln!(stdin, "{}", json!({ "action": action })).unwrap();
+    let moved = next();
+    schemas.state("2048", &moved);
+    assert_eq!(moved["observation"]["moves"], 1);
+    writeln!(stdin, "{{\"command\": \"who\"}}\nnot json").unwrap();
+    let refused = next();
+    schemas.check("error", &refused);
+    assert!(refused["message"]
+        .as_str()
+        .unwrap()
+        .contains("actions only"));
+    schemas.check("error", &next());
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

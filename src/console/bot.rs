@@ -181,6 +181,9 @@ impl Console {
         };
         match request {
             Request::Action(action) => self.bot_action(action),
+            Request::Command(_) if self.seat.is_none() => Outcome::Send(error(
+                "arcade play --bot plays one game: send actions only ({\"action\": ...}).",
+            )),
             Request::Command(command) => {
                 self.set_turn(Turn::Command);
                 // A command is never a game's line: in a game it goes after `/`.
@@ -323,6 +326,7 @@ impl Console {
             }
             Turn::Command | Turn::Message => {}
         }
+        let ended = last.is_some();
         if let Some(last) = last {
             out.push_str(&last);
         }
@@ -333,7 +337,9 @@ impl Console {
                 out.push_str(&words("text", "text", note));
             }
         }
-        if self.game.is_some() && (turn == Turn::Action || began) {
+        // After an action, the game's state; after a game's end, only a game that
+        // began since (a ladder's next seed).
+        if self.game.is_some() && (began || (turn == Turn::Action && !ended)) {
             if let Some(state) = self.state_line(false) {
                 out.push_str(&state);
             }

@@ -242,7 +242,10 @@ impl Console {
                 self.recording_notice(&mut text);
                 Outcome::Send(text)
             }
-            Status::Ended if self.single => Outcome::Close(text),
+            Status::Ended if self.single => {
+                self.bot_game_ending();
+                Outcome::Close(text)
+            }
             Status::Ended => {
                 let mut notice = String::new();
                 self.recording_notice(&mut notice);

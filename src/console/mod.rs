@@ -122,10 +122,25 @@ impl Console {
         self.rare.as_deref()?.ladder.as_ref()
     }
 
-    /// A console for one game only (`arcade play`), and what the game says first. When
-    /// the game ends, the console closes.
-    pub fn single(kind: &'static GameKind, game: NewGame) -> (Console, Outcome) {
-        let mut console = Console {
+    /// [`Console::single`] in bot mode (`arcade play --bot`, SPEC section 12): JSON
+    /// lines both ways, actions only (there is no lobby for commands).
+    pub fn single_bot(
+        kind: &'static GameKind,
+        args: Vec<String>,
+        game: NewGame,
+    ) -> (Console, Outcome) {
+        let mut console = Console::single_console();
+        console.rare = Some(Box::new(Rare {
+            bot: Some(bot::BotMode::default()),
+            ladder: None,
+        }));
+        let outcome = console.begin(kind, args, game, None);
+        let outcome = console.for_bot(outcome);
+        (console, outcome)
+    }
+
+    fn single_console() -> Console {
+        Console {
             game: None,
             memory: Memory::default(),
             single: true,
@@ -133,7 +148,13 @@ impl Console {
             ended_unlisted: false,
             seat: None,
             rare: None,
-        };
+        }
+    }
+
+    /// A console for one game only (`arcade play`), and what the game says first. When
+    /// the game ends, the console closes.
+    pub fn single(kind: &'static GameKind, game: NewGame) -> (Console, Outcome) {
+        let mut console = Console::single_console();
         let outcome = console.begin(kind, Vec::new(), game, None);
         (console, outcome)
     }
@@ -536,6 +557,10 @@ impl Console {
     /// The client closed its sending side: what to send before closing (empty in the
     /// lobby and for most games).
     pub fn end_of_input(&mut self) -> String {
+        // A bot's lines are JSON: the game's last words are not one.
+        if self.bot().is_some() {
+            return String::new();
+        }
         match &mut self.game {
             Some(playing) => playing.game.end_of_input(),
             None => String::new(),
