@@ -488,3 +488,62 @@ fn arcade_play_bot_plays_one_game_in_json_lines_on_stdin() {
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+#[tokio::test]
+async fn bot_play_runs_a_built_in_agent_that_anyone_can_watch() {
+    let server = TestServer::start().await;
+    let mut ada = common::named(&server, "ada").await;
+    ada.send("bot-play wumpus kb seeds=5").await;
+    let said = ada.read_text_until("> ").await;
+    let name = said
+        .split_whitespace()
+        .next()
+        .filter(|name| name.starts_with("kb-"))
+        .unwrap_or_else(|| panic!("{said:?}"))
+        .to_string();
+    assert!(
+        said.contains(&format!("plays wumpus, seeds 5-5, as a bot: watch {name}")),
+        "{said}"
+    );
+    // It takes its name as any bot does, at once.
+    let mut who = String::new();
+    for _ in 0..50 {
+        ada.send("who").await;
+        who = ada.read_text_until("> ").await;
+        if who.contains(&name) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(who.contains(&format!("{name} [bot]")), "{who}");
+
+    // A watcher sees the agent's moves as the game draws them for people.
+    let mut bea = common::named(&server, "bea").await;
+    bea.send(&format!("watch {name}")).await;
+    let seen = bea.read_text_until("Enter command: ").await;
+    assert!(
+        seen.contains(&format!("watching {name}")) || seen.contains(&name),
+        "{seen}"
+    );
+
+    // The agent ends its seed and leaves: who no longer lists it.
+    let mut gone = false;
+    for _ in 0..150 {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        ada.send("who").await;
+        if !ada.read_text_until("> ").await.contains(&name) {
+            gone = true;
+            break;
+        }
+    }
+    assert!(gone, "{name} still online");
+
+    let refused = {
+        ada.send("bot-play sokoban random").await;
+        ada.read_text_until("> ").await
+    };
+    assert!(refused.contains("sokoban has no seeds"), "{refused}");
+    ada.send("bot-play 2048 kb").await;
+    let refused = ada.read_text_until("> ").await;
+    assert!(refused.contains("No agent kb plays 2048"), "{refused}");
+}

@@ -34,7 +34,7 @@ pub const AGENTS: &[(&str, &str)] = &[
 
 /// The agent `name` for `game`, seeded with `seed` where it draws at random; `None`
 /// when it does not play that game.
-pub fn agent(name: &str, game: &str, seed: u64) -> Option<Box<dyn Policy>> {
+pub fn agent(name: &str, game: &str, seed: u64) -> Option<Box<dyn Policy + Send>> {
     match (name, game) {
         ("random", _) => Some(Box::new(RandomPolicy(Random::new(seed)))),
         ("expectimax", "2048") => Some(Box::new(ExpectimaxPolicy(Expectimax::with_depth(

@@ -22,6 +22,7 @@
 //! [`Job`]: the caller runs it (`job.run(context).await`) and hands what it gave to
 //! [`Console::finish`].
 
+mod agent;
 mod bot;
 mod coach;
 pub mod commands;

@@ -79,6 +79,8 @@ pub struct Shared {
     /// `--detect-readers`: every connection is asked for its terminal type before the
     /// banner, and a screen reader's gets reader mode (SPEC section 10).
     pub detect_readers: bool,
+    /// The built-in agents playing as sessions now (`bot-play`), for their cap.
+    pub agents: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl std::ops::Deref for Services {
@@ -126,6 +128,7 @@ impl Services {
             bus: None,
             coach: Coach::default(),
             detect_readers: false,
+            agents: Arc::default(),
         })))
     }
 

@@ -118,6 +118,7 @@ mod tests {
   join N             join race N (leave leaves it)
   start              start the race you host
   bot NAME [TOKEN]   play as a program: JSON lines both ways (docs/bots.md)
+  bot-play GAME AGENT [seeds=A-B]  a built-in agent plays, to watch
   ladders            the open ladders: every entrant plays the same seeds
   ladder N           ladder N's table (ladder enter N plays its seeds;
                      ladder results N NAME, one entrant's seeds)

@@ -17,6 +17,7 @@ use crate::catalog::table::GameKind;
 use crate::seat;
 
 mod bot;
+mod bot_play;
 pub mod bottoken;
 mod broadcast;
 pub mod help;
@@ -66,6 +67,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     join::COMMAND,
     start::COMMAND,
     bot::COMMAND,
+    bot_play::COMMAND,
     ladders::COMMAND,
     ladder::COMMAND,
     who::COMMAND,
