@@ -9,7 +9,7 @@
 //! - [`games`]: one pure state machine per game; uses nothing else of the crate;
 //! - [`solver`]: the Sokoban solver and deadlock checks (pure; uses `games` only);
 //! - [`agents`]: the built-in agents that play the games as bots (pure; uses `games`
-//!   only);
+//!   and `solver` only);
 //! - [`text`]: durations, dates, and what other players' text may show;
 //! - [`codec`]: pure byte codecs: telnet, terminal keys and painting, the PROXY header;
 //! - [`catalog`]: the table of games, one file per game's row; levels and saves;

@@ -40,7 +40,7 @@ const LEAVES: &[&str] = &["games", "text"];
 const ONLY: &[(&str, &[&str])] = &[
     ("codec", &["games", "text"]),
     ("solver", &["games"]),
-    ("agents", &["games"]),
+    ("agents", &["games", "solver"]),
     ("ladders", &["text"]),
 ];
 

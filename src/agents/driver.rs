@@ -6,11 +6,17 @@
 //!
 //! `arcade bots run` plays them offline over a range of seeds.
 
-use crate::games::bot::Observation;
+use std::collections::VecDeque;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use crate::games::bot::{self, Observation};
 use crate::games::twenty48::board::{Board, Direction};
+use crate::games::world::{Cell, Level, WinRule, World};
 use crate::games::wumpus::bot::{heading_named, percept_named};
 use crate::games::wumpus::cave::{Action, Dim, Percept, Pos};
 use crate::games::{Game, Memory, Outcome, Status};
+use crate::solver::{self, Analysis, Budget, Strategy, Verdict};
 
 use super::random::Random;
 use super::twenty48::{Depth, Expectimax};
@@ -30,6 +36,10 @@ pub const AGENTS: &[(&str, &str)] = &[
         "kb",
         "wumpus: the textbook's knowledge-based agent, which takes no risks",
     ),
+    (
+        "solver",
+        "sokoban, starpusher: the Sokoban solver's moves, one at a time",
+    ),
 ];
 
 /// The agent `name` for `game`, seeded with `seed` where it draws at random; `None`
@@ -41,6 +51,8 @@ pub fn agent(name: &str, game: &str, seed: u64) -> Option<Box<dyn Policy + Send>
             Depth::Adaptive { max: 4 },
         )))),
         ("kb", "wumpus") => Some(Box::new(KbPolicy(None))),
+        ("solver", "sokoban") => Some(Box::new(SolverPolicy::new(WinRule::EveryBox))),
+        ("solver", "starpusher") => Some(Box::new(SolverPolicy::new(WinRule::EveryGoal))),
         _ => None,
     }
 }
@@ -120,6 +132,100 @@ impl Policy for KbPolicy {
             Action::Shoot => "shoot",
             Action::Grab => "grab",
             Action::Climb => "climb",
+        };
+        observed.legal.contains(&name).then_some(name)
+    }
+}
+
+/// The Sokoban solver (`crate::solver`), played move by move: it solves the board it
+/// is shown, then plays the solution's steps; shown a board its plan did not expect (a
+/// new level), it solves again. Gives up (leaves) when the search does.
+struct SolverPolicy {
+    rule: WinRule,
+    /// The steps left, each with the board it is played on.
+    plan: VecDeque<(Direction, Vec<String>)>,
+}
+
+/// What one of the solver agent's searches may spend: of the order of a player's
+/// `/solve`.
+const SOLVER_NODES: u64 = 2_000_000;
+const SOLVER_MEMORY: usize = 64 << 20;
+
+impl SolverPolicy {
+    fn new(rule: WinRule) -> SolverPolicy {
+        SolverPolicy {
+            rule,
+            plan: VecDeque::new(),
+        }
+    }
+
+    /// The board of an observation as the solver's world.
+    fn world(&self, rows: &[String]) -> Option<World> {
+        let cells: Vec<Vec<Cell>> = rows
+            .iter()
+            .map(|row| {
+                row.chars()
+                    .map(|glyph| match glyph {
+                        '#' => Some(Cell::Wall),
+                        ' ' => Some(Cell::Floor),
+                        '.' => Some(Cell::Goal),
+                        '$' => Some(Cell::Box),
+                        '*' => Some(Cell::BoxOnGoal),
+                        '@' => Some(Cell::Player),
+                        '+' => Some(Cell::PlayerOnGoal),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect::<Option<_>>()?;
+        let level = Level::from_rows(&cells, self.rule).ok()?;
+        Some(World::new(Arc::new(level)))
+    }
+
+    /// Solve `rows` and plan the steps; false when the search found none.
+    fn plan(&mut self, rows: &[String]) -> bool {
+        self.plan.clear();
+        let Some(mut world) = self.world(rows) else {
+            return false;
+        };
+        let analysis = Analysis::new(world.level());
+        let budget = Budget::new(SOLVER_NODES, SOLVER_MEMORY);
+        let stop = AtomicBool::new(false);
+        let Verdict::Solved(solution) =
+            solver::solve(&analysis, &world, Strategy::Quick, &budget, &stop)
+        else {
+            return false;
+        };
+        // Each step with the board it is played on, drawn as observations draw it.
+        for step in solution.steps() {
+            self.plan
+                .push_back((step.direction, bot::board_rows(&world)));
+            if world.step(step.direction).is_err() {
+                self.plan.clear();
+                return false;
+            }
+        }
+        true
+    }
+}
+
+impl Policy for SolverPolicy {
+    fn choose(&mut self, observed: &Observation) -> Option<&'static str> {
+        let rows: Vec<String> = observed.observation["rows"]
+            .as_array()?
+            .iter()
+            .filter_map(|row| row.as_str().map(String::from))
+            .collect();
+        let on_plan = self.plan.front().is_some_and(|(_, board)| *board == rows);
+        if !on_plan && !self.plan(&rows) {
+            return None;
+        }
+        let (direction, _) = self.plan.pop_front()?;
+        let name = match direction {
+            Direction::Up => "up",
+            Direction::Down => "down",
+            Direction::Left => "left",
+            Direction::Right => "right",
         };
         observed.legal.contains(&name).then_some(name)
     }
@@ -223,6 +329,22 @@ mod tests {
         );
         assert_eq!(played.outcome, Some(Outcome::Solved));
         assert_eq!((played.moves, played.score), (1, 1));
+    }
+
+    #[test]
+    fn the_solver_agent_solves_a_level_move_by_move() {
+        // Two boxes, each pushed around a corner of its own (sokoban's glyphs: P the
+        // player, + a box, - a goal).
+        let level = crate::games::sokoban::parse_level(
+            "#######\n#.....#\n#.+#+.#\n#.-#-.#\n#..P..#\n#######\n",
+        )
+        .unwrap();
+        let mut game = crate::games::sokoban::Sokoban::new(Arc::new(level));
+        let mut policy = agent("solver", "sokoban", 1).unwrap();
+        let played = play(&mut game, policy.as_mut(), 1_000);
+        assert_eq!(played.outcome, Some(Outcome::Solved), "{played:?}");
+        assert_eq!(played.score, 2);
+        assert!(agent("solver", "2048", 1).is_none());
     }
 
     #[test]

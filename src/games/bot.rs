@@ -52,19 +52,24 @@ fn glyph(cell: Cell) -> char {
     }
 }
 
-/// A board of boxes for a program: its rows in the standard notation (every row as
-/// wide as the level), the player's `[row, column]` from 0, the boxes on goals and the
-/// goals, the moves and pushes so far; and the moves that are possible now (a step
-/// onto floor, or a push of a box onto free floor).
-pub fn boxes(world: &World, moves: u64, pushes: u64) -> (Value, Vec<&'static str>) {
+/// A board's rows in the standard notation, every row as wide as the level.
+pub fn board_rows(world: &World) -> Vec<String> {
     let level = world.level();
-    let rows: Vec<String> = (0..level.height())
+    (0..level.height())
         .map(|row| {
             (0..level.width())
                 .map(|column| glyph(world.cell(row, column)))
                 .collect()
         })
-        .collect();
+        .collect()
+}
+
+/// A board of boxes for a program: its rows in the standard notation (every row as
+/// wide as the level), the player's `[row, column]` from 0, the boxes on goals and the
+/// goals, the moves and pushes so far; and the moves that are possible now (a step
+/// onto floor, or a push of a box onto free floor).
+pub fn boxes(world: &World, moves: u64, pushes: u64) -> (Value, Vec<&'static str>) {
+    let rows = board_rows(world);
     let (row, column) = world.player();
     let (on_goals, goals) = world.placed();
     let legal = MOVES
