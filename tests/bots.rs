@@ -547,3 +547,35 @@ async fn bot_play_runs_a_built_in_agent_that_anyone_can_watch() {
     let refused = ada.read_text_until("> ").await;
     assert!(refused.contains("No agent kb plays 2048"), "{refused}");
 }
+
+#[tokio::test]
+async fn bots_are_ranked_apart_from_people() {
+    let server = TestServer::start().await;
+    let (mut bot, _) = Bot::connect(server.addr, "tile-bot").await;
+    let state = bot.command("play 2048 seed=3").await;
+    let action = state["legal"][0].as_str().unwrap().to_string();
+    bot.act(&action).await;
+    let last = bot.command("leave").await;
+    assert_eq!(last["done"], true, "{last}");
+    let score = last["score"].as_i64().unwrap();
+
+    let mut ada = common::named(&server, "ada").await;
+    // The result is written within a second or two, then checked by replay.
+    let mut bots = String::new();
+    for _ in 0..100 {
+        ada.send("top bots 2048").await;
+        bots = ada.read_text_until("> ").await;
+        if bots.contains("tile-bot") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(bots.starts_with("Bots' results"), "{bots}");
+    assert!(
+        bots.contains("tile-bot") && bots.contains(&format!("score {score}")),
+        "{bots}"
+    );
+    ada.send("top 2048").await;
+    let people = ada.read_text_until("> ").await;
+    assert!(!people.contains("tile-bot"), "{people}");
+}

@@ -338,6 +338,7 @@ async fn a_forged_result_stays_off_the_leaderboards() {
                 player: String::from("mallory"),
                 player_key: String::from("mallory"),
                 registered: true,
+                bot: false,
                 game: String::from("sokoban"),
                 level: String::from("classic"),
                 args: String::new(),

@@ -143,6 +143,7 @@ fn result(recording_id: i64, upto: u64, player: &str, moves: u64, gold: bool) ->
         player: String::from(player),
         player_key: player.to_lowercase(),
         registered: true,
+        bot: false,
         game: String::from("wumpus"),
         level: String::from("classic"),
         args: String::new(),
@@ -537,7 +538,10 @@ async fn results_are_checked_once_and_ranked(backend: Backend) {
         .unwrap();
     assert!(store.pending_results(10).await.unwrap().is_empty());
 
-    let top = store.top("wumpus", "classic", Board::Gold).await.unwrap();
+    let top = store
+        .top("wumpus", "classic", Board::Gold, false)
+        .await
+        .unwrap();
     let lines: Vec<(&str, u64, u64)> = top
         .iter()
         .map(|ranked| (ranked.player.as_str(), ranked.wins, ranked.moves))
@@ -546,10 +550,13 @@ async fn results_are_checked_once_and_ranked(backend: Backend) {
     assert_eq!(top[0].duration_ms, 1014);
     // Each line names the recording that made it (the web page links it).
     assert_eq!(top[0].recording_id, id);
-    let score = store.top("wumpus", "classic", Board::Score).await.unwrap();
+    let score = store
+        .top("wumpus", "classic", Board::Score, false)
+        .await
+        .unwrap();
     assert_eq!(score.len(), 2, "{score:?}");
     assert!(store
-        .top("wumpus", "other", Board::Moves)
+        .top("wumpus", "other", Board::Moves, false)
         .await
         .unwrap()
         .is_empty());

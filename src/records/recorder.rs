@@ -385,6 +385,8 @@ pub struct Player {
     pub registered: bool,
     /// A guest (`guest-N`): no results.
     pub guest: bool,
+    /// A bot (SPEC section 12): its results are ranked apart from people's.
+    pub bot: bool,
     /// Where the player connects from, for the address's quota.
     pub address: IpAddr,
 }
@@ -569,6 +571,7 @@ impl Tape {
             player: self.player.name.to_string(),
             player_key: self.player.key.to_string(),
             registered: self.player.registered,
+            bot: self.player.bot,
             game: self.game.to_string(),
             level,
             args: self.args.to_string(),

@@ -19,12 +19,14 @@ pub const LISTED: u32 = 20;
 pub enum Query {
     /// `top`: the leaderboards there are.
     Boards,
-    /// `top GAME [LEVEL]`.
+    /// `top [bots] GAME [LEVEL]`.
     Top {
         /// The game.
         kind: &'static GameKind,
         /// The level, as the store keys it.
         level: String,
+        /// The bots' boards (SPEC section 12: ranked apart from people's).
+        bots: bool,
     },
     /// `stats NAME`.
     Stats {
@@ -38,11 +40,15 @@ pub enum Query {
     },
 }
 
-/// `top [GAME [LEVEL...]]`: the query, or the line that says what is wrong.
+/// `top [bots] [GAME [LEVEL...]]`: the query, or the line that says what is wrong.
 ///
 /// # Errors
 /// The one-line reason, with the choices.
 pub fn parse_top(words: &[&str]) -> Result<Query, String> {
+    let (bots, words) = match words.split_first() {
+        Some((first, rest)) if first.eq_ignore_ascii_case("bots") => (true, rest),
+        _ => (false, words),
+    };
     let Some((game, level)) = words.split_first() else {
         return Ok(Query::Boards);
     };
@@ -56,7 +62,7 @@ pub fn parse_top(words: &[&str]) -> Result<Query, String> {
     // (none for Star Pusher, which then lists its boards).
     let args: Vec<String> = level.iter().map(|word| word.to_string()).collect();
     let level = (kind.level_key)(&args);
-    Ok(Query::Top { kind, level })
+    Ok(Query::Top { kind, level, bots })
 }
 
 impl Query {
@@ -67,7 +73,7 @@ impl Query {
     pub async fn run(self, store: &Store) -> Result<String, StoreError> {
         match self {
             Query::Boards => Ok(boards(&store.boards().await?)),
-            Query::Top { kind, level } if level.is_empty() => {
+            Query::Top { kind, level, .. } if level.is_empty() => {
                 // Star Pusher has no default level: list its boards.
                 let boards: Vec<_> = store
                     .boards()
@@ -85,10 +91,13 @@ impl Query {
                     ))
                 }
             }
-            Query::Top { kind, level } => {
+            Query::Top { kind, level, bots } => {
                 let mut text = String::new();
+                if bots {
+                    text.push_str("Bots' results (people's: top GAME [LEVEL]):\n");
+                }
                 for &board in kind.boards {
-                    let rows = store.top(kind.name, &level, board).await?;
+                    let rows = store.top(kind.name, &level, board, bots).await?;
                     top(kind, &level, board, &rows, &mut text);
                 }
                 Ok(text)
@@ -304,7 +313,8 @@ mod tests {
             parse_top(&["SOKOBAN"]),
             Ok(Query::Top {
                 kind: sokoban,
-                level: String::from("classic")
+                level: String::from("classic"),
+                bots: false,
             })
         );
         let twenty48 = GameKind::from_name("2048").unwrap();
@@ -317,7 +327,8 @@ mod tests {
                 parse_top(words),
                 Ok(Query::Top {
                     kind: twenty48,
-                    level: String::from("size=4")
+                    level: String::from("size=4"),
+                    bots: false,
                 })
             );
         }
@@ -327,7 +338,8 @@ mod tests {
                 parse_top(words),
                 Ok(Query::Top {
                     kind: twenty48,
-                    level: String::from("size=4 win=64")
+                    level: String::from("size=4 win=64"),
+                    bots: false,
                 })
             );
         }

@@ -280,6 +280,7 @@ impl Seat {
             key: self.name.shared_key(),
             registered: self.registered,
             guest: self.name.is_guest(),
+            bot: self.bot,
             address: self.address,
         }
     }

@@ -336,7 +336,7 @@ impl Store {
             for chunk in results.chunks(ROWS_PER_STATEMENT) {
                 let mut insert = QueryBuilder::new(
                     "INSERT INTO results (recording_id, upto, player, player_key, registered, game, level, args, \
-                     outcome, moves, pushes, score, largest_tile, gold, duration_ms, finished_at, helped) ",
+                     outcome, moves, pushes, score, largest_tile, gold, duration_ms, finished_at, helped, bot) ",
                 );
                 insert.push_values(chunk, |mut row, result| {
                     let finish = &result.finish;
@@ -356,7 +356,8 @@ impl Store {
                         .push_bind(finish.gold)
                         .push_bind(result.duration_ms)
                         .push_bind(result.finished_at)
-                        .push_bind(result.helped);
+                        .push_bind(result.helped)
+                        .push_bind(result.bot);
                 });
                 // One result per recording and input count (the index results_once).
                 insert.push(" ON CONFLICT DO NOTHING");

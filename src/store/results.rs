@@ -27,6 +27,8 @@ pub struct NewResult {
     pub player_key: String,
     /// Whether the name is registered.
     pub registered: bool,
+    /// A bot's (SPEC section 12): ranked apart from people.
+    pub bot: bool,
     /// Which game.
     pub game: String,
     /// Its leaderboard's level.
@@ -325,11 +327,13 @@ impl Store {
     ///
     /// # Errors
     /// [`StoreError::Query`].
+    /// `bots`: the bots' board (SPEC section 12: bots are ranked apart from people).
     pub async fn top(
         &self,
         game: &str,
         level: &str,
         board: Board,
+        bots: bool,
     ) -> Result<Vec<Ranked>, StoreError> {
         // A player's best result, then the players in order; ties go to the earlier.
         // A result reached with help (`/hint`, `/solve`) comes after every one without:
@@ -346,13 +350,14 @@ impl Store {
             "SELECT player, moves, pushes, score, largest_tile, wins, duration_ms, finished_at, recording_id, helped FROM ( \
                SELECT *, COUNT(*) OVER (PARTITION BY player_key) AS wins, \
                  ROW_NUMBER() OVER (PARTITION BY player_key ORDER BY {best}) AS place \
-               FROM results WHERE game = ? AND level = ? AND verified AND {filter}) AS best \
+               FROM results WHERE game = ? AND level = ? AND verified AND bot = ? AND {filter}) AS best \
              WHERE place = 1 ORDER BY {order} LIMIT 10"
         );
         on_engine!(self, |pool, sql| {
             let rows: Vec<RankedRow> = sqlx::query_as(sql(&query))
                 .bind(game)
                 .bind(level)
+                .bind(bots)
                 .fetch_all(pool)
                 .await?;
             Ok(rows.into_iter().map(Ranked::from).collect())

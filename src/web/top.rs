@@ -67,7 +67,12 @@ pub async fn top(
     };
     let mut tables = Vec::with_capacity(kind.boards.len());
     for &board in kind.boards {
-        match web.services.store.top(kind.name, &level, board).await {
+        match web
+            .services
+            .store
+            .top(kind.name, &level, board, false)
+            .await
+        {
             Ok(rows) => tables.push(leaderboard(board, &rows)),
             Err(error) => return store_down(&error),
         }
