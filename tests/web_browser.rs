@@ -382,3 +382,54 @@ async fn the_board_stays_in_view_at_1280x900_and_the_admin_runs_a_race_by_clicks
     browser.close().await;
     server.shutdown().await;
 }
+
+/// How long an open ladder's page may take to show a new result by itself: its
+/// refresh (5 s), the table's sharing (2 s) and the replay that checks the result.
+const LADDER_WAIT: Duration = Duration::from_secs(40);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_ladders_page_loads_itself_again_with_new_results() {
+    let Some(browser) = Browser::start().await else {
+        return;
+    };
+    let (server, base, mut teacher) = with_a_teacher().await;
+    teacher.send("ladder open wumpus seeds=1-1").await;
+    let opened = teacher.read_text_until("> ").await;
+    assert!(opened.contains("Ladder 1 is open"), "{opened}");
+
+    // A visitor finds it from the menu, then only waits.
+    browser.goto(&base).await;
+    browser.click("nav a[href='/ladders']").await;
+    browser.click("#open a[href='/ladders/1']").await;
+    browser
+        .wait_for_text("h1", "Ladder 1: wumpus, seeds 1-1", WAIT)
+        .await;
+    browser
+        .wait_for_text("#no-entrants", "No entrant yet", WAIT)
+        .await;
+
+    // ann plays the seed by hand: out at once, -1.
+    let mut ann = common::named(&server, "ann").await;
+    ann.send("ladder enter 1").await;
+    ann.read_text_until("Enter command: ").await;
+    ann.send("climb").await;
+    let done = ann.read_text_until("> ").await;
+    assert!(
+        done.contains("You have played every seed of ladder 1"),
+        "{done}"
+    );
+    // The page shows ann's row, counted once replayed, without being opened again.
+    let started = Instant::now();
+    let table = browser
+        .wait_for_text("#table tbody", "1 ann 1/1 -1.0", LADDER_WAIT)
+        .await;
+    println!(
+        "ann's row counted on the page {:?} after",
+        started.elapsed()
+    );
+    assert!(table.contains("kb (built-in)"), "{table}");
+    browser.screenshot("ladder").await;
+
+    browser.close().await;
+    server.shutdown().await;
+}

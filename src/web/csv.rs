@@ -138,7 +138,7 @@ const FORMULA_STARTS: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 /// would take for a formula (`=`, `+`, `-`, `@`, a tab or a carriage return first)
 /// gets a `'` before it, as OWASP advises, unless it is a plain number (`-12`,
 /// `+3.5`): a player's name or a level's must not run in the teacher's spreadsheet.
-fn csv_line(fields: &[&str]) -> String {
+pub fn csv_line(fields: &[&str]) -> String {
     let mut writer = ::csv::WriterBuilder::new()
         .terminator(::csv::Terminator::CRLF)
         .from_writer(Vec::new());

@@ -31,12 +31,31 @@ pub fn url_part(text: &str) -> String {
 /// A whole page: the menu (with the admin's links and logout button for an admin),
 /// `body`, and the script named (one of `assets/`).
 pub fn layout(title: &str, admin: Option<&Admin>, body: Markup, script: Option<&str>) -> Markup {
+    frame(title, admin, body, script, None)
+}
+
+/// A whole page, as [`layout`] (no script), that the browser loads again every
+/// `seconds`: for numbers that change in the store, which has no stream to follow.
+pub fn refreshing(title: &str, admin: Option<&Admin>, body: Markup, seconds: u64) -> Markup {
+    frame(title, admin, body, None, Some(seconds))
+}
+
+fn frame(
+    title: &str,
+    admin: Option<&Admin>,
+    body: Markup,
+    script: Option<&str>,
+    refresh: Option<u64>,
+) -> Markup {
     html! {
         (DOCTYPE) "\n"
         html lang="en" {
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
+                @if let Some(seconds) = refresh {
+                    meta http-equiv="refresh" content=(seconds);
+                }
                 title { (title) " · arcade" }
                 link rel="stylesheet" href="/assets/style.css";
                 @if let Some(script) = script {
@@ -47,6 +66,7 @@ pub fn layout(title: &str, admin: Option<&Admin>, body: Markup, script: Option<&
                 nav {
                     a href="/" { "Who is playing" } " "
                     a href="/top" { "Leaderboards" } " "
+                    a href="/ladders" { "Ladders" } " "
                     a href="/recordings" { "Recordings" }
                     @match admin {
                         Some(admin) => {
@@ -127,5 +147,18 @@ mod tests {
             page.ends_with("<main>\n<p>body</p>\n</main></body></html>\n"),
             "{page}"
         );
+        assert!(!page.contains("refresh"), "{page}");
+    }
+
+    #[test]
+    fn a_refreshing_page_says_how_often_in_its_head() {
+        let page = refreshing("Ladder 1", None, html! { p { "body" } }, 5).into_string();
+        assert!(
+            page.contains(
+                "<meta http-equiv=\"refresh\" content=\"5\"><title>Ladder 1 · arcade</title>"
+            ),
+            "{page}"
+        );
+        assert!(!page.contains("<script"), "{page}");
     }
 }

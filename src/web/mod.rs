@@ -1,6 +1,6 @@
 //! The teacher's web page (SPEC section 11): who is playing, live; a student's board,
-//! live; the leaderboards; the results as CSV; recordings played in the browser;
-//! `/metrics` and `/healthz`.
+//! live; the leaderboards; the ladders; the results as CSV; recordings played in the
+//! browser; `/metrics` and `/healthz`.
 //!
 //! Served by axum from the server's own runtime, off unless `--http-port` is given. It
 //! reads what the sessions share (the registry, the store, the metrics) and never a
@@ -20,6 +20,7 @@
 //! - `hosts.rs`: the admins as hosts of the races they open from the page, and what
 //!   those races tell them;
 //! - `live.rs`: the live table's publisher, one snapshot for every browser;
+//! - `tables.rs`: the ladders' tables, read one at a time and shared for a moment;
 //! - `state.rs`: what every handler shares;
 //! - `html.rs`: the layout and the fragments every page shares;
 //! - `auth.rs`: the `Admin` and `AdminForm` extractors (403 for everyone else), login
@@ -27,7 +28,8 @@
 //! - `pages.rs` (`/`, `/watch/NAME`), `top.rs` (leaderboards), `recordings.rs`,
 //!   `csv.rs` (`/results.csv`), `recording_list.rs` (`/recordings`, filtered),
 //!   `forms.rs` (broadcast, kick), `events.rs` (the live streams), `health.rs`
-//!   (`/healthz`, `/metrics`);
+//!   (`/healthz`, `/metrics`), `ladder_csv.rs` (`/ladders/N.csv`);
+//! - `ladders.rs`: `/ladders` and `/ladders/N` (and the CSV's door);
 //! - `router.rs`: which handler answers which path, headers and assets.
 
 mod auth;
@@ -38,6 +40,8 @@ mod forms;
 mod health;
 mod hosts;
 mod html;
+mod ladder_csv;
+mod ladders;
 mod listener;
 mod live;
 mod logins;
@@ -46,6 +50,7 @@ mod recording_list;
 mod recordings;
 mod router;
 mod state;
+mod tables;
 mod top;
 
 use std::sync::Arc;
@@ -89,6 +94,7 @@ pub async fn serve(
         shutdown: shutdown.clone(),
         streams: state::streams(),
         downloads: state::downloads(),
+        ladders: tables::Tables::default(),
         proxies,
     });
     if let Ok(address) = listener.local_addr() {

@@ -11,7 +11,7 @@ use axum::Router;
 use super::connection::Timeouts;
 use super::html::message;
 use super::state::Shared;
-use super::{auth, csv, events, forms, health, pages, recording_list, recordings, top};
+use super::{auth, csv, events, forms, health, ladders, pages, recording_list, recordings, top};
 
 /// The page's assets, compiled in: name, media type, content.
 const ASSETS: &[(&str, &str, &str)] = &[
@@ -64,6 +64,8 @@ pub fn router(web: Shared, timeouts: Timeouts) -> Router {
         .route("/top", get(top::boards))
         .route("/top/{game}/{*level}", get(top::top))
         .route("/results.csv", get(csv::results))
+        .route("/ladders", get(ladders::list))
+        .route("/ladders/{id}", get(ladders::ladder))
         .route("/recordings", get(recording_list::list))
         .route("/recordings/{id}", get(recordings::recording))
         .route("/metrics", get(health::metrics))

@@ -1,5 +1,5 @@
 //! What every handler of the page shares: the server's services, the admins' logins,
-//! the live table's publisher, and the shutdown signal. One cheap handle ([`Shared`]),
+//! the live table's publisher, the ladders' tables, and the shutdown signal. One cheap handle ([`Shared`]),
 //! cloned into each request by axum.
 
 use std::sync::Arc;
@@ -10,6 +10,7 @@ use tokio_util::sync::CancellationToken;
 use super::hosts::Hosts;
 use super::live::Live;
 use super::logins::{Admin, Logins};
+use super::tables::Tables;
 use crate::records::places::Places;
 use crate::seat::Services;
 
@@ -53,6 +54,8 @@ pub struct Web {
     pub streams: Places,
     /// Downloads under way ([`MAX_DOWNLOADS`], [`DOWNLOADS_PER_ADDRESS`]).
     pub downloads: Places,
+    /// The ladders' tables, read one at a time and shared for a moment.
+    pub ladders: Tables,
     /// The proxies whose `X-Forwarded-Proto` is believed (`--proxy-from`).
     pub proxies: crate::net::proxy::Proxies,
 }
