@@ -4,47 +4,11 @@
 mod common;
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 
+use common::bot::Bot;
 use common::test_server::TestServer;
 use common::Client;
 use serde_json::{json, Value};
-
-/// A bot's connection: JSON lines in and out.
-struct Bot {
-    client: Client,
-}
-
-impl Bot {
-    /// Connect and become the bot `name`: the `welcome` line.
-    async fn connect(addr: SocketAddr, name: &str) -> (Bot, Value) {
-        let mut client = Client::connect(addr).await;
-        client.send(&format!("bot {name}")).await;
-        let mut bot = Bot { client };
-        let welcome = bot.next().await;
-        (bot, welcome)
-    }
-
-    /// The next JSON line.
-    async fn next(&mut self) -> Value {
-        let line = self.client.read_until("\n").await;
-        serde_json::from_str(line.trim_end()).unwrap_or_else(|error| panic!("{line:?}: {error}"))
-    }
-
-    /// Send `request` (a JSON value) and read one line back.
-    async fn ask(&mut self, request: Value) -> Value {
-        self.client.send(&request.to_string()).await;
-        self.next().await
-    }
-
-    async fn command(&mut self, command: &str) -> Value {
-        self.ask(json!({ "command": command })).await
-    }
-
-    async fn act(&mut self, action: &str) -> Value {
-        self.ask(json!({ "action": action })).await
-    }
-}
 
 /// docs/bots.md's schemas, by their `$id`'s last part (`state-2048`, `error`, ...),
 /// compiled.

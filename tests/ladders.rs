@@ -4,13 +4,13 @@
 
 mod common;
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use arcade::server::Options;
+use common::bot::Bot;
 use common::test_server::TestServer;
 use common::Client;
-use serde_json::{json, Value};
+use serde_json::json;
 
 /// A server with the admin `teacher`, and the admin's connection.
 async fn server_with_teacher() -> (TestServer, Client) {
@@ -36,42 +36,6 @@ async fn play(client: &mut Client, line: &str) -> String {
         said.push_str(&client.read_text_until(" ").await);
         if said.ends_with("Enter command: ") || said.ends_with("> ") {
             return said;
-        }
-    }
-}
-
-/// A bot's connection.
-struct Bot {
-    client: Client,
-}
-
-impl Bot {
-    async fn connect(addr: SocketAddr, name: &str) -> Bot {
-        let mut client = Client::connect(addr).await;
-        client.send(&format!("bot {name}")).await;
-        let mut bot = Bot { client };
-        let welcome = bot.next().await;
-        assert_eq!(welcome["type"], "welcome", "{welcome}");
-        bot
-    }
-
-    async fn next(&mut self) -> Value {
-        let line = self.client.read_until("\n").await;
-        serde_json::from_str(line.trim_end()).unwrap_or_else(|error| panic!("{line:?}: {error}"))
-    }
-
-    async fn send(&mut self, request: Value) {
-        self.client.send(&request.to_string()).await;
-    }
-
-    /// The next `state` line, the lines before it kept.
-    async fn state(&mut self, before: &mut Vec<Value>) -> Value {
-        loop {
-            let line = self.next().await;
-            if line["type"] == "state" {
-                return line;
-            }
-            before.push(line);
         }
     }
 }
@@ -109,7 +73,7 @@ async fn a_bot_and_a_person_play_the_same_seeds_and_are_ranked_with_the_agents()
     );
 
     // The bot climbs out at once on every seed: out without the gold, 1 action.
-    let mut bot = Bot::connect(server.addr, "climber-bot").await;
+    let mut bot = Bot::welcomed(server.addr, "climber-bot").await;
     bot.send(json!({"command": "ladder enter 1"})).await;
     let mut before = Vec::new();
     for seed in 1..=3u64 {
@@ -212,7 +176,7 @@ async fn a_move_over_the_time_per_move_forfeits_its_seed() {
     let refused = ask(&mut person, "ladder enter 1").await;
     assert!(refused.contains("for bots only"), "{refused}");
 
-    let mut bot = Bot::connect(server.addr, "slow-bot").await;
+    let mut bot = Bot::welcomed(server.addr, "slow-bot").await;
     bot.send(json!({"command": "ladder enter 1"})).await;
     let mut before = Vec::new();
     let first = bot.state(&mut before).await;
@@ -261,7 +225,7 @@ async fn a_move_over_the_time_per_move_forfeits_its_seed() {
 async fn a_forged_result_is_kept_off_the_table() {
     let (server, mut teacher) = server_with_teacher().await;
     ask(&mut teacher, "ladder open wumpus seeds=4-4").await;
-    let mut bot = Bot::connect(server.addr, "honest-bot").await;
+    let mut bot = Bot::welcomed(server.addr, "honest-bot").await;
     bot.send(json!({"command": "ladder enter 1"})).await;
     let mut before = Vec::new();
     let state = bot.state(&mut before).await;

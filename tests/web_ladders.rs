@@ -11,10 +11,10 @@
 
 mod common;
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
 use arcade::server::Options;
+use common::bot::Bot;
 use common::{Client, TestServer};
 use reqwest::redirect::Policy;
 use reqwest::StatusCode;
@@ -58,51 +58,16 @@ async fn ask(client: &mut Client, line: &str) -> String {
     client.read_text_until("> ").await
 }
 
-/// A bot's connection (as tests/ladders.rs drives one).
-struct Bot {
-    client: Client,
-}
-
-impl Bot {
-    async fn connect(addr: SocketAddr, name: &str) -> Bot {
-        let mut client = Client::connect(addr).await;
-        client.send(&format!("bot {name}")).await;
-        let mut bot = Bot { client };
-        let welcome = bot.next().await;
-        assert_eq!(welcome["type"], "welcome", "{welcome}");
-        bot
+/// Play the seed whose state has just come: `actions`, one state each; the last
+/// state, which ends the seed.
+async fn play(bot: &mut Bot, actions: &[&str]) -> Value {
+    let mut last = Value::Null;
+    for action in actions {
+        bot.send(json!({ "action": action })).await;
+        last = bot.state(&mut Vec::new()).await;
     }
-
-    async fn next(&mut self) -> Value {
-        let line = self.client.read_until("\n").await;
-        serde_json::from_str(line.trim_end()).unwrap_or_else(|error| panic!("{line:?}: {error}"))
-    }
-
-    async fn send(&mut self, request: Value) {
-        self.client.send(&request.to_string()).await;
-    }
-
-    /// The next `state` line.
-    async fn state(&mut self) -> Value {
-        loop {
-            let line = self.next().await;
-            if line["type"] == "state" {
-                return line;
-            }
-        }
-    }
-
-    /// Play the seed whose state has just come: `actions`, one state each; the last
-    /// state, which ends the seed.
-    async fn play(&mut self, actions: &[&str]) -> Value {
-        let mut last = Value::Null;
-        for action in actions {
-            self.send(json!({ "action": action })).await;
-            last = self.state().await;
-        }
-        assert_eq!(last["done"], true, "{last}");
-        last
-    }
+    assert_eq!(last["done"], true, "{last}");
+    last
 }
 
 /// `ladder N` once every entrant's results are checked and every built-in agent has
@@ -212,19 +177,19 @@ async fn a_ladder_is_listed_ranked_as_on_telnet_watched_and_exported() {
     );
 
     // The first bot climbs out at once on every seed (1 action, -1 each).
-    let mut climber = Bot::connect(server.addr, "climber-bot").await;
+    let mut climber = Bot::welcomed(server.addr, "climber-bot").await;
     climber.send(json!({"command": "ladder enter 1"})).await;
     for _ in 1..=3 {
-        climber.state().await;
-        climber.play(&["climb"]).await;
+        climber.state(&mut Vec::new()).await;
+        play(&mut climber, &["climb"]).await;
     }
     // The second turns first (2 actions, -2 each), and stops in its second seed's
     // game while the page is looked at: an admin can watch it from its row.
-    let mut turner = Bot::connect(server.addr, "turner-bot").await;
+    let mut turner = Bot::welcomed(server.addr, "turner-bot").await;
     turner.send(json!({"command": "ladder enter 1"})).await;
-    turner.state().await;
-    turner.play(&["left", "climb"]).await;
-    let second = turner.state().await;
+    turner.state(&mut Vec::new()).await;
+    play(&mut turner, &["left", "climb"]).await;
+    let second = turner.state(&mut Vec::new()).await;
     assert_eq!(second["seed"], 2, "{second}");
     let url = format!("{base}/ladders/1");
     let watched = page_when(&admin, &url, |page| {
@@ -255,10 +220,10 @@ async fn a_ladder_is_listed_ranked_as_on_telnet_watched_and_exported() {
         visitor.contains("<meta http-equiv=\"refresh\" content=\"5\">"),
         "{visitor}"
     );
-    turner.play(&["left", "climb"]).await;
-    let third = turner.state().await;
+    play(&mut turner, &["left", "climb"]).await;
+    let third = turner.state(&mut Vec::new()).await;
     assert_eq!(third["seed"], 3, "{third}");
-    turner.play(&["left", "climb"]).await;
+    play(&mut turner, &["left", "climb"]).await;
 
     // The page's numbers are telnet's, once the same results are checked.
     let table = settled_table(&mut teacher, 1, 3).await;

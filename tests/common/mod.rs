@@ -5,6 +5,7 @@
 //! terminal in tmux to type into and read.
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod bot;
 pub mod browser;
 pub mod cluster;
 pub mod postgres;
