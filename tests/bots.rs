@@ -481,6 +481,11 @@ async fn bot_play_runs_a_built_in_agent_that_anyone_can_watch() {
     }
     assert!(who.contains(&format!("{name} [bot]")), "{who}");
 
+    // One agent an address at a time.
+    ada.send("bot-play 2048 random").await;
+    let refused = ada.read_text_until("> ").await;
+    assert!(refused.contains("is playing already"), "{refused}");
+
     // A watcher sees the agent's moves as the game draws them for people.
     let mut bea = common::named(&server, "bea").await;
     bea.send(&format!("watch {name}")).await;

@@ -6,8 +6,7 @@
 //! arriving, a kick, the server stopping).
 
 use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::Ordering;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::json;
@@ -20,8 +19,12 @@ use crate::seat::{Seat, Services};
 
 use super::{Console, Outcome};
 
-/// The most agents playing as sessions at once on this server.
+/// The most agents playing as sessions at once on this server: each may hold a
+/// search's tables (the 2048 agent's cache is up to 40 MB).
 pub const MAX_AGENTS: usize = 4;
+
+/// The most agents one address may have playing at once.
+pub const AGENTS_PER_ADDRESS: usize = 1;
 
 /// The most seeds one `bot-play` plays.
 pub const MAX_SEEDS: u64 = 100;
@@ -51,38 +54,66 @@ pub struct AgentRun {
 /// # Errors
 /// The whole sentence to say: too many agents, or the address has too many sessions.
 pub fn start(services: &Services, run: AgentRun, context: Arc<Context>) -> Result<String, String> {
-    let running = services.agents.fetch_add(1, Ordering::SeqCst);
-    if running >= MAX_AGENTS {
-        services.agents.fetch_sub(1, Ordering::SeqCst);
-        return Err(format!(
-            "{MAX_AGENTS} agents are playing already: watch one of them (who lists them), or try later."
-        ));
-    }
+    let place = Place::take(&services.agents, run.address)?;
     let peer = SocketAddr::new(run.address, 0);
     let registered = services.registry.register(peer, usize::MAX);
     let Ok((registration, inbox)) = registered else {
-        services.agents.fetch_sub(1, Ordering::SeqCst);
         return Err(String::from(
             "The server has no room for another session now.",
         ));
     };
     let Some(seat) = Seat::new(services.clone(), registration.id(), run.address) else {
-        services.agents.fetch_sub(1, Ordering::SeqCst);
         return Err(String::from(
             "The server has no room for another session now.",
         ));
     };
     let name = format!("{}-{}", run.agent, registration.id().number());
-    let agents = Arc::clone(&services.agents);
     let task_name = name.clone();
     tokio::spawn(async move {
         let mut console = Console::lobby(seat);
         play(&mut console, inbox, &task_name, &run, &context).await;
         drop(console);
         drop(registration);
-        agents.fetch_sub(1, Ordering::SeqCst);
+        drop(place);
     });
     Ok(name)
+}
+
+/// An agent's place among those playing, given back when dropped.
+struct Place {
+    agents: Arc<Mutex<Vec<IpAddr>>>,
+    address: IpAddr,
+}
+
+impl Place {
+    /// A place for an agent of `address`, or why not.
+    fn take(agents: &Arc<Mutex<Vec<IpAddr>>>, address: IpAddr) -> Result<Place, String> {
+        let mut playing = agents.lock().unwrap_or_else(PoisonError::into_inner);
+        if playing.len() >= MAX_AGENTS {
+            return Err(format!(
+                "{MAX_AGENTS} agents are playing already: watch one of them (who lists them), or try later."
+            ));
+        }
+        if playing.iter().filter(|&&a| a == address).count() >= AGENTS_PER_ADDRESS {
+            return Err(String::from(
+                "An agent started from your address is playing already: watch it, or wait until it is done.",
+            ));
+        }
+        playing.push(address);
+        Ok(Place {
+            agents: Arc::clone(agents),
+            address,
+        })
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut playing = self.agents.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(at) = playing.iter().position(|&a| a == self.address) {
+            playing.swap_remove(at);
+        }
+    }
 }
 
 /// Run `outcome`'s jobs; false when the session is to end.

@@ -79,8 +79,9 @@ pub struct Shared {
     /// `--detect-readers`: every connection is asked for its terminal type before the
     /// banner, and a screen reader's gets reader mode (SPEC section 10).
     pub detect_readers: bool,
-    /// The built-in agents playing as sessions now (`bot-play`), for their cap.
-    pub agents: Arc<std::sync::atomic::AtomicUsize>,
+    /// The addresses of the players whose built-in agents play as sessions now
+    /// (`bot-play`), one entry an agent, for their caps (a few: a short list).
+    pub agents: Arc<std::sync::Mutex<Vec<std::net::IpAddr>>>,
 }
 
 impl std::ops::Deref for Services {
