@@ -16,6 +16,8 @@
 #                                         # about 6 minutes (row 13: 7 runs of two ~17 s halves)
 #   ROWS=14 bench/run.sh                  # SSH against telnet (issue 32), arcade alone: about
 #                                         # 4 minutes (3 runs of four ~15 s loads)
+#   ROWS=15 bench/run.sh                  # bots (issue 34): 60 bots over 100 seeds of wumpus, then
+#                                         # of 2048, arcade alone: about 1 minute (3 runs of each)
 #   ROWS=rates bench/run.sh               # NATS and PostgreSQL rates for "Scale on paper": ~3 minutes
 #   ROWS=solver bench/run.sh              # the Sokoban solver's collections (bench/solver.sh;
 #                                         # not in the default rows: up to an hour)
@@ -105,6 +107,10 @@
 #   shows the p99 and the server CPU per command with warnings against without, the
 #   cost of the warnings alone. The first session's reply to `set warnings on` is in
 #   each arcade report (setup_replies), and the table prints it.
+# - Row 15 (bots, issue 34) runs arcade only too: arcade-minimal speaks no bot
+#   protocol. Its load is not a window but a fixed amount of play (BOT_COUNT bots,
+#   each over every seed of BOT_SEEDS), timed to its end, on a fresh server and data
+#   directory per game of BOT_GAMES.
 # - Rows 6 and 7 time deliveries (a line of chat reaching the other sessions, a
 #   player's frame reaching its watchers) as well as commands. Both fan one message
 #   out to thousands of sockets on one CPU, which measures the fan-out, not the VM's
@@ -117,7 +123,7 @@ THROUGHPUT_REPS=${THROUGHPUT_REPS:-5}
 LATENCY_REPS=${LATENCY_REPS:-7}
 SOCIAL_REPS=${SOCIAL_REPS:-3}
 RESTART_REPS=${RESTART_REPS:-1}
-ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10 11 12 13 14 rates}
+ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 rates}
 CHAT_SESSIONS=${CHAT_SESSIONS:-10000}
 WATCHERS=${WATCHERS:-1000}
 LOBBY_SESSIONS=${LOBBY_SESSIONS:-10000}
@@ -147,6 +153,12 @@ SSH_SESSIONS=${SSH_SESSIONS:-1000}
 SSH_REPS=${SSH_REPS:-3}
 CROSS_CHAT_SESSIONS=${CROSS_CHAT_SESSIONS:-3000}
 CROSS_CHAT_RATE=${CROSS_CHAT_RATE:-10}
+# Row 15 (bots): how many bots, the seeds each plays, the games (loadtest's
+# --bot-game, comma-separated: each a load of its own, named by its first word), runs.
+BOT_COUNT=${BOT_COUNT:-60}
+BOT_SEEDS=${BOT_SEEDS:-1-100}
+BOT_GAMES=${BOT_GAMES:-wumpus random,2048}
+BOT_REPS=${BOT_REPS:-3}
 # Each rate measurement is bounded: NATS_MESSAGES per run (a tenth of it for 1 KiB),
 # PG_SECONDS per pgbench run.
 NATS_MESSAGES=${NATS_MESSAGES:-200000}
@@ -915,6 +927,30 @@ if row 14; then
         rm -rf "$OUT/row14-data"
     fi
 fi
+# 15. Bots (issue 34, SPEC 12): BOT_COUNT connections, each `bot loadbot-K`, each
+# playing every seed of BOT_SEEDS in turn (`{"command": "play GAME seed=S"}`) with a
+# seeded random policy over the legal actions, each action sent when the last state
+# came (loadtest --bots): a fixed amount of play, not a window. What is measured is
+# the whole run: the wall time to the last bot's last game, games/s, actions/s, each
+# action's latency, the server's CPU per action and its peak RSS. One load per game of
+# BOT_GAMES (wumpus random, the row's; 2048 beside it, ~120 moves a game where a
+# random explorer's wumpus game lasts ~25 actions), each on a fresh server and data
+# directory; arcade only (arcade-minimal speaks no bot protocol). A ladder's games
+# would change only the bots' start command (loadtest/src/bot.rs, start_seed).
+if row 15; then
+    IFS=',' read -ra bot_games <<<"$BOT_GAMES"
+    echo "$BOT_REPS" >"$OUT/row15.runs"
+    for rep in $(seq "$BOT_REPS"); do
+        for game in "${bot_games[@]}"; do
+            fresh_arcade "$OUT/row15-data" "$OUT/row15-arcade.log" warn
+            RUN_LIMIT=900 run 15 "${game%% *}" "$rep" --bots "$BOT_COUNT" --bot-game "$game" \
+                --bot-seeds "$BOT_SEEDS"
+            stop_servers
+            sleep 1
+        done
+    done
+    rm -rf "$OUT/row15-data"
+fi
 # Rates for "Scale on paper" (no arcade): NATS and PostgreSQL.
 if row rates; then
     if ! command -v nats-server >/dev/null; then
@@ -958,7 +994,7 @@ elapsed=$(( $(date +%s) - started ))
     else
         echo "no CPU pinning"
     fi
-    echo "rows run: $ROWS; runs per load and server: $REPS ($THROUGHPUT_REPS for row 1, $LATENCY_REPS for rows 2 and 3, $SOCIAL_REPS for rows 6 to 8, $RESTART_REPS for row 9, $RACE_REPS for row 10, $WEB_REPS for each half of row 11 and $CLUSTER_REPS for each half of row 12, arcade only, $LATENCY_REPS for each half of row 13); latencies of rows 2, 3, 6, 7, 9, 10, 11, 12 and 13 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
+    echo "rows run: $ROWS; runs per load and server: $REPS ($THROUGHPUT_REPS for row 1, $LATENCY_REPS for rows 2 and 3, $SOCIAL_REPS for rows 6 to 8, $RESTART_REPS for row 9, $RACE_REPS for row 10, $WEB_REPS for each half of row 11 and $CLUSTER_REPS for each half of row 12, arcade only, $LATENCY_REPS for each half of row 13, $BOT_REPS for each game of row 15); latencies of rows 2, 3, 6, 7, 9, 10, 11, 12, 13 and 15 pooled over the runs, other numbers medians; $elapsed s in all; JSON in $OUT"
     echo
     python3 bench/table.py "$OUT"
 } | tee "$OUT/table.md"

@@ -67,6 +67,13 @@ warnings is against it (`with warnings: 1.05x this`): the cost of the warnings a
 The setup's replies (the first session's, from each half's first report) are printed
 under the table, so that it shows that warnings were on.
 
+Row 15 (bots, issue 34) runs arcade only: arcade-minimal speaks no bot protocol. Each
+game of the row is a load of its own, row15-GAME-REP.json (GAME: `wumpus`, `2048`,
+the first word of loadtest's --bot-game): 60 bots each playing 100 seeds of it in turn,
+the whole run measured (`bots` in the report: wall time, games and actions per
+second, errors). Its target: the wumpus load within 5 minutes (issue 34: "finishes in
+minutes"). The bots' error lines go with the failures under the table.
+
 Rates (ROWS=rates): rates-nats.txt (examples/bus_rate.rs, one line per size and
 subscriber count) and rates-pg.txt (pgbench, one line per setting), printed as
 tables under the main one.
@@ -83,7 +90,10 @@ import statistics
 import sys
 
 # Rows run on arcade alone: arcade-minimal has nothing to compare there.
-ARCADE_ONLY = {9, 10, 11, 12, 14}
+ARCADE_ONLY = {9, 10, 11, 12, 14, 15}
+
+# Row 15's loads, one per game the bots play (loadtest's --bot-game's first word).
+BOT_LOADS = ("wumpus", "2048")
 
 # Row 11's two halves, as its files name them, and as the table names them.
 WEB_HALVES = {"web": "with followers", "plain": "without"}
@@ -105,6 +115,8 @@ def servers(row):
         return ("proxied", "direct")
     if row == 14:
         return ("ssh", "telnet", "sshidle", "telnetidle")
+    if row == 15:
+        return BOT_LOADS
     if row in ARCADE_ONLY:
         return ("arcade",)
     if row == 13:
@@ -181,6 +193,10 @@ def show(value, unit):
         return f"{value:.0f} B"
     if unit == "/s":
         return f"{value:,.0f}/s"
+    if unit == "s":
+        return f"{value:,.2f} s"
+    if unit == "MiB":
+        return f"{value:,.1f} MiB"
     return f"{value:,.0f}"
 
 
@@ -243,6 +259,7 @@ def row_labels(directory):
     cluster = load(directory, 12, "proxied") or load(directory, 12, "direct")
     pushes = load(directory, 13, "arcade") or load(directory, 13, "plain")
     ssh = load(directory, 14, "ssh") or load(directory, 14, "telnet")
+    bots = next((bot(report) for report in load_bots(directory)), {})
     setup = cluster_setup(directory)
     followers = max((fields.get("followers", 0) for fields in sse_facts(directory)),
                     default=0) or 50
@@ -274,7 +291,27 @@ def row_labels(directory):
             f"and without",
         14: f"{first(ssh, 'sessions', 1000):,} sessions over SSH and over telnet to one "
             f"server: a closed loop, and idle in their games (arcade only)",
+        15: f"bots: {bots.get('bots', 60):,} bots, each over seeds "
+            f"{bots.get('seeds', {}).get('first', 1)}-{bots.get('seeds', {}).get('last', 100)} "
+            f"of a game in turn, a random policy, each action when the last state came "
+            f"(arcade only)",
     }
+
+
+def bot(report):
+    """The `bots` part of a row 15 report (empty when missing)."""
+    return report.get("bots") or {}
+
+
+def load_bots(directory):
+    """Every row 15 report, of every game."""
+    return [report for name in BOT_LOADS for report in load(directory, 15, name)]
+
+
+def rss_mib(report):
+    """The server's peak resident memory in a row 15 run, MiB."""
+    kib = bot(report).get("server_rss_peak_kib")
+    return None if kib is None else kib / 1024
 
 
 def cluster_setup(directory):
@@ -591,6 +628,34 @@ def main():
          Half("telnetidle",
               lambda r: (r.get("server_memory") or {}).get("bytes_per_session")),
          None, None),
+        (15, labels[15], "wumpus: wall time for every game", "s",
+         Half("wumpus", lambda r: bot(r).get("wall_seconds")), "wall<=", 300),
+        (15, "", "wumpus: games finished / expected", "",
+         Half("wumpus", lambda r: bot(r).get("games_finished")), "games", None),
+        (15, "", "wumpus: games/s", "/s", Half("wumpus", lambda r: bot(r).get("games_per_second")),
+         None, None),
+        (15, "", "wumpus: actions/s", "/s",
+         Half("wumpus", lambda r: bot(r).get("actions_per_second")), None, None),
+        (15, "", "wumpus: action p50, pooled", "ms", Half("wumpus", Pooled(0.50)), None, None),
+        (15, "", "wumpus: action p99, pooled", "ms", Half("wumpus", Pooled(0.99)), None, None),
+        (15, "", "wumpus: server CPU per action", "us", Half("wumpus", cpu_us), None, None),
+        (15, "", "wumpus: server RSS at most", "MiB", Half("wumpus", rss_mib), None, None),
+        (15, "", "wumpus: error lines, all runs", "",
+         Half("wumpus", Summed(lambda r: bot(r).get("errors", 0))), "arcade==", 0),
+        (15, "", "2048: wall time for every game", "s",
+         Half("2048", lambda r: bot(r).get("wall_seconds")), None, None),
+        (15, "", "2048: games finished / expected", "",
+         Half("2048", lambda r: bot(r).get("games_finished")), "games", None),
+        (15, "", "2048: games/s", "/s", Half("2048", lambda r: bot(r).get("games_per_second")),
+         None, None),
+        (15, "", "2048: actions/s", "/s",
+         Half("2048", lambda r: bot(r).get("actions_per_second")), None, None),
+        (15, "", "2048: action p50, pooled", "ms", Half("2048", Pooled(0.50)), None, None),
+        (15, "", "2048: action p99, pooled", "ms", Half("2048", Pooled(0.99)), None, None),
+        (15, "", "2048: server CPU per action", "us", Half("2048", cpu_us), None, None),
+        (15, "", "2048: server RSS at most", "MiB", Half("2048", rss_mib), None, None),
+        (15, "", "2048: error lines, all runs", "",
+         Half("2048", Summed(lambda r: bot(r).get("errors", 0))), "arcade==", 0),
     ]
     print("| # | load | metric | arcade | minimal | arcade / minimal | target | met |")
     print("|---|---|---|---:|---:|---:|---|---|")
@@ -606,6 +671,9 @@ def main():
         # Row 11's halves are its "servers"; its followers' line comes from the .sse files.
         arcade = (() if isinstance(pick, (Followers, ClusterCpu))
                   else load(directory, row, half or "arcade"))
+        if row == 15 and not arcade:
+            # A game of row 15 that did not run (BOT_GAMES).
+            continue
         # Beside each half of row 13, its own arcade-minimal run.
         minimal = load(directory, row, WARNING_HALVES.get(half, "minimal") if row == 13
                        else "minimal")
@@ -666,6 +734,14 @@ def main():
                 o = median(others, pick)
             shown = "n/a" if a is None or not o else f"{a / o:.2f}x"
             met, goal = None, f"{shown} {other_half.replace('idle', '')}'s"
+        elif kind == "wall<=":
+            met, goal = a is not None and a <= target, f"within {target / 60:g} minutes"
+        elif kind == "games":
+            # Row 15: every game the run was for came to its end.
+            expected = median(arcade, lambda r: bot(r).get("games_expected"))
+            met = a is not None and expected is not None and a == expected
+            text = "n/a" if a is None else f"{a:,.0f} / {expected or 0:,.0f}"
+            goal = "every game"
         elif kind == "all":
             met, goal = all_received, "every follower"
         elif kind == "arcade==":
@@ -689,6 +765,8 @@ def main():
             for rep, report in enumerate(load(directory, row, server), start=1):
                 for reason, count in report.get("failure_reasons", {}).items():
                     failures.append(f"row {row} {server} run {rep}: {count} x {reason}")
+                for text, count in bot(report).get("error_texts", {}).items():
+                    failures.append(f"row {row} {server} run {rep}: {count} x error: {text}")
     print("\nEvery run, in order (the medians and pooled latencies above come from these):")
     spread = [
         (1, "commands/s", lambda r: f"{r['commands_per_second']:,.0f}"),
@@ -728,6 +806,9 @@ def main():
         (14, "server CPU µs/command", lambda r: f"{cpu_us(r) or 0:.1f}"),
         (14, "bytes/session",
          lambda r: f"{(r.get('server_memory') or {}).get('bytes_per_session', 0):.0f}"),
+        (15, "wall s", lambda r: f"{bot(r).get('wall_seconds', 0):.1f}"),
+        (15, "actions/s", lambda r: f"{bot(r).get('actions_per_second', 0):,.0f}"),
+        (15, "p99 ms", lambda r: f"{r['latency']['p99_us'] / 1000:.2f}"),
     ]
     for row, metric, pick in spread:
         if not runs(directory, row):
@@ -743,7 +824,7 @@ def main():
                               for r in load(directory, 12, half))
             print(f"- row 12 {CLUSTER_HALVES[half]} delivery p99 ms: {values}")
     print("\nCPU time stolen by the hypervisor during the runs (all runs of a row):")
-    for row in range(1, 14):
+    for row in range(1, 16):
         if not runs(directory, row):
             continue
         parts = []

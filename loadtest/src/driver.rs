@@ -120,7 +120,8 @@ async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Fail
         .map_or(0, |restart| rand::random_range(1..=restart.every.get()));
     let steps = plan.script.steps(plan.restart, first_game);
     match plan.mode {
-        Mode::Idle | Mode::Chat(_) => tokio::time::sleep_until(plan.end).await,
+        // Bots play in `bot`, not here.
+        Mode::Idle | Mode::Chat(_) | Mode::Bots => tokio::time::sleep_until(plan.end).await,
         Mode::Closed => {
             for step in steps {
                 let sent = Instant::now();

@@ -28,6 +28,10 @@ pub(crate) enum Waiting {
     Join,
     /// The race to start: the host's `start` answered, every racer's first board.
     Start,
+    /// A bot's `welcome`, after `bot NAME`.
+    Welcome,
+    /// A bot's game to end, after `{"command": "leave"}`.
+    Leave,
 }
 
 impl std::fmt::Display for Waiting {
@@ -45,6 +49,8 @@ impl std::fmt::Display for Waiting {
             Waiting::Open => "the race to open",
             Waiting::Join => "the reply to join",
             Waiting::Start => "the race to start",
+            Waiting::Welcome => "the bot's welcome",
+            Waiting::Leave => "the game's last state after leave",
         })
     }
 }

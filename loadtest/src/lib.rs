@@ -50,6 +50,14 @@
 //! measured window, sessions stay until the last expected delivery has come (or
 //! `--timeout` has passed), so that a late delivery counts as late, not as lost.
 //!
+//! Programs play too (SPEC section 12): with `--bots N`, N connections each become a
+//! bot (`bot loadbot-K`, JSON lines from then on) and play one game after another,
+//! one for every seed of `--bot-seeds`, each with a seeded random policy over the
+//! legal actions, every action sent when the last state came and timed until the
+//! next. That run has no window: it lasts until every bot has played every seed, and
+//! reports the wall time, the games and actions per second and the latency per
+//! action.
+//!
 //! With `--server-pid` (a server on this machine) the report also gives the CPU time
 //! the server used in the measured window, per command: a cost that a noisy machine
 //! disturbs far less than it disturbs latency.
@@ -61,6 +69,8 @@
 //! the commands. A progress line goes to stderr every second; the [`Report`] is the
 //! summary.
 
+mod bot;
+mod bots;
 mod chatter;
 mod connection;
 mod driver;
@@ -94,8 +104,9 @@ use script::Restart;
 use social::Watched;
 use stats::Recorder;
 
-pub use options::{Error, Options, DEFAULT_RACE_ARGS};
-pub use report::{Latency, Report, ServerCpu, ServerMemory};
+pub use bots::Seeds;
+pub use options::{Error, Options, DEFAULT_BOT_GAME, DEFAULT_BOT_MAX_ACTIONS, DEFAULT_RACE_ARGS};
+pub use report::{BotsReport, Latency, Report, ServerCpu, ServerMemory};
 pub use script::{Script, ScriptError};
 
 /// Run a load test as `options` say, printing progress lines to stderr unless quiet,
@@ -104,6 +115,9 @@ pub use script::{Script, ScriptError};
 /// # Errors
 /// The options are out of range, or `--server-pid` cannot be read.
 pub async fn run(options: &Options) -> Result<Report, Error> {
+    if let Some(bots) = options.bots {
+        return bots::run(options, bots).await;
+    }
     if !options.rate.is_finite() || options.rate < 0.0 {
         return Err(Error::Rate(options.rate));
     }
@@ -310,6 +324,7 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         races: plan.race.as_ref().map_or(0, Racing::races),
         racers_done: recorder.racers_done.load(Ordering::Relaxed),
         racers_playing_at_end: recorder.racers_playing.load(Ordering::Relaxed),
+        bots: None,
     })
 }
 

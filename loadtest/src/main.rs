@@ -23,7 +23,7 @@ fn main() -> ExitCode {
 }
 
 /// Run a load test on a multi-thread runtime and print its report; exit 1 when any
-/// session failed, so that a script can tell.
+/// session failed (or a bot was answered with an error), so that a script can tell.
 fn load_test(options: &loadtest::Options) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -55,7 +55,10 @@ fn load_test(options: &loadtest::Options) -> ExitCode {
     }
     // Closing thousands of sockets is the kernel's job; do not wait for the runtime.
     runtime.shutdown_background();
-    if report.failures == 0 {
+    // A bot's `error` line is something the protocol should never have to say to a
+    // client that plays only legal actions: as much a failure for a script.
+    let errors = report.bots.as_ref().map_or(0, |bots| bots.errors);
+    if report.failures == 0 && errors == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

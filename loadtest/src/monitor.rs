@@ -87,7 +87,7 @@ fn sample_memory(pid: u32, before: u64, recorder: &Recorder) -> Option<ServerMem
 /// The CPU time (user and system) process `pid` has used so far, in seconds, from
 /// `/proc/PID/stat`.
 #[allow(unsafe_code)] // the clock tick rate has no safe std call; see SAFETY below
-fn read_cpu_seconds(pid: u32) -> Result<f64, Error> {
+pub(crate) fn read_cpu_seconds(pid: u32) -> Result<f64, Error> {
     read_proc(pid, "stat", |stat| {
         let ticks = parse_cpu_ticks(stat).ok_or("no utime/stime")?;
         // SAFETY: sysconf only reads a configuration value.

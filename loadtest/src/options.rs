@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use arcade::races::rules;
 
+use crate::bots::Seeds;
 use crate::script::{Script, ScriptError};
 
 /// Everything `arcade loadtest` can be told.
@@ -126,6 +127,41 @@ pub struct Options {
     /// before 64, some 60 moves in.
     #[arg(long, value_name = "ARGS", default_value = DEFAULT_RACE_ARGS)]
     pub race_args: String,
+    /// Play as N bots (SPEC section 12, docs/bots.md) instead of as people: each
+    /// connection becomes `bot loadbot-K` (K from 0) and plays --bot-game over every
+    /// seed of --bot-seeds in order, each game with a random policy over its legal
+    /// actions (seeded by --policy-seed, the bot and the game's seed), each action
+    /// sent as soon as the last state came. The run ends when every bot has played
+    /// every seed: no warm-up and no measured window, the whole run is measured. A
+    /// game that is not done with nothing legal (2048 stuck), or after
+    /// --bot-max-actions actions, is left (`{"command": "leave"}`).
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = parse_bots,
+        conflicts_with_all = [
+            "sessions", "rate", "idle", "names", "lobby", "chat", "watchers", "duration",
+            "warmup", "game", "lobby_line", "setup", "restart_every", "race"
+        ]
+    )]
+    pub bots: Option<NonZeroUsize>,
+    /// With --bots: the game each bot plays, as after `play` and before its seed
+    /// (`wumpus random`, `2048`, `2048 size=5`); every game is started with
+    /// `{"command": "play GAME seed=S"}`.
+    #[arg(long, value_name = "GAME", default_value = DEFAULT_BOT_GAME, requires = "bots")]
+    pub bot_game: String,
+    /// With --bots: the seeds every bot plays, in order, A to B (both included), or
+    /// one seed A.
+    #[arg(long, value_name = "A-B", default_value = "1-100", requires = "bots")]
+    pub bot_seeds: Seeds,
+    /// With --bots: the seed of the bots' random policy. A bot's moves in one game
+    /// depend on it, on the bot (K) and on the game's seed only, so that a game plays
+    /// the same whatever came before it.
+    #[arg(long, value_name = "S", default_value_t = 0, requires = "bots")]
+    pub policy_seed: u64,
+    /// With --bots: the most actions a bot sends in one game before it leaves it.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_BOT_MAX_ACTIONS, requires = "bots")]
+    pub bot_max_actions: u64,
     /// Connect by SSH (SPEC section 11) instead of telnet: --addr is the server's
     /// --ssh-port. Each session logs in as `guest` with no password, opens one session
     /// channel with a shell and no pty (plain lines, as nc), and then plays as over
@@ -174,6 +210,11 @@ impl Default for Options {
             restart_every: None,
             race: None,
             race_args: String::from(DEFAULT_RACE_ARGS),
+            bots: None,
+            bot_game: String::from(DEFAULT_BOT_GAME),
+            bot_seeds: Seeds::new(1, 100).unwrap_or_else(|| unreachable!("1 <= 100")),
+            policy_seed: 0,
+            bot_max_actions: DEFAULT_BOT_MAX_ACTIONS,
             ssh: false,
             sources: 8,
             timeout: Duration::from_secs(10),
@@ -186,6 +227,14 @@ impl Default for Options {
 
 /// The default `--race-args` (see there for why).
 pub const DEFAULT_RACE_ARGS: &str = "seed=1 size=5 win=256";
+
+/// The default `--bot-game`.
+pub const DEFAULT_BOT_GAME: &str = "wumpus random";
+
+/// The default `--bot-max-actions`: far more than a random policy's game of 2048
+/// (about 120 moves) or of wumpus ever takes, so that only a game that never ends
+/// reaches it.
+pub const DEFAULT_BOT_MAX_ACTIONS: u64 = 2000;
 
 /// Options that cannot make a load test.
 #[derive(Debug, thiserror::Error)]
@@ -246,6 +295,17 @@ pub enum Error {
         /// Why its script's game did not start.
         reason: String,
     },
+    /// `--bot-game` that starts no game of the table, or carries its own seed.
+    #[error("--bot-game {given:?}: {reason}")]
+    BotGame {
+        /// The words given.
+        given: String,
+        /// What is wrong with them.
+        reason: String,
+    },
+    /// `--bot-max-actions 0`.
+    #[error("--bot-max-actions must be at least 1")]
+    NoBotActions,
     /// `--server-pid` names a process whose /proc files cannot be read.
     #[error(
         "cannot read /proc/{pid}/{file} (is --server-pid a process on this machine?): {reason}"
@@ -271,6 +331,12 @@ fn parse_race(text: &str) -> Result<NonZeroUsize, String> {
                 rules::MAX_RACERS
             )
         })
+}
+
+/// `--bots N`: bots, at least one.
+fn parse_bots(text: &str) -> Result<NonZeroUsize, String> {
+    text.parse()
+        .map_err(|_| String::from("N is how many bots: a whole number, 1 or more"))
 }
 
 /// `--restart-every K`: game commands per game, at least one (a game with none
@@ -356,6 +422,67 @@ mod tests {
                 &["--chat", "1"],
                 &["--idle"],
                 &["--watchers", "5"],
+                &["--restart-every", "3"],
+            ],
+        );
+    }
+
+    #[test]
+    fn bots_play_a_game_over_seeds_and_nothing_else() {
+        let options = parse(&[
+            "--bots",
+            "60",
+            "--bot-game",
+            "2048",
+            "--bot-seeds",
+            "3-9",
+            "--policy-seed",
+            "7",
+            "--bot-max-actions",
+            "50",
+        ])
+        .unwrap();
+        assert_eq!(options.bots, NonZeroUsize::new(60));
+        assert_eq!(options.bot_game, "2048");
+        assert_eq!(options.bot_seeds, Seeds::new(3, 9).unwrap());
+        assert_eq!((options.policy_seed, options.bot_max_actions), (7, 50));
+        let defaults = parse(&["--bots", "1"]).unwrap();
+        assert_eq!(defaults.bot_game, DEFAULT_BOT_GAME);
+        assert_eq!(defaults.bot_seeds, Seeds::new(1, 100).unwrap());
+        assert_eq!(defaults.bot_max_actions, DEFAULT_BOT_MAX_ACTIONS);
+        let Options {
+            bot_seeds,
+            bot_game,
+            ..
+        } = Options::default();
+        assert_eq!(
+            (bot_seeds, bot_game),
+            (defaults.bot_seeds, defaults.bot_game)
+        );
+        for bad in [&["--bots", "0"][..], &["--bots", "1", "--bot-seeds", "9-3"]] {
+            let error = parse(bad).err().unwrap();
+            assert_eq!(
+                error.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{bad:?}: {error}"
+            );
+        }
+        // The bots' options need --bots.
+        let error = parse(&["--bot-seeds", "1-5"]).err().unwrap();
+        assert_eq!(
+            error.kind(),
+            clap::error::ErrorKind::MissingRequiredArgument,
+            "{error}"
+        );
+        assert_conflicts(
+            &["--bots", "3"],
+            &[
+                &["--sessions", "5"],
+                &["--rate", "0"],
+                &["--duration", "5s"],
+                &["--game", "2048"],
+                &["--race", "3"],
+                &["--chat", "1"],
                 &["--restart-every", "3"],
             ],
         );

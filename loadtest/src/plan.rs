@@ -21,6 +21,8 @@ pub(crate) enum Mode {
     Idle,
     /// In the lobby, each session one line of chat every this long.
     Chat(Duration),
+    /// Bots (`--bots`), each action sent when the last state came.
+    Bots,
 }
 
 impl Mode {
@@ -31,6 +33,7 @@ impl Mode {
             Mode::Closed => "closed",
             Mode::Idle => "idle",
             Mode::Chat(_) => "chat",
+            Mode::Bots => "bots",
         }
     }
 }

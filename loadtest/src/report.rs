@@ -8,6 +8,7 @@ use std::fmt;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use crate::bots::Seeds;
 use crate::script::Script;
 
 /// Percentiles of a latency histogram, in microseconds.
@@ -186,6 +187,72 @@ pub struct Report {
     pub racers_done: u64,
     /// `--race`: racers still playing when the measured window ended.
     pub racers_playing_at_end: u64,
+    /// `--bots`: what the bots played and how it went (none without). In that mode
+    /// the fields above are of the whole run: `commands` are the bots' actions,
+    /// `latency` (and `latency_histogram`) each action's from its send to the next
+    /// state, `measured_seconds` the wall time, `server_cpu` the server's CPU over
+    /// the run, per action.
+    pub bots: Option<BotsReport>,
+}
+
+/// What `--bots` measured, besides the actions' latency in [`Report::latency`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BotsReport {
+    /// `--bots` as asked.
+    pub bots_requested: usize,
+    /// Bots run: fewer than asked when the open-file limit allowed no more.
+    pub bots: usize,
+    /// `--bot-game`: the words after `play` and before the seed.
+    pub game: String,
+    /// The command that starts each game, S standing for the seed.
+    pub start_line: String,
+    /// `--bot-seeds`: `first` to `last`, played in order by every bot.
+    pub seeds: Seeds,
+    /// `--policy-seed`.
+    pub policy_seed: u64,
+    /// `--bot-max-actions`: the most actions of one game before the bot leaves it.
+    pub max_actions: u64,
+    /// Bots that played every seed.
+    pub bots_done: u64,
+    /// Games the run is for: bots run × seeds.
+    pub games_expected: u64,
+    /// Games started (their first state came).
+    pub games_started: u64,
+    /// Games whose last state (`done`) came, whichever way they ended: the sum of the
+    /// four counts below.
+    pub games_finished: u64,
+    /// Of those, games ended by their rules (an action's state was done).
+    pub games_ended_by_game: u64,
+    /// Of those, games left with nothing legal (2048 with no slide left).
+    pub games_left_stuck: u64,
+    /// Of those, games left after `max_actions` actions.
+    pub games_left_capped: u64,
+    /// Of those, games left because an action was answered with an error.
+    pub games_left_after_error: u64,
+    /// The finished games' last scores, added up.
+    pub score_sum: i64,
+    /// `score_sum` per finished game (none when none finished).
+    pub mean_score: Option<f64>,
+    /// From before the first connect to the last bot done, in seconds.
+    pub wall_seconds: f64,
+    /// Games finished per second of `wall_seconds`.
+    pub games_per_second: f64,
+    /// Actions answered (each timed in [`Report::latency`]).
+    pub actions: u64,
+    /// Actions per second of `wall_seconds`.
+    pub actions_per_second: f64,
+    /// From each game's start command to its first state.
+    pub start: Latency,
+    /// `error` lines received: none should come to a bot that plays only legal actions.
+    pub errors: u64,
+    /// Their texts (cut to 160 characters), with how many times each came.
+    pub error_texts: BTreeMap<String, u64>,
+    /// `message` lines (news, chat) received and skipped.
+    pub messages: u64,
+    /// The server's VmRSS before the first connect, in KiB (`--server-pid`).
+    pub server_rss_before_kib: Option<u64>,
+    /// The largest VmRSS read during the run (once a second, and at the end), in KiB.
+    pub server_rss_peak_kib: Option<u64>,
 }
 
 /// The `[microseconds, count]` pairs of [`Report::latency_histogram`].
@@ -212,6 +279,9 @@ impl fmt::Display for Millis {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(bots) = &self.bots {
+            return self.fmt_bots(bots, f);
+        }
         let mode = match (self.mode, self.place) {
             ("open", _) => format!("open loop at {} command/s per session", self.rate),
             ("closed", _) => String::from("closed loop"),
@@ -343,6 +413,113 @@ impl fmt::Display for Report {
             match cpu.us_per_command {
                 Some(micros) => writeln!(f, ", {micros:.1} µs per command")?,
                 None => writeln!(f)?,
+            }
+        }
+        if self.failure_reasons.is_empty() {
+            writeln!(f, "failures:   none")?;
+        } else {
+            writeln!(f, "failures:")?;
+            for (reason, count) in &self.failure_reasons {
+                writeln!(f, "  {count:>7}  {reason}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Report {
+    /// The summary of a `--bots` run.
+    fn fmt_bots(&self, bots: &BotsReport, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "arcade loadtest: {} bots against {}, each playing `{}` for S from {} to {}, a random policy (--policy-seed {})",
+            bots.bots,
+            self.addr,
+            bots.start_line,
+            bots.seeds.first(),
+            bots.seeds.last(),
+            bots.policy_seed
+        )?;
+        if let Some(cap) = self.capped_by_open_files {
+            writeln!(
+                f,
+                "note:       --bots {} capped to {cap} by the open-file limit (ulimit -n)",
+                bots.bots_requested
+            )?;
+        }
+        writeln!(
+            f,
+            "bots:       {} run, {} connected, {} failed, {} played every seed",
+            bots.bots, self.connected, self.failures, bots.bots_done
+        )?;
+        writeln!(
+            f,
+            "games:      {} finished of {} in {:.2} s, {:.1} per second: {} ended by the game, {} left with nothing legal, {} left at {} actions, {} left after an error",
+            bots.games_finished,
+            bots.games_expected,
+            bots.wall_seconds,
+            bots.games_per_second,
+            bots.games_ended_by_game,
+            bots.games_left_stuck,
+            bots.games_left_capped,
+            bots.max_actions,
+            bots.games_left_after_error
+        )?;
+        if let Some(mean) = bots.mean_score {
+            writeln!(f, "score:      {mean:.1} per game")?;
+        }
+        writeln!(
+            f,
+            "actions:    {} in {:.2} s, {:.0} per second",
+            bots.actions, bots.wall_seconds, bots.actions_per_second
+        )?;
+        let l = &self.latency;
+        writeln!(
+            f,
+            "latency:    p50 {}  p99 {}  p99.9 {}  max {}  (an action to its state)",
+            Millis(l.p50_us),
+            Millis(l.p99_us),
+            Millis(l.p999_us),
+            Millis(l.max_us)
+        )?;
+        let s = &bots.start;
+        writeln!(
+            f,
+            "start:      p50 {}  p99 {}  max {}  (a game's start to its first state)",
+            Millis(s.p50_us),
+            Millis(s.p99_us),
+            Millis(s.max_us)
+        )?;
+        let c = &self.connect;
+        writeln!(
+            f,
+            "connect:    p50 {}  p99 {}  max {}",
+            Millis(c.p50_us),
+            Millis(c.p99_us),
+            Millis(c.max_us)
+        )?;
+        if let (Some(before), Some(peak)) = (bots.server_rss_before_kib, bots.server_rss_peak_kib) {
+            writeln!(
+                f,
+                "memory:     server {before} KiB before, {peak} KiB at most"
+            )?;
+        }
+        if let Some(cpu) = &self.server_cpu {
+            write!(f, "server CPU: {:.2} s over the run", cpu.seconds)?;
+            match cpu.us_per_command {
+                Some(micros) => writeln!(f, ", {micros:.1} µs per action")?,
+                None => writeln!(f)?,
+            }
+        }
+        if bots.messages > 0 {
+            writeln!(f, "messages:   {} skipped", bots.messages)?;
+        }
+        if bots.error_texts.is_empty() {
+            writeln!(f, "errors:     none")?;
+        } else {
+            writeln!(f, "errors:")?;
+            for (text, count) in &bots.error_texts {
+                writeln!(f, "  {count:>7}  {text}")?;
             }
         }
         if self.failure_reasons.is_empty() {

@@ -122,6 +122,16 @@ impl Script {
         })
     }
 
+    /// What `--bots` plays: `kind`, started by `lobby_line` (the first seed's), with no
+    /// commands of a script (the bots choose their actions).
+    pub(crate) fn of_bots(kind: &'static GameKind, lobby_line: &str) -> Script {
+        Script {
+            kind,
+            lobby_line: Arc::from(lobby_line),
+            commands: Arc::from(Vec::new()),
+        }
+    }
+
     /// For `--game`: the names of the games with a script, listed in `--help`.
     pub fn value_parser() -> impl clap::builder::TypedValueParser<Value = Script> {
         let names = GAMES

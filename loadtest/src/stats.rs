@@ -30,7 +30,7 @@ const SHARDS: usize = 32;
 /// The largest latency a histogram holds, in microseconds (larger ones saturate).
 const MAX_MICROS: u64 = 120_000_000;
 
-fn new_histogram() -> Histogram<u64> {
+pub(crate) fn new_histogram() -> Histogram<u64> {
     histogram(3)
 }
 
@@ -50,7 +50,7 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn micros(duration: Duration) -> u64 {
+pub(crate) fn micros(duration: Duration) -> u64 {
     u64::try_from(duration.as_micros()).unwrap_or(u64::MAX)
 }
 

@@ -661,3 +661,173 @@ async fn open_loop_sessions_stay_connected_to_the_end_of_the_window() {
     let early = closed.iter().filter(|&&at| at < window_end).count();
     assert_eq!(early, 0, "sessions closed inside the measured window");
 }
+
+/// `--bots 3 --bot-game GAME --bot-seeds 1-4` (and `max_actions`) against `addr`.
+fn bot_options(addr: SocketAddr, game: &str, max_actions: u64) -> Options {
+    Options {
+        addr,
+        bots: NonZeroUsize::new(3),
+        bot_game: String::from(game),
+        bot_seeds: loadtest::Seeds::new(1, 4).expect("1 <= 4"),
+        policy_seed: 11,
+        bot_max_actions: max_actions,
+        sources: 2,
+        quiet: true,
+        ..Options::default()
+    }
+}
+
+/// The counts every bots run without trouble must add up to: every bot played every
+/// seed, every game started and finished one of the four ways, every action timed
+/// once, no error.
+fn assert_every_game_finished(report: &loadtest::Report) -> &loadtest::BotsReport {
+    let bots = report.bots.as_ref().expect("a bots report");
+    assert_eq!(report.mode, "bots");
+    assert_eq!(report.failures, 0, "{report}");
+    assert_eq!(report.connected, 3, "{report}");
+    assert_eq!(bots.bots_done, 3, "{report}");
+    assert_eq!(bots.errors, 0, "{report}");
+    assert!(bots.error_texts.is_empty(), "{report}");
+    assert_eq!(bots.games_expected, 3 * 4);
+    assert_eq!(bots.games_started, bots.games_expected, "{report}");
+    assert_eq!(bots.games_finished, bots.games_expected, "{report}");
+    assert_eq!(
+        bots.games_ended_by_game
+            + bots.games_left_stuck
+            + bots.games_left_capped
+            + bots.games_left_after_error,
+        bots.games_finished,
+        "{report}"
+    );
+    assert_eq!(bots.start.count, bots.games_started, "{report}");
+    // Every action is timed once, in the histogram scripts merge runs with too.
+    assert_eq!(bots.actions, report.commands, "{report}");
+    assert_eq!(report.latency.count, bots.actions, "{report}");
+    let bucketed: u64 = report
+        .latency_histogram
+        .iter()
+        .map(|[_, count]| count)
+        .sum();
+    assert_eq!(bucketed, bots.actions, "{report}");
+    // A game ends by its rules only after an action; none goes past the cap.
+    assert!(bots.actions >= bots.games_ended_by_game, "{report}");
+    assert!(
+        bots.actions <= bots.games_finished * bots.max_actions,
+        "{report}"
+    );
+    assert!(bots.wall_seconds > 0.0, "{report}");
+    let mean = bots.mean_score.expect("games finished");
+    assert!(
+        (mean * bots.games_finished as f64 - bots.score_sum as f64).abs() < 1e-6,
+        "{report}"
+    );
+    bots
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_play_every_seed_and_the_counts_add_up() {
+    let server = TestServer::start().await;
+    let options = Options {
+        server_pid: Some(std::process::id()),
+        ..bot_options(server.addr, "wumpus random", 2000)
+    };
+    let report = loadtest::run(&options).await.expect("the bots run");
+    let bots = assert_every_game_finished(&report);
+    assert_eq!(bots.start_line, "play wumpus random seed=S");
+    assert_eq!(report.lobby_line, "play wumpus random seed=1");
+    // Wumpus ends by its rules (death, or out by the ladder) long before 2000 actions.
+    assert_eq!(bots.games_ended_by_game, 12, "{report}");
+    assert!(bots.server_rss_peak_kib >= bots.server_rss_before_kib);
+    assert!(bots.server_rss_before_kib.is_some());
+    let cpu = report.server_cpu.expect("the server's CPU time");
+    assert!(cpu.us_per_command.is_some(), "{report}");
+    // The policy is seeded: the same worlds played again make the same games.
+    let again = loadtest::run(&options).await.expect("the bots run again");
+    let twice = assert_every_game_finished(&again);
+    assert_eq!(
+        (twice.actions, twice.score_sum),
+        (bots.actions, bots.score_sum),
+        "{again}"
+    );
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_leave_2048_when_stuck_or_at_the_most_actions() {
+    let server = TestServer::start().await;
+    let report = loadtest::run(&bot_options(server.addr, "2048", 40))
+        .await
+        .expect("the bots run");
+    let bots = assert_every_game_finished(&report);
+    // 2048 never ends by its rules: every game is left, most at the cap (a random
+    // policy's game lasts about 120 moves).
+    assert_eq!(
+        bots.games_left_stuck + bots.games_left_capped,
+        12,
+        "{report}"
+    );
+    assert!(bots.games_left_capped > 0, "{report}");
+    server.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_that_cannot_play_are_failures() {
+    // Nobody listens: every bot fails to connect.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let addr = closed.local_addr().expect("its address");
+    drop(closed);
+    let report = loadtest::run(&bot_options(addr, "wumpus random", 100))
+        .await
+        .expect("the bots run");
+    let bots = report.bots.as_ref().expect("a bots report");
+    assert_eq!((report.failures, report.connected), (3, 0), "{report}");
+    assert_eq!((bots.bots_done, bots.games_finished), (0, 0), "{report}");
+    assert!(
+        report
+            .failure_reasons
+            .keys()
+            .all(|reason| reason.starts_with("connect: ")),
+        "{report}"
+    );
+    // arcade-minimal is no bot server: it answers `bot NAME` with a board.
+    let minimal = Minimal::start();
+    let report = loadtest::run(&bot_options(minimal.addr, "wumpus random", 100))
+        .await
+        .expect("the bots run");
+    assert_eq!((report.failures, report.connected), (3, 3), "{report}");
+    assert!(
+        report
+            .failure_reasons
+            .keys()
+            .all(|reason| reason.contains("while waiting for the bot's welcome")),
+        "{report}"
+    );
+    // A game that is no game, or with a seed of its own, is refused before the run.
+    for game in ["chess", "2048 seed=4"] {
+        let error = loadtest::run(&bot_options(addr, game, 100))
+            .await
+            .expect_err("refused");
+        assert!(
+            matches!(error, loadtest::Error::BotGame { .. }),
+            "{error:?}"
+        );
+    }
+}
+
+/// `--bots` with `--ssh`: the same JSON lines through the server's SSH port.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_play_over_ssh_too() {
+    let server = TestServer::start_with(arcade::server::Options {
+        ssh_port: Some(0),
+        ..arcade::server::Options::default()
+    })
+    .await;
+    let ssh = server.ssh_addr.expect("the SSH port");
+    let options = Options {
+        ssh: true,
+        ..bot_options(ssh, "wumpus random", 2000)
+    };
+    let report = loadtest::run(&options).await.expect("the bots run");
+    assert_every_game_finished(&report);
+    server.shutdown().await;
+}
