@@ -548,3 +548,30 @@ async fn bots_are_ranked_apart_from_people() {
     let people = ada.read_text_until("> ").await;
     assert!(!people.contains("tile-bot"), "{people}");
 }
+
+#[tokio::test]
+async fn the_servers_own_words_reach_a_bot_as_json() {
+    let server = TestServer::start().await;
+    let (mut bot, _) = Bot::connect(server.addr, "long-bot").await;
+    // A line past the codec's limit is dropped whole, and said so in a JSON line.
+    bot.client.send(&"x".repeat(5000)).await;
+    let said = bot.next().await;
+    assert_eq!(said["type"], "message", "{said}");
+    assert!(
+        said["text"].as_str().unwrap().contains("too long"),
+        "{said}"
+    );
+    // The session goes on.
+    let who = bot.command("who").await;
+    assert_eq!(who["type"], "text", "{who}");
+    // quit's last words are one JSON line too.
+    bot.client
+        .send(&json!({"command": "quit"}).to_string())
+        .await;
+    let bye = bot.client.read_to_end().await;
+    let lines: Vec<Value> = bye
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{line:?}: {e}")))
+        .collect();
+    assert_eq!(lines.len(), 1, "{bye:?}");
+}

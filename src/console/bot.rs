@@ -147,6 +147,23 @@ impl Console {
         self.bot().is_some()
     }
 
+    /// What the server says of itself (a line too long, an idle warning, its last
+    /// words before closing): for a bot, one `message` line, so that every line it
+    /// reads is JSON.
+    pub fn server_says(&self, text: &str) -> String {
+        // What the console said is JSON already (a bot's console says nothing else):
+        // only the session's own words are wrapped.
+        if self.bot().is_none() || text.starts_with('{') {
+            return text.to_string();
+        }
+        let said = bare(text);
+        if said.is_empty() {
+            String::new()
+        } else {
+            words("message", "text", said)
+        }
+    }
+
     /// The seat became a bot (`bot NAME` was taken): bot mode on, and its `welcome`.
     pub(super) fn bot_mode_on(&mut self, said: &str) -> Outcome {
         self.rare.get_or_insert_with(Box::default).bot = Some(BotMode::default());

@@ -244,7 +244,10 @@ impl<S: Transport> Session<S> {
                 }
                 Event::Input(Input::LineTooLong) => {
                     self.idle.input_came(self.registration.now_ms());
-                    Outcome::Send(format!("{LINE_TOO_LONG}\n{}", self.console.prompt()))
+                    Outcome::Send(
+                        self.console
+                            .server_says(&format!("{LINE_TOO_LONG}\n{}", self.console.prompt())),
+                    )
                 }
                 Event::Input(Input::Negotiation(bytes)) => {
                     self.write(&bytes).await?;
@@ -290,11 +293,11 @@ impl<S: Transport> Session<S> {
                         outcome => outcome,
                     }
                 }
-                Event::Idle(IdleEvent::Warn(warning)) => Outcome::Send(format!(
+                Event::Idle(IdleEvent::Warn(warning)) => Outcome::Send(self.console.server_says(&format!(
                     "\nNo input for a while: this session closes in {} seconds\nunless you type something.\n{}",
                     warning.as_secs().max(1),
                     self.console.prompt()
-                )),
+                ))),
                 Event::MoveTimeout => {
                     self.registration.alarm_at(self.idle.due());
                     self.console.move_timed_out()
