@@ -24,13 +24,7 @@ const MAX_MOVES: u64 = 100_000;
 
 /// Seeds `A-B` (or one seed `N`).
 pub fn parse_seeds(text: &str) -> Result<(u64, u64), String> {
-    let (first, last) = text.split_once('-').unwrap_or((text, text));
-    match (first.trim().parse::<u64>(), last.trim().parse::<u64>()) {
-        (Ok(first), Ok(last)) if first <= last => Ok((first, last)),
-        _ => Err(format!(
-            "--seeds {text}: give A-B with A <= B, such as 1-100"
-        )),
-    }
+    seeds::range(text).ok_or_else(|| format!("--seeds {text}: give A-B with A <= B, such as 1-100"))
 }
 
 /// Run `agent` on `game` over `seeds`, printing one line a seed and the summary.

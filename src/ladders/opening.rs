@@ -97,13 +97,11 @@ pub fn parse(words: &[&str], now_ms: i64) -> Result<Opening, BadOpening> {
 
 /// `A-B` (or `N`): at most [`MAX_SEEDS`] seeds, each within the store's integers.
 fn parse_seeds(text: &str) -> Result<(u64, u64), BadOpening> {
-    let (first, last) = text.split_once('-').unwrap_or((text, text));
-    let (Ok(first), Ok(last)) = (first.parse::<u64>(), last.parse::<u64>()) else {
-        return Err(bad(format!("seeds={text}: give A-B, such as seeds=1-100.")));
-    };
-    if first > last || last > i64::MAX as u64 {
-        return Err(bad(format!("seeds={text}: give A-B with A <= B.")));
-    }
+    let (first, last) = super::seeds::range(text).ok_or_else(|| {
+        bad(format!(
+            "seeds={text}: give A-B with A <= B, such as seeds=1-100."
+        ))
+    })?;
     if last - first >= MAX_SEEDS {
         return Err(bad(format!("A ladder has at most {MAX_SEEDS} seeds.")));
     }

@@ -5,6 +5,17 @@
 /// The games a ladder (or `arcade bots run`) can be played on.
 pub const SEEDED_GAMES: [&str; 3] = ["2048", "wumpus", "starpusher"];
 
+/// Seeds `A-B` (or one seed `N`), `A <= B`, each within the store's integers; `None`
+/// for anything else. What the callers allow at most is theirs to say.
+pub fn range(text: &str) -> Option<(u64, u64)> {
+    let (first, last) = text.split_once('-').unwrap_or((text, text));
+    let (first, last) = (
+        first.trim().parse::<u64>().ok()?,
+        last.trim().parse::<u64>().ok()?,
+    );
+    (first <= last && last <= i64::MAX as u64).then_some((first, last))
+}
+
 /// Why a game has no seeds.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0} has no seeds: use 2048, wumpus (random worlds) or starpusher (level numbers)")]
@@ -52,6 +63,11 @@ mod tests {
             play_args("sokoban", 1, &[]),
             Err(NoSeeds(String::from("sokoban")))
         );
+        assert_eq!(range("1-100"), Some((1, 100)));
+        assert_eq!(range("7"), Some((7, 7)));
+        assert_eq!(range("9-1"), None);
+        assert_eq!(range("a-b"), None);
+        assert_eq!(range(&format!("1-{}", u64::MAX)), None);
         for game in SEEDED_GAMES {
             assert!(play_args(game, 1, &[]).is_ok());
         }

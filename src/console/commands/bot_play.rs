@@ -85,9 +85,7 @@ fn parse_seeds(word: &str) -> Option<(u64, u64)> {
     if !key.eq_ignore_ascii_case("seeds") {
         return None;
     }
-    let (first, last) = value.split_once('-').unwrap_or((value, value));
-    let (first, last) = (first.parse::<u64>().ok()?, last.parse::<u64>().ok()?);
-    (first <= last && last - first < MAX_SEEDS && last <= i64::MAX as u64).then_some((first, last))
+    seeds::range(value).filter(|(first, last)| last - first < MAX_SEEDS)
 }
 
 #[cfg(test)]
