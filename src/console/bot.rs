@@ -151,9 +151,7 @@ impl Console {
     /// words before closing): for a bot, one `message` line, so that every line it
     /// reads is JSON.
     pub fn server_says(&self, text: &str) -> String {
-        // What the console said is JSON already (a bot's console says nothing else):
-        // only the session's own words are wrapped.
-        if self.bot().is_none() || text.starts_with('{') {
+        if self.bot().is_none() {
             return text.to_string();
         }
         let said = bare(text);

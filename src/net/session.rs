@@ -303,13 +303,15 @@ impl<S: Transport> Session<S> {
                     self.console.move_timed_out()
                 }
                 Event::Idle(IdleEvent::Close) => {
-                    return Ok(self.last_words(IDLE_CLOSED, Ending::Idle).await);
+                    let text = self.console.server_says(IDLE_CLOSED);
+                    return Ok(self.last_words(&text, Ending::Idle).await);
                 }
                 Event::Idle(IdleEvent::LoginTimeout(timeout)) => {
                     let seconds = timeout.as_secs();
                     let unit = if seconds == 1 { "second" } else { "seconds" };
-                    let text =
-                        format!("\n{LOGIN_TIMED_OUT} {seconds} {unit} of connecting.\n");
+                    let text = self.console.server_says(&format!(
+                        "\n{LOGIN_TIMED_OUT} {seconds} {unit} of connecting.\n"
+                    ));
                     return Ok(self.last_words(&text, Ending::LoginTimeout).await);
                 }
                 Event::Shutdown => {
@@ -318,7 +320,8 @@ impl<S: Transport> Session<S> {
                     } else {
                         SHUTTING_DOWN
                     };
-                    return Ok(self.last_words(words, Ending::Shutdown).await);
+                    let text = self.console.server_says(words);
+                    return Ok(self.last_words(&text, Ending::Shutdown).await);
                 }
             };
             if self.act(outcome).await? {

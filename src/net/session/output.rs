@@ -56,8 +56,7 @@ impl<S: Transport> Session<S> {
     /// The server closes the session: a last message, which may be lost (the client
     /// may be gone, or not reading), then `ending`.
     pub(super) async fn last_words(&mut self, text: &str, ending: Ending) -> Ending {
-        // A bot reads JSON lines only: its last words are one.
-        let bytes = encode(&self.console.server_says(text));
+        let bytes = encode(text);
         // Boxed, like every rare wait here: an `async fn`'s future is as large as its
         // largest wait, and a session's future lives as long as its player.
         let _ = Box::pin(tokio::time::timeout(
