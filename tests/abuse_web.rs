@@ -377,7 +377,9 @@ async fn downloads_beyond_the_limits_are_refused_and_guests_recordings_are_for_a
     let (status, _) = get_from(1, web, "/healthz").await.expect("/healthz");
     assert_eq!(status, StatusCode::OK);
     let url = DbUrl::in_data_dir(server.data_dir());
-    let ann = long_recording(&url, "ann", true, 20_000).await;
+    // Long enough that two downloads left unread cannot fit in loopback's socket buffers
+    // (autotuned to megabytes) and end, giving their places back: they must hold them.
+    let ann = long_recording(&url, "ann", true, 100_000).await;
     let guest = long_recording(&url, "guest-7", false, 10).await;
     // Two downloads from one address, left unread: they hold their places.
     let reader = client_from(2);
