@@ -16,8 +16,9 @@
 #                                         # about 6 minutes (row 13: 7 runs of two ~17 s halves)
 #   ROWS=14 bench/run.sh                  # SSH against telnet (issue 32), arcade alone: about
 #                                         # 4 minutes (3 runs of four ~15 s loads)
-#   ROWS=15 bench/run.sh                  # bots (issue 34): 60 bots over 100 seeds of wumpus, then
-#                                         # of 2048, arcade alone: about 1 minute (3 runs of each)
+#   ROWS=15 bench/run.sh                  # bots (issue 34): 60 bots through a ladder of 100 seeds of
+#                                         # wumpus, then of 2048, arcade alone: about 9 minutes (3 runs
+#                                         # of each; 2048's baselines take 2.4 of them)
 #   ROWS=rates bench/run.sh               # NATS and PostgreSQL rates for "Scale on paper": ~3 minutes
 #   ROWS=solver bench/run.sh              # the Sokoban solver's collections (bench/solver.sh;
 #                                         # not in the default rows: up to an hour)
@@ -159,6 +160,11 @@ BOT_COUNT=${BOT_COUNT:-60}
 BOT_SEEDS=${BOT_SEEDS:-1-100}
 BOT_GAMES=${BOT_GAMES:-wumpus random,2048}
 BOT_REPS=${BOT_REPS:-3}
+# ... through a ladder that this admin opens, with this time per move (BOT_LADDER=off:
+# `play GAME seed=S` for each seed instead).
+BOT_LADDER=${BOT_LADDER:-on}
+BOT_ADMIN=${BOT_ADMIN:-benchadmin}
+BOT_MOVE=${BOT_MOVE:-2s}
 # Each rate measurement is bounded: NATS_MESSAGES per run (a tenth of it for 1 KiB),
 # PG_SECONDS per pgbench run.
 NATS_MESSAGES=${NATS_MESSAGES:-200000}
@@ -927,24 +933,44 @@ if row 14; then
         rm -rf "$OUT/row14-data"
     fi
 fi
-# 15. Bots (issue 34, SPEC 12): BOT_COUNT connections, each `bot loadbot-K`, each
-# playing every seed of BOT_SEEDS in turn (`{"command": "play GAME seed=S"}`) with a
-# seeded random policy over the legal actions, each action sent when the last state
-# came (loadtest --bots): a fixed amount of play, not a window. What is measured is
-# the whole run: the wall time to the last bot's last game, games/s, actions/s, each
-# action's latency, the server's CPU per action and its peak RSS. One load per game of
-# BOT_GAMES (wumpus random, the row's; 2048 beside it, ~120 moves a game where a
-# random explorer's wumpus game lasts ~25 actions), each on a fresh server and data
-# directory; arcade only (arcade-minimal speaks no bot protocol). A ladder's games
-# would change only the bots' start command (loadtest/src/bot.rs, start_seed).
+# 15. Bots (issue 34, SPEC 12) through a ladder: the admin BOT_ADMIN (its password
+# set with `arcade admin set-password` on the fresh data directory, and handed to
+# loadtest in LOADTEST_ADMIN_PASSWORD) opens `ladder open GAME seeds=BOT_SEEDS
+# move=BOT_MOVE` and loadtest waits until the built-in agents have played every seed
+# (not measured: the baselines run on the server's blocking threads before any bot
+# connects). Then BOT_COUNT connections, each `bot loadbot-K`, each send `ladder enter
+# N` once and play every seed as the ladder serves it, with a seeded random policy over
+# the legal actions, each action sent when the last state came (loadtest --bots
+# --bot-ladder-admin): a fixed amount of play, not a window. What is measured is the
+# whole run: the wall time to the last bot's last seed, games/s, actions/s, each
+# action's latency, the server's CPU per action and its peak RSS; then the time until
+# every result has been checked by replay, and how the results stand. One load per
+# game of BOT_GAMES (wumpus random, the row's; 2048 beside it, ~120 moves a game where
+# a random explorer's wumpus game lasts ~25 actions), each on a fresh server and data
+# directory; arcade only (arcade-minimal speaks no bot protocol). BOT_LADDER=off plays
+# each seed with `play GAME seed=S` instead (the row before the ladder).
 if row 15; then
     IFS=',' read -ra bot_games <<<"$BOT_GAMES"
     echo "$BOT_REPS" >"$OUT/row15.runs"
+    bot_ladder=()
+    if [ "$BOT_LADDER" != off ]; then
+        bot_ladder=(--bot-ladder-admin "$BOT_ADMIN" --ladder-move "$BOT_MOVE")
+        export LOADTEST_ADMIN_PASSWORD=bench-ladder-pw
+    fi
     for rep in $(seq "$BOT_REPS"); do
         for game in "${bot_games[@]}"; do
-            fresh_arcade "$OUT/row15-data" "$OUT/row15-arcade.log" warn
-            RUN_LIMIT=900 run 15 "${game%% *}" "$rep" --bots "$BOT_COUNT" --bot-game "$game" \
-                --bot-seeds "$BOT_SEEDS"
+            stop_servers
+            rm -rf "$OUT/row15-data"
+            mkdir -p "$OUT/row15-data"
+            if [ "$BOT_LADDER" != off ]; then
+                printf '%s\n' "$LOADTEST_ADMIN_PASSWORD" |
+                    "$ARCADE" admin set-password --data-dir "$OUT/row15-data" "$BOT_ADMIN" >/dev/null
+            fi
+            start_arcade "$OUT/row15-data" "$OUT/row15-arcade.log" warn --admin "$BOT_ADMIN"
+            wait_for_port "$PORT_ARCADE"
+            sleep 0.5
+            RUN_LIMIT=1800 run 15 "${game%% *}" "$rep" --bots "$BOT_COUNT" --bot-game "$game" \
+                --bot-seeds "$BOT_SEEDS" "${bot_ladder[@]}"
             stop_servers
             sleep 1
         done

@@ -293,8 +293,9 @@ def row_labels(directory):
             f"server: a closed loop, and idle in their games (arcade only)",
         15: f"bots: {bots.get('bots', 60):,} bots, each over seeds "
             f"{bots.get('seeds', {}).get('first', 1)}-{bots.get('seeds', {}).get('last', 100)} "
-            f"of a game in turn, a random policy, each action when the last state came "
-            f"(arcade only)",
+            f"of a game in turn"
+            f"{' through a ladder (`' + bots['start_line'] + '`)' if bots.get('ladder') else ' (`' + bots.get('start_line', 'play GAME seed=S') + '`)'}"
+            f", a random policy, each action when the last state came (arcade only)",
     }
 
 
@@ -306,6 +307,11 @@ def bot(report):
 def load_bots(directory):
     """Every row 15 report, of every game."""
     return [report for name in BOT_LOADS for report in load(directory, 15, name)]
+
+
+def ladder(report):
+    """The `ladder` part of a row 15 report's `bots` (empty without a ladder)."""
+    return bot(report).get("ladder") or {}
 
 
 def rss_mib(report):
@@ -642,6 +648,13 @@ def main():
         (15, "", "wumpus: server RSS at most", "MiB", Half("wumpus", rss_mib), None, None),
         (15, "", "wumpus: error lines, all runs", "",
          Half("wumpus", Summed(lambda r: bot(r).get("errors", 0))), "arcade==", 0),
+        (15, "", "wumpus: ladder results refused or never checked, all runs", "",
+         Half("wumpus", Summed(lambda r: ladder(r).get("refused", 0) + ladder(r).get("waiting", 0))),
+         "arcade==", 0),
+        (15, "", "wumpus: ladder, every result checked after the last bot", "s",
+         Half("wumpus", lambda r: ladder(r).get("settle_seconds")), None, None),
+        (15, "", "wumpus: ladder baselines before the bots (not measured above)", "s",
+         Half("wumpus", lambda r: ladder(r).get("baselines_seconds")), None, None),
         (15, "", "2048: wall time for every game", "s",
          Half("2048", lambda r: bot(r).get("wall_seconds")), None, None),
         (15, "", "2048: games finished / expected", "",
@@ -656,6 +669,13 @@ def main():
         (15, "", "2048: server RSS at most", "MiB", Half("2048", rss_mib), None, None),
         (15, "", "2048: error lines, all runs", "",
          Half("2048", Summed(lambda r: bot(r).get("errors", 0))), "arcade==", 0),
+        (15, "", "2048: ladder results refused or never checked, all runs", "",
+         Half("2048", Summed(lambda r: ladder(r).get("refused", 0) + ladder(r).get("waiting", 0))),
+         "arcade==", 0),
+        (15, "", "2048: ladder, every result checked after the last bot", "s",
+         Half("2048", lambda r: ladder(r).get("settle_seconds")), None, None),
+        (15, "", "2048: ladder baselines before the bots (not measured above)", "s",
+         Half("2048", lambda r: ladder(r).get("baselines_seconds")), None, None),
     ]
     print("| # | load | metric | arcade | minimal | arcade / minimal | target | met |")
     print("|---|---|---|---:|---:|---:|---|---|")

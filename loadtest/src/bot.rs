@@ -7,6 +7,14 @@
 //! most actions a game may take, is left with `{"command": "leave"}`, whose answer is
 //! the game's last state.
 //!
+//! Through a ladder (`--bot-ladder-admin`, [`super::ladder`]) the bot sends `ladder
+//! enter N` once and the ladder serves the seeds in order: each seed's game ends with
+//! its last state (`done`), the ladder's words come as `text` lines (`Ladder N: seed S
+//! of L.`, a forfeit on time), and the next seed's first state follows unasked. Leaving
+//! a ladder's game stops the ladder there, so after a leave the bot enters again and
+//! the ladder goes on from the next seed. After the last seed, the ladder says the bot
+//! has played every one.
+//!
 //! What the server sends unasked (`message` lines: news, chat when asked for) is
 //! skipped and counted. An `error` line is counted and kept with its text: after one
 //! in a game the bot leaves that game (what it sent changed nothing, so nothing it
@@ -44,13 +52,26 @@ pub(crate) struct Bots {
     pub(crate) seeds: Seeds,
     pub(crate) policy_seed: u64,
     pub(crate) max_actions: u64,
+    /// The ladder every game is played through, or none for `play GAME seed=S`.
+    pub(crate) ladder: Option<i64>,
     pub(crate) tally: Tally,
 }
 
 impl Bots {
-    /// The lobby command that starts the game of `seed`.
+    /// The lobby command that starts the game of `seed`, or the ladder's seeds.
     pub(crate) fn play_command(&self, seed: u64) -> String {
-        format!("play {} seed={seed}", self.game)
+        match self.ladder {
+            Some(id) => format!("ladder enter {id}"),
+            None => format!("play {} seed={seed}", self.game),
+        }
+    }
+
+    /// [`Bots::play_command`] for people: S stands for the seed.
+    pub(crate) fn start_line(&self) -> String {
+        match self.ladder {
+            Some(id) => format!("ladder enter {id}"),
+            None => format!("play {} seed=S", self.game),
+        }
     }
 }
 
@@ -81,6 +102,10 @@ pub(crate) struct Tally {
     pub(crate) bots_done: AtomicU64,
     /// `message` lines skipped.
     pub(crate) messages: AtomicU64,
+    /// A ladder's `text` lines (its heading, each seed's, forfeits, its last word).
+    pub(crate) ladder_texts: AtomicU64,
+    /// Seeds the ladder said were forfeited on time.
+    pub(crate) forfeits: AtomicU64,
     pub(crate) errors: AtomicU64,
     error_texts: Mutex<BTreeMap<String, u64>>,
     /// From a game's start command to its first state.
@@ -99,6 +124,8 @@ impl Tally {
             score_sum: AtomicI64::new(0),
             bots_done: AtomicU64::new(0),
             messages: AtomicU64::new(0),
+            ladder_texts: AtomicU64::new(0),
+            forfeits: AtomicU64::new(0),
             errors: AtomicU64::new(0),
             error_texts: Mutex::new(BTreeMap::new()),
             starts: Mutex::new(stats::new_histogram()),
@@ -131,6 +158,14 @@ impl Tally {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    /// A game's first state came, for a start command sent at `sent`.
+    fn record_start(&self, sent: Instant) {
+        self.starts
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .saturating_record(stats::micros(sent.elapsed()));
     }
 
     fn finished(&self, ending: Ending, score: i64) {
@@ -196,9 +231,13 @@ async fn play(index: usize, plan: &Plan, bots: &Bots, recorder: &Recorder) -> Re
         bots,
         recorder,
         connection,
+        in_ladder: false,
     };
     for seed in bots.seeds.iter() {
         bot.play_seed(seed).await?;
+    }
+    if bot.in_ladder {
+        bot.ladder_done().await?;
     }
     bots.tally.bots_done.fetch_add(1, Ordering::Relaxed);
     Ok(())
@@ -211,13 +250,19 @@ struct Bot<'a> {
     bots: &'a Bots,
     recorder: &'a Recorder,
     connection: Connection,
+    /// Entered a ladder that goes on serving seeds (until a leave or its last seed).
+    in_ladder: bool,
 }
 
 impl Bot<'_> {
     /// Play the game of `seed` to its end.
     async fn play_seed(&mut self, seed: u64) -> Result<(), Failure> {
-        let Some(mut state) = start_seed(&mut self.connection, self.plan, self.bots, seed).await?
-        else {
+        let started = if self.bots.ladder.is_some() {
+            self.ladder_seed(seed).await?
+        } else {
+            start_seed(&mut self.connection, self.plan, self.bots, seed).await?
+        };
+        let Some(mut state) = started else {
             return Ok(());
         };
         let mut rng = policy(self.bots.policy_seed, self.index, seed);
@@ -256,7 +301,11 @@ impl Bot<'_> {
         };
         let last = match ending {
             Ending::ByGame => Some(state),
-            Ending::Stuck | Ending::Capped | Ending::AfterError => self.leave().await?,
+            Ending::Stuck | Ending::Capped | Ending::AfterError => {
+                // Leaving a ladder's game stops the ladder: the next seed enters again.
+                self.in_ladder = false;
+                self.leave().await?
+            }
         };
         if let Some(last) = last {
             self.bots.tally.finished(ending, last.score);
@@ -268,27 +317,117 @@ impl Bot<'_> {
     async fn leave(&mut self) -> Result<Option<State>, Failure> {
         let request = serde_json::json!({ "command": "leave" }).to_string();
         self.connection.send_line(&request).await?;
-        let answer = next_answer(
-            &mut self.connection,
-            self.bots,
-            Waiting::Leave,
-            Instant::now() + self.plan.timeout,
-        )
-        .await?;
-        match answer {
-            Answer::State(last) if last.done => Ok(Some(last)),
-            Answer::Error(text) => {
-                self.bots.tally.error(&text);
-                Ok(None)
+        let deadline = Instant::now() + self.plan.timeout;
+        loop {
+            let answer =
+                next_answer(&mut self.connection, self.bots, Waiting::Leave, deadline).await?;
+            return match answer {
+                // A ladder's words (`You left ladder N ...`) may come on the way.
+                Answer::Text(text) if self.bots.ladder.is_some() && is_ladders_word(&text) => {
+                    self.ladder_text(&text);
+                    continue;
+                }
+                Answer::State(last) if last.done => Ok(Some(last)),
+                Answer::Error(text) => {
+                    self.bots.tally.error(&text);
+                    Ok(None)
+                }
+                other => Err(other.unexpected(Waiting::Leave)),
+            };
+        }
+    }
+
+    /// The ladder's game of `seed`: entered (`ladder enter N`, the start timed from
+    /// it) unless the ladder is already serving seeds, then its first state, the
+    /// ladder's words on the way skipped; none when an error answered (counted).
+    async fn ladder_seed(&mut self, seed: u64) -> Result<Option<State>, Failure> {
+        let sent = Instant::now();
+        let entering = !self.in_ladder;
+        if entering {
+            let request =
+                serde_json::json!({ "command": self.bots.play_command(seed) }).to_string();
+            self.connection.send_line(&request).await?;
+            self.in_ladder = true;
+        }
+        loop {
+            let answer = next_answer(
+                &mut self.connection,
+                self.bots,
+                Waiting::Game,
+                Instant::now() + self.plan.timeout,
+            )
+            .await?;
+            match answer {
+                Answer::Text(text) if is_ladders_word(&text) => self.ladder_text(&text),
+                Answer::State(state)
+                    if state.game == self.bots.name && state.seed == Some(seed) && !state.done =>
+                {
+                    if entering {
+                        self.bots.tally.record_start(sent);
+                    }
+                    self.bots
+                        .tally
+                        .games_started
+                        .fetch_add(1, Ordering::Relaxed);
+                    return Ok(Some(state));
+                }
+                Answer::Error(text) => {
+                    self.bots.tally.error(&text);
+                    self.in_ladder = false;
+                    return Ok(None);
+                }
+                other => return Err(other.unexpected(Waiting::Game)),
             }
-            other => Err(other.unexpected(Waiting::Leave)),
+        }
+    }
+
+    /// After the ladder's last seed: its words, up to the one that says every seed
+    /// was played.
+    async fn ladder_done(&mut self) -> Result<(), Failure> {
+        loop {
+            let answer = next_answer(
+                &mut self.connection,
+                self.bots,
+                Waiting::Game,
+                Instant::now() + self.plan.timeout,
+            )
+            .await?;
+            match answer {
+                Answer::Text(text) if text.contains(PLAYED_EVERY_SEED) => {
+                    self.ladder_text(&text);
+                    return Ok(());
+                }
+                Answer::Text(text) if is_ladders_word(&text) => self.ladder_text(&text),
+                other => return Err(other.unexpected(Waiting::Game)),
+            }
+        }
+    }
+
+    /// A ladder's `text` line, counted (a forfeit on time too).
+    fn ladder_text(&self, text: &str) {
+        self.bots.tally.ladder_texts.fetch_add(1, Ordering::Relaxed);
+        if text.starts_with("Out of time") {
+            self.bots.tally.forfeits.fetch_add(1, Ordering::Relaxed);
         }
     }
 }
 
+/// What a ladder says once its last seed is played (docs/bots.md).
+const PLAYED_EVERY_SEED: &str = "You have played every seed of ladder";
+
+/// A `text` a ladder sends between its seeds' states: its heading and each seed's
+/// (`Ladder N: ...`), a forfeit on time, the word after a leave. Any other text
+/// where a ladder's state should come (the ladder closed, or played already) ends the
+/// bot as a failure.
+fn is_ladders_word(text: &str) -> bool {
+    text.starts_with("Ladder ")
+        || text.starts_with("Out of time")
+        || text.starts_with("You left ladder")
+}
+
 /// Start the game of `seed` (`{"command": "play GAME seed=S"}`): its first state,
-/// timed from the send; none when an error answered (counted). The one place a game
-/// is entered, so that another way in (a ladder's) changes only this.
+/// timed from the send; none when an error answered (counted). A ladder's games
+/// start in [`Bot::ladder_seed`].
 async fn start_seed(
     connection: &mut Connection,
     plan: &Plan,
@@ -299,11 +438,7 @@ async fn start_seed(
     let sent = Instant::now();
     connection.send_line(&request).await?;
     let answer = next_answer(connection, bots, Waiting::Game, sent + plan.timeout).await?;
-    bots.tally
-        .starts
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .saturating_record(stats::micros(sent.elapsed()));
+    bots.tally.record_start(sent);
     match answer {
         Answer::State(state) if state.game == bots.name && state.seed == Some(seed) => {
             bots.tally.games_started.fetch_add(1, Ordering::Relaxed);

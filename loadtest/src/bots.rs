@@ -24,6 +24,7 @@ use arcade::server;
 
 use crate::bot::{self, Bots, Tally};
 use crate::connection;
+use crate::ladder::{Admin, LadderReport};
 use crate::monitor::{read_cpu_seconds, read_rss};
 use crate::options::{Error, Options};
 use crate::plan::{Mode, Plan};
@@ -117,6 +118,25 @@ fn bot_game(words: &str) -> Result<&'static GameKind, Error> {
     Ok(kind)
 }
 
+/// `ladder open`'s words for `--bot-game` and `--bot-seeds`: a ladder plays a game's
+/// seeds with no other argument (wumpus' are random worlds, as `wumpus random`).
+fn ladder_opening(kind: &GameKind, options: &Options) -> Result<String, Error> {
+    let extra: Vec<&str> = options.bot_game.split_whitespace().skip(1).collect();
+    if !(extra.is_empty() || (kind.name == "wumpus" && extra == ["random"])) {
+        return Err(Error::BotGame {
+            given: options.bot_game.clone(),
+            reason: String::from(
+                "a ladder plays the game's seeds with no other words (wumpus: random worlds)",
+            ),
+        });
+    }
+    let mut opening = format!("{} seeds={}", kind.name, options.bot_seeds);
+    if let Some(limit) = options.ladder_move {
+        opening.push_str(&format!(" move={}ms", limit.as_millis()));
+    }
+    Ok(opening)
+}
+
 /// Run `bots` bots as `options` say, and report.
 pub(crate) async fn run(options: &Options, bots: NonZeroUsize) -> Result<Report, Error> {
     let kind = bot_game(&options.bot_game)?;
@@ -128,6 +148,21 @@ pub(crate) async fn run(options: &Options, bots: NonZeroUsize) -> Result<Report,
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");
+    // The ladder is opened, and its baselines played, before anything is measured.
+    let mut ladder = match &options.bot_ladder_admin {
+        Some(admin) => {
+            let opening = ladder_opening(kind, options)?;
+            let password = options
+                .admin_password
+                .as_deref()
+                .ok_or(Error::NoAdminPassword)?;
+            let mut admin = Admin::log_in(options.addr, admin, password, options.timeout).await?;
+            let id = admin.open(&opening).await?;
+            let baselines = admin.baselines(id).await?;
+            Some((admin, id, baselines))
+        }
+        None => None,
+    };
     let capacity = server::session_capacity();
     let count = bots.get().min(capacity);
     let rss_before = options.server_pid.map(read_rss).transpose()?;
@@ -138,6 +173,7 @@ pub(crate) async fn run(options: &Options, bots: NonZeroUsize) -> Result<Report,
         seeds: options.bot_seeds,
         policy_seed: options.policy_seed,
         max_actions: options.bot_max_actions,
+        ladder: ladder.as_ref().map(|(_, id, _)| *id),
         tally: Tally::new(),
     });
     let start = Instant::now();
@@ -207,6 +243,30 @@ pub(crate) async fn run(options: &Options, bots: NonZeroUsize) -> Result<Report,
     let cpu_after = options.server_pid.map(read_cpu_seconds).transpose()?;
     let actions = recorder.measured();
     let tally = &shared.tally;
+    let ladder_report = match ladder.as_mut() {
+        Some((admin, id, baselines)) => {
+            let entered = tally.bots_done.load(Ordering::Relaxed);
+            let (settle, totals) = admin.settle(*id, entered).await?;
+            Some(LadderReport {
+                id: *id,
+                move_ms: options
+                    .ladder_move
+                    .map(|limit| u64::try_from(limit.as_millis()).unwrap_or(u64::MAX)),
+                baselines_seconds: baselines.as_secs_f64(),
+                settle_seconds: settle.as_secs_f64(),
+                entrants: totals.entrants,
+                counted: totals.counted,
+                waiting: totals.waiting,
+                refused: totals.refused,
+                forfeits: tally.forfeits.load(Ordering::Relaxed),
+                texts: tally.ladder_texts.load(Ordering::Relaxed),
+                server_cpu_seconds_settled: cpu_before
+                    .zip(options.server_pid.map(read_cpu_seconds).transpose()?)
+                    .map(|(before, after)| after - before),
+            })
+        }
+        None => None,
+    };
     let finished = tally.games_finished.load(Ordering::Relaxed);
     let per_second = |count: u64| if wall > 0.0 { count as f64 / wall } else { 0.0 };
     let server_cpu = cpu_before.zip(cpu_after).map(|(before, after)| {
@@ -220,7 +280,8 @@ pub(crate) async fn run(options: &Options, bots: NonZeroUsize) -> Result<Report,
         bots_requested: bots.get(),
         bots: count,
         game: shared.game.clone(),
-        start_line: format!("play {} seed=S", shared.game),
+        start_line: shared.start_line(),
+        ladder: ladder_report,
         seeds: options.bot_seeds,
         policy_seed: options.policy_seed,
         max_actions: options.bot_max_actions,

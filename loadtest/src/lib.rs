@@ -75,6 +75,7 @@ mod chatter;
 mod connection;
 mod driver;
 mod failure;
+mod ladder;
 mod monitor;
 mod options;
 mod parse;
@@ -105,6 +106,7 @@ use social::Watched;
 use stats::Recorder;
 
 pub use bots::Seeds;
+pub use ladder::LadderReport;
 pub use options::{Error, Options, DEFAULT_BOT_GAME, DEFAULT_BOT_MAX_ACTIONS, DEFAULT_RACE_ARGS};
 pub use report::{BotsReport, Latency, Report, ServerCpu, ServerMemory};
 pub use script::{Script, ScriptError};

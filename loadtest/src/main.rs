@@ -18,7 +18,8 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    cli.options.admin_password = std::env::var("LOADTEST_ADMIN_PASSWORD").ok();
     load_test(&cli.options)
 }
 

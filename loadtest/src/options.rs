@@ -162,6 +162,22 @@ pub struct Options {
     /// With --bots: the most actions a bot sends in one game before it leaves it.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_BOT_MAX_ACTIONS, requires = "bots")]
     pub bot_max_actions: u64,
+    /// With --bots: play through a ladder rather than `play`. This admin of the server
+    /// (its password in the environment variable LOADTEST_ADMIN_PASSWORD) opens
+    /// `ladder open GAME seeds=A-B` with --bot-seeds and --bot-game's game, and the run
+    /// waits for the built-in agents' baselines; then each bot sends `ladder enter N`
+    /// and plays the seeds as the ladder serves them, and after the last bot the run
+    /// waits until every result has been checked by replay (docs/bots.md, "Ladders").
+    #[arg(long, value_name = "NAME", requires = "bots")]
+    pub bot_ladder_admin: Option<String>,
+    /// With --bot-ladder-admin: the ladder's time per move (`move=` of `ladder open`,
+    /// 10ms to 10m); none by default.
+    #[arg(long, value_name = "TIME", requires = "bot_ladder_admin", value_parser = humantime::parse_duration)]
+    pub ladder_move: Option<Duration>,
+    /// The admin's password, from LOADTEST_ADMIN_PASSWORD (never the command line,
+    /// which other users of the machine can read).
+    #[arg(skip)]
+    pub admin_password: Option<String>,
     /// Connect by SSH (SPEC section 11) instead of telnet: --addr is the server's
     /// --ssh-port. Each session logs in as `guest` with no password, opens one session
     /// channel with a shell and no pty (plain lines, as nc), and then plays as over
@@ -215,6 +231,9 @@ impl Default for Options {
             bot_seeds: Seeds::new(1, 100).unwrap_or_else(|| unreachable!("1 <= 100")),
             policy_seed: 0,
             bot_max_actions: DEFAULT_BOT_MAX_ACTIONS,
+            bot_ladder_admin: None,
+            ladder_move: None,
+            admin_password: None,
             ssh: false,
             sources: 8,
             timeout: Duration::from_secs(10),
@@ -303,6 +322,12 @@ pub enum Error {
         /// What is wrong with them.
         reason: String,
     },
+    /// `--bot-ladder-admin` without its password.
+    #[error("--bot-ladder-admin needs the admin's password in the environment variable LOADTEST_ADMIN_PASSWORD")]
+    NoAdminPassword,
+    /// The ladder could not be opened, or did not settle.
+    #[error("the ladder: {0}")]
+    Ladder(String),
     /// `--bot-max-actions 0`.
     #[error("--bot-max-actions must be at least 1")]
     NoBotActions,

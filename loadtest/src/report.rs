@@ -9,6 +9,7 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use crate::bots::Seeds;
+use crate::ladder::LadderReport;
 use crate::script::Script;
 
 /// Percentiles of a latency histogram, in microseconds.
@@ -204,8 +205,11 @@ pub struct BotsReport {
     pub bots: usize,
     /// `--bot-game`: the words after `play` and before the seed.
     pub game: String,
-    /// The command that starts each game, S standing for the seed.
+    /// The command that starts each game, S standing for the seed; through a ladder,
+    /// the one command that enters it.
     pub start_line: String,
+    /// Through a ladder (`--bot-ladder-admin`): what the run measured of it.
+    pub ladder: Option<LadderReport>,
     /// `--bot-seeds`: `first` to `last`, played in order by every bot.
     pub seeds: Seeds,
     /// `--policy-seed`.
@@ -511,6 +515,9 @@ impl Report {
                 None => writeln!(f)?,
             }
         }
+        if let Some(ladder) = &bots.ladder {
+            fmt_ladder(ladder, f)?;
+        }
         if bots.messages > 0 {
             writeln!(f, "messages:   {} skipped", bots.messages)?;
         }
@@ -532,6 +539,30 @@ impl Report {
         }
         Ok(())
     }
+}
+
+/// The ladder's lines of a bots report.
+fn fmt_ladder(ladder: &LadderReport, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+    let limit = ladder
+        .move_ms
+        .map_or_else(String::new, |ms| format!(", {ms} ms a move"));
+    writeln!(
+        f,
+        "ladder:     {}{limit}: baselines played in {:.2} s before the bots; every result checked {:.2} s after the last bot",
+        ladder.id, ladder.baselines_seconds, ladder.settle_seconds
+    )?;
+    writeln!(
+        f,
+        "results:    {} entrants, {} seeds counted, {} waiting, {} refused, {} forfeited on time; {} ladder texts skipped",
+        ladder.entrants, ladder.counted, ladder.waiting, ladder.refused, ladder.forfeits, ladder.texts
+    )?;
+    if let Some(seconds) = ladder.server_cpu_seconds_settled {
+        writeln!(
+            f,
+            "server CPU: {seconds:.2} s from the first connect to the last result checked"
+        )?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -699,7 +699,10 @@ fn assert_every_game_finished(report: &loadtest::Report) -> &loadtest::BotsRepor
         bots.games_finished,
         "{report}"
     );
-    assert_eq!(bots.start.count, bots.games_started, "{report}");
+    // A ladder's seeds after the first start unasked: only its entries are timed.
+    if bots.ladder.is_none() {
+        assert_eq!(bots.start.count, bots.games_started, "{report}");
+    }
     // Every action is timed once, in the histogram scripts merge runs with too.
     assert_eq!(bots.actions, report.commands, "{report}");
     assert_eq!(report.latency.count, bots.actions, "{report}");
@@ -829,5 +832,115 @@ async fn bots_play_over_ssh_too() {
     };
     let report = loadtest::run(&options).await.expect("the bots run");
     assert_every_game_finished(&report);
+    server.shutdown().await;
+}
+
+/// A server with the admin `teacher` (password `teachers-pw`), and the bot options of
+/// a ladder run on it.
+async fn ladder_server(game: &str, max_actions: u64) -> (TestServer, Options) {
+    let server = TestServer::start_with(arcade::server::Options {
+        admin: vec![String::from("teacher")],
+        ..arcade::server::Options::default()
+    })
+    .await;
+    server.set_password("teacher", "teachers-pw").await;
+    let options = Options {
+        bot_ladder_admin: Some(String::from("teacher")),
+        admin_password: Some(String::from("teachers-pw")),
+        ladder_move: Some(Duration::from_secs(5)),
+        ..bot_options(server.addr, game, max_actions)
+    };
+    (server, options)
+}
+
+/// `--bot-ladder-admin`: the admin opens the ladder, the bots enter it once and play
+/// its seeds as it serves them, and every result is checked by replay; the games are
+/// the very ones `play wumpus random seed=S` makes, move for move.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bots_play_through_a_ladder_and_every_result_is_checked() {
+    let (server, options) = ladder_server("wumpus random", 2000).await;
+    let report = loadtest::run(&options).await.expect("the bots run");
+    let bots = assert_every_game_finished(&report);
+    assert_eq!(bots.start_line, "ladder enter 1");
+    // One entry per bot: the ladder serves the other seeds unasked.
+    assert_eq!(bots.start.count, 3, "{report}");
+    let ladder = bots.ladder.as_ref().expect("a ladder report");
+    assert_eq!((ladder.id, ladder.move_ms), (1, Some(5000)));
+    assert_eq!(
+        (
+            ladder.entrants,
+            ladder.counted,
+            ladder.waiting,
+            ladder.refused
+        ),
+        (3, 12, 0, 0),
+        "{report}"
+    );
+    assert_eq!(ladder.forfeits, 0, "{report}");
+    // At least each bot's heading, and its last word after seed 4.
+    assert!(ladder.texts >= 6, "{report}");
+    assert!(report.to_string().contains("12 seeds counted"), "{report}");
+
+    // The same policy through `play` on the same seeds plays the same games.
+    let played = Options {
+        bot_ladder_admin: None,
+        ..options.clone()
+    };
+    let report = loadtest::run(&played).await.expect("the bots run again");
+    let direct = assert_every_game_finished(&report);
+    assert_eq!(
+        (direct.actions, direct.score_sum),
+        (bots.actions, bots.score_sum),
+        "{report}"
+    );
+    server.shutdown().await;
+}
+
+/// A ladder's game left (at the most actions) stops the ladder there; the bot enters
+/// again and the ladder goes on from the next seed, each seed played once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ladder_bots_that_leave_a_seed_enter_again_for_the_next() {
+    // Wumpus (2048's expectimax baselines are slow in a debug build), one action a
+    // game: a game that one action does not end is left.
+    let (server, options) = ladder_server("wumpus random", 1).await;
+    let report = loadtest::run(&options).await.expect("the bots run");
+    let bots = assert_every_game_finished(&report);
+    assert!(bots.games_left_capped > 0, "{report}");
+    assert_eq!(
+        bots.games_left_capped + bots.games_ended_by_game,
+        12,
+        "{report}"
+    );
+    // Each bot entered once, and again after each seed but its last that it left.
+    assert!(bots.start.count > 3, "{report}");
+    assert!(bots.start.count <= 3 + bots.games_left_capped, "{report}");
+    let ladder = bots.ladder.as_ref().expect("a ladder report");
+    assert_eq!((ladder.entrants, ladder.waiting), (3, 0), "{report}");
+    assert_eq!(ladder.counted + ladder.refused, 12, "{report}");
+    assert_eq!(ladder.refused, 0, "{report}");
+
+    // Without the password, or with a wrong one, nothing runs.
+    let error = loadtest::run(&Options {
+        admin_password: None,
+        ..options.clone()
+    })
+    .await
+    .expect_err("no password");
+    assert!(matches!(error, loadtest::Error::NoAdminPassword), "{error}");
+    let error = loadtest::run(&Options {
+        admin_password: Some(String::from("guess")),
+        ..options.clone()
+    })
+    .await
+    .expect_err("a wrong password");
+    assert!(error.to_string().contains("did not log in"), "{error}");
+    // A ladder plays a game's seeds with no arguments of the players' choosing.
+    let error = loadtest::run(&Options {
+        bot_game: String::from("wumpus size=5"),
+        ..options.clone()
+    })
+    .await
+    .expect_err("arguments");
+    assert!(matches!(error, loadtest::Error::BotGame { .. }), "{error}");
     server.shutdown().await;
 }
