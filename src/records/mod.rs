@@ -4,6 +4,7 @@
 
 pub mod cast;
 pub mod disk;
+pub mod ladder_cache;
 pub mod ladder_tables;
 pub mod places;
 pub mod quota;

@@ -14,6 +14,7 @@ use crate::players::hashing::Hasher;
 use crate::players::inbox::Message;
 use crate::players::registry::Registry;
 use crate::players::throttle::LoginThrottle;
+use crate::records::ladder_cache::Tables;
 use crate::records::places::Places;
 use crate::records::recorder::{Recorder, Retention};
 use crate::store::{Store, StoreError};
@@ -82,6 +83,12 @@ pub struct Shared {
     /// The addresses of the players whose built-in agents play as sessions now
     /// (`bot-play`), one entry an agent, for their caps (a few: a short list).
     pub agents: Arc<std::sync::Mutex<Vec<std::net::IpAddr>>>,
+    /// The ladders' tables, read one at a time and shared for a moment by everyone
+    /// who asks (`ladder N`, the web page).
+    pub ladder_tables: Arc<Tables>,
+    /// One permit: the built-in agents play one ladder's baselines at a time, however
+    /// many ladders are opened, so that they take one blocking thread at most.
+    pub baselines: Arc<tokio::sync::Semaphore>,
 }
 
 impl std::ops::Deref for Services {
@@ -130,6 +137,8 @@ impl Services {
             coach: Coach::default(),
             detect_readers: false,
             agents: Arc::default(),
+            ladder_tables: Arc::default(),
+            baselines: Arc::new(tokio::sync::Semaphore::new(1)),
         })))
     }
 

@@ -3,8 +3,8 @@
 //! a ladder's heading and table as `ladder N` prints them, and `/ladders/N.csv`
 //! (admins, `ladder_csv.rs`) every seed played.
 //!
-//! The table is `records::ladder_tables::table`'s, read through `tables.rs` (one read
-//! at a time, shared by every browser for a moment): the numbers are `ladder N`'s,
+//! The table is `records::ladder_tables::table`'s, read through
+//! `records::ladder_cache` (one read at a time, shared by every reader for a moment): the numbers are `ladder N`'s,
 //! not computed again. An open ladder's page loads itself again every
 //! [`REFRESH_SECONDS`]: a ladder changes when a result is kept or checked in the
 //! store, which has no stream to follow, so a reload is what a stream would be, at
@@ -22,9 +22,9 @@ use super::html::{layout, message, page, refreshing, store_down, url_part};
 use super::ladder_csv;
 use super::logins::Admin;
 use super::state::{Shared, Web};
-use super::tables::LadderTable;
 use crate::console::commands::ladder::heading;
 use crate::ladders::table::Row;
+use crate::records::ladder_cache::LadderTable;
 use crate::records::recorder::now_ms;
 use crate::store::Ladder;
 
@@ -118,7 +118,12 @@ pub async fn ladder(
     if csv && admin.is_none() {
         return Refusal::NotAdmin.into_response();
     }
-    let table = match web.ladders.table(&web.services.store, number).await {
+    let table = match web
+        .services
+        .ladder_tables
+        .table(&web.services.store, number)
+        .await
+    {
         Ok(Some(table)) => table,
         Ok(None) => {
             return message(

@@ -50,7 +50,6 @@ mod recording_list;
 mod recordings;
 mod router;
 mod state;
-mod tables;
 mod top;
 
 use std::sync::Arc;
@@ -94,7 +93,6 @@ pub async fn serve(
         shutdown: shutdown.clone(),
         streams: state::streams(),
         downloads: state::downloads(),
-        ladders: tables::Tables::default(),
         proxies,
     });
     if let Ok(address) = listener.local_addr() {

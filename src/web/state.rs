@@ -10,7 +10,6 @@ use tokio_util::sync::CancellationToken;
 use super::hosts::Hosts;
 use super::live::Live;
 use super::logins::{Admin, Logins};
-use super::tables::Tables;
 use crate::records::places::Places;
 use crate::seat::Services;
 
@@ -54,8 +53,6 @@ pub struct Web {
     pub streams: Places,
     /// Downloads under way ([`MAX_DOWNLOADS`], [`DOWNLOADS_PER_ADDRESS`]).
     pub downloads: Places,
-    /// The ladders' tables, read one at a time and shared for a moment.
-    pub ladders: Tables,
     /// The proxies whose `X-Forwarded-Proto` is believed (`--proxy-from`).
     pub proxies: crate::net::proxy::Proxies,
 }

@@ -128,13 +128,13 @@ impl LadderWork {
     ) -> Answer {
         let store = &services.store;
         let said = match self {
-            LadderWork::Open(opening, by) => open(store, opening, by, context).await,
+            LadderWork::Open(opening, by) => open(services, opening, by, context).await,
             LadderWork::Close(id) => match store.close_ladder(id, now_ms()).await {
                 Ok(true) => format!("Ladder {id} is closed: ladder {id} shows its final table.\n"),
                 Ok(false) => format!("No open ladder {id}.\n"),
                 Err(error) => failed(&error),
             },
-            LadderWork::Table(id) => table_text(store, id).await,
+            LadderWork::Table(id) => table_text(services, id).await,
             LadderWork::Results(id, key) => results_text(store, id, &key).await,
             LadderWork::List => list_text(store).await,
             LadderWork::Enter {
@@ -172,7 +172,8 @@ pub fn heading(ladder: &Ladder) -> String {
     text
 }
 
-async fn open(store: &Store, opening: Opening, by: String, context: Arc<Context>) -> String {
+async fn open(services: &Services, opening: Opening, by: String, context: Arc<Context>) -> String {
+    let store = &services.store;
     let spec = LadderSpec {
         game: opening.game.to_string(),
         first_seed: opening.seeds.0,
@@ -189,7 +190,13 @@ async fn open(store: &Store, opening: Opening, by: String, context: Arc<Context>
         Err(error) => return failed(&error),
     };
     tracing::info!(ladder = id, game = %spec.game, "ladder opened");
-    tokio::spawn(baselines(store.clone(), id, opening, context));
+    tokio::spawn(baselines(
+        store.clone(),
+        Arc::clone(&services.baselines),
+        id,
+        opening,
+        context,
+    ));
     format!(
         "Ladder {id} is open: {}. ladder enter {id} plays it; the built-in agents' scores\nfollow as they are played.\n",
         heading(&Ladder {
@@ -208,9 +215,20 @@ async fn open(store: &Store, opening: Opening, by: String, context: Arc<Context>
 }
 
 /// Every built-in agent that plays the game, on every seed: its scores, kept as the
-/// ladder's baselines. On a blocking thread, a seed at a time.
-async fn baselines(store: Store, id: i64, opening: Opening, context: Arc<Context>) {
+/// ladder's baselines. On a blocking thread, a seed at a time, and one ladder at a
+/// time (`queue`'s one permit): ladders opened meanwhile wait their turn.
+async fn baselines(
+    store: Store,
+    queue: Arc<tokio::sync::Semaphore>,
+    id: i64,
+    opening: Opening,
+    context: Arc<Context>,
+) {
     let Some(kind) = GameKind::from_name(opening.game) else {
+        return;
+    };
+    // Held until the last seed: the queue is never closed, so this waits its turn.
+    let Ok(_turn) = queue.acquire_owned().await else {
         return;
     };
     let (first, last) = opening.seeds;
@@ -250,11 +268,15 @@ fn baseline_scores(
         .collect()
 }
 
-async fn table_text(store: &Store, id: i64) -> String {
-    match ladder_tables::table(store, id).await {
-        Ok(Some((ladder, rows, seeds))) => {
-            format!("{}.\n{}", heading(&ladder), table::render(&rows, seeds))
-        }
+/// Ladder `id`'s table, read through the cache everyone shares (a class typing
+/// `ladder 1` makes one read of the store, not one each).
+async fn table_text(services: &Services, id: i64) -> String {
+    match services.ladder_tables.table(&services.store, id).await {
+        Ok(Some(read)) => format!(
+            "{}.\n{}",
+            heading(&read.ladder),
+            table::render(&read.rows, read.seeds)
+        ),
         Ok(None) => format!("No ladder {id}: ladders lists them.\n"),
         Err(error) => failed(&error),
     }

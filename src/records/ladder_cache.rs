@@ -1,23 +1,24 @@
-//! The ladders' tables as the page reads them (`/ladders/N`, and the entrants of
-//! `/ladders/N.csv`): one read of the store at a time, each table kept for [`FRESH`]
-//! and shared by every browser that asks for it in that time.
+//! The ladders' tables as everyone reads them (`ladder N` on telnet and SSH,
+//! `/ladders/N` and the entrants of `/ladders/N.csv` on the page): one read of the
+//! store at a time, each table kept for [`FRESH`] and shared by everyone who asks for
+//! it in that time.
 //!
-//! A table is `records::ladder_tables::table`, the one `ladder N` prints: it reads
-//! every result of the ladder (10,000 seeds times every entrant, at most) to rank a
-//! few rows. A page that refreshes itself every few seconds in thirty browsers would
-//! make thirty such reads at once; here it makes one, and the memory a read holds is
-//! one ladder's results, whatever the number of browsers. The tables kept are a few
-//! rows each, at most [`KEPT`] of them.
+//! A table is [`ladder_tables::table`]: it reads every result of the ladder (10,000
+//! seeds times every entrant, at most) to rank a few rows. A page that refreshes
+//! itself every few seconds in thirty browsers, or a class typing `ladder 1` over and
+//! over, would make as many such reads at once; here they make one, and the memory a
+//! read holds is one ladder's results, whatever the number of readers. The tables kept
+//! are a few rows each, at most [`KEPT`] of them.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use super::ladder_tables;
 use crate::ladders::table::Row;
-use crate::records::ladder_tables;
 use crate::store::{Ladder, Store, StoreError};
 
-/// How long a table read is shown to every browser that asks: under the page's own
-/// refresh, so that a refreshing page shows a new read each time.
+/// How long a table read is shown to everyone who asks: under the page's own refresh,
+/// so that a refreshing page shows a new read each time.
 pub const FRESH: Duration = Duration::from_secs(2);
 
 /// Tables kept at once (the ladders asked for most recently): a class watches one or
