@@ -44,7 +44,7 @@ pub enum LockError {
 /// The lock, held for as long as this value lives.
 #[derive(Debug)]
 pub struct DataDirLock {
-    _file: File,
+    file: File,
     path: PathBuf,
 }
 
@@ -84,28 +84,45 @@ impl DataDirLock {
             }
             Err(TryLockError::Error(source)) => return Err(io(source)),
         }
-        let written = file
-            .set_len(0)
-            .and_then(|()| file.seek(SeekFrom::Start(0)))
-            .and_then(|_| {
-                writeln!(
-                    file,
-                    "process {} on {}",
-                    std::process::id(),
-                    hostname().unwrap_or_else(|| String::from("this machine"))
-                )
-            });
-        if let Err(error) = written {
+        if let Err(error) = write_holder(&mut file) {
             // The lock holds without the note in it.
             tracing::warn!(%error, path = %path.display(), "cannot write the process id into the lock file");
         }
-        Ok(DataDirLock { _file: file, path })
+        Ok(DataDirLock { file, path })
+    }
+
+    /// The lock an old server handed over (SPEC section 11): `file` is its lock file,
+    /// locked; the lock belongs to the open file, so this process holds it as well,
+    /// and keeps it when the old one exits. Its note names this process from now.
+    pub fn handed(mut file: File, data_dir: &Path) -> DataDirLock {
+        let path = data_dir.join(LOCK_FILE);
+        if let Err(error) = write_holder(&mut file) {
+            tracing::warn!(%error, path = %path.display(), "cannot write the process id into the lock file");
+        }
+        DataDirLock { file, path }
     }
 
     /// The lock file.
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// The locked file itself, for a new server to take over.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+}
+
+/// Write this process into the lock file, for the message a second server gives.
+fn write_holder(file: &mut File) -> std::io::Result<()> {
+    file.set_len(0)?;
+    file.seek(SeekFrom::Start(0))?;
+    writeln!(
+        file,
+        "process {} on {}",
+        std::process::id(),
+        hostname().unwrap_or_else(|| String::from("this machine"))
+    )
 }
 
 /// The machine's name, as the kernel has it (a container's id in Docker).

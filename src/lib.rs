@@ -55,4 +55,5 @@ pub mod server;
 pub mod solver;
 pub mod store;
 pub mod text;
+pub mod upgrade;
 pub mod web;

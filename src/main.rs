@@ -66,6 +66,10 @@ enum Command {
     /// Ask the server's web page for /healthz on this machine; exit 0 if it answers
     /// 200 (Docker's HEALTHCHECK, without curl in the image).
     Healthcheck(HealthcheckArgs),
+    /// Upgrade the running server of --data-dir to the binary now on disk, through
+    /// its control socket (SPEC section 11): prints `upgraded: ...` and exits 0, or
+    /// prints `upgrade failed: ...` (the old server goes on serving) and exits 1.
+    Upgrade(UpgradeArgs),
     /// Accounts on the server's store: an `--admin` name's password (`arcade admin
     /// set-password NAME`: nobody can register one over telnet), a student's forgotten
     /// one, a name to free. `arcade admin ...` is the same command.
@@ -130,6 +134,15 @@ impl StoreArgs {
     }
 }
 
+/// `arcade upgrade`'s arguments.
+#[derive(Debug, clap::Args)]
+struct UpgradeArgs {
+    /// The running server's data directory, where its control socket is.
+    #[arg(long, env = "ARCADE_DATA_DIR", default_value = "./data")]
+    data_dir: std::path::PathBuf,
+}
+
+/// `arcade healthcheck`'s arguments.
 #[derive(Debug, clap::Args)]
 struct HealthcheckArgs {
     /// The web page's port (--http-port of the server).
@@ -201,6 +214,22 @@ fn main() -> ExitCode {
             seeds,
             args,
         })) => bots_run::run(&game, &agent, &seeds, &args),
+        Some(Command::Upgrade(args)) => {
+            match arcade::upgrade::control::request_upgrade(&args.data_dir) {
+                Ok(answer) => {
+                    println!("{answer}");
+                    if answer.starts_with("upgraded") {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::FAILURE
+                    }
+                }
+                Err(error) => {
+                    eprintln!("arcade upgrade: {error}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
         Some(Command::Healthcheck(args)) => {
             let address = SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, args.port));
             match arcade::web::check_health(address, args.timeout) {
@@ -310,33 +339,147 @@ fn serve(options: Options) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(async move {
-        let address = SocketAddr::new(options.bind, options.port);
-        let listener = match server::bind(address) {
-            Ok(listener) => listener,
-            Err(error) => {
-                eprintln!("arcade: cannot listen on {address}: {error}");
-                return ExitCode::FAILURE;
-            }
-        };
-        let web = match options.http_address() {
-            Some(address) => match server::bind(address) {
-                Ok(web) => Some(web),
-                Err(error) => {
-                    eprintln!("arcade: cannot serve the web page on {address}: {error}");
-                    return ExitCode::FAILURE;
-                }
-            },
-            None => None,
-        };
-        match server::run(listener, web, options, shutdown_signal()).await {
-            Ok(()) => ExitCode::SUCCESS,
+    // Started by an old server to take over from it (SPEC section 11)?
+    let taken = match arcade::upgrade::take_over::asked() {
+        Some(path) => match arcade::upgrade::take_over::take_over(&path) {
+            Ok(taken) => Some(taken),
             Err(error) => {
                 eprintln!("arcade: {error}");
-                ExitCode::FAILURE
+                return ExitCode::FAILURE;
             }
+        },
+        None => None,
+    };
+    let served = runtime.block_on(async move {
+        let (listeners, mut upgrades, arrival) = match taken {
+            Some(taken) => match taken_listeners(taken) {
+                Ok(parts) => parts,
+                Err((error, arrival)) => {
+                    let reason = format!("cannot use the sockets handed over: {error}");
+                    eprintln!("arcade: {reason}");
+                    arrival.failed(&reason);
+                    return Err(ExitCode::FAILURE);
+                }
+            },
+            None => match bind_listeners(&options) {
+                Ok(listeners) => (listeners, server::Upgrades::default(), None),
+                Err(error) => {
+                    eprintln!("arcade: {error}");
+                    return Err(ExitCode::FAILURE);
+                }
+            },
+        };
+        let upgrader = match arcade::upgrade::hand_over::Upgrader::for_this_process(
+            options.data_dir.clone(),
+        ) {
+            Ok(upgrader) => Some(std::sync::Arc::new(upgrader)),
+            Err(error) => {
+                tracing::warn!(%error, "cannot tell where this binary is: upgrades are refused");
+                None
+            }
+        };
+        upgrades.upgrader = upgrader.clone();
+        let (started, serving) = tokio::sync::oneshot::channel();
+        upgrades.started = Some(started);
+        let serve = server::serve_with(
+            listeners,
+            options,
+            arcade::players::registry::Registry::new(),
+            shutdown_signal(),
+            upgrades,
+        );
+        tokio::pin!(serve);
+        // The old server lets go once this one serves; if it cannot, it says why.
+        let mut arrival = arrival;
+        let served = tokio::select! {
+            served = &mut serve => served,
+            Ok(()) = serving => {
+                if let Some(arrival) = arrival.take() {
+                    arrival.ready();
+                }
+                serve.await
+            }
+        };
+        if let Err(error) = served {
+            eprintln!("arcade: {error}");
+            if let Some(arrival) = arrival {
+                arrival.failed(&error.to_string());
+            }
+            return Err(ExitCode::FAILURE);
         }
+        Ok(upgrader.and_then(|upgrader| upgrader.successor()))
+    });
+    // Handed over: this process's tasks stop with its runtime, and it stays the new
+    // server's parent until that exits.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(1));
+    match served {
+        Ok(Some(successor)) => ExitCode::from(u8::try_from(successor.wait()).unwrap_or(1)),
+        Ok(None) => ExitCode::SUCCESS,
+        Err(code) => code,
+    }
+}
+
+/// The sockets of `options`, bound: telnet's, and the web page's and SSH's when on.
+fn bind_listeners(options: &Options) -> Result<server::Listeners, String> {
+    let bind = |address: SocketAddr, what: &str| {
+        server::bind(address).map_err(|error| format!("cannot {what} on {address}: {error}"))
+    };
+    Ok(server::Listeners {
+        telnet: bind(SocketAddr::new(options.bind, options.port), "listen")?,
+        web: options
+            .http_address()
+            .map(|address| bind(address, "serve the web page"))
+            .transpose()?,
+        ssh: options
+            .ssh_address()
+            .map(|address| bind(address, "serve SSH"))
+            .transpose()?,
     })
+}
+
+/// What an old server handed over, as this one's listeners and upgrades.
+#[allow(clippy::type_complexity)]
+fn taken_listeners(
+    taken: arcade::upgrade::take_over::Taken,
+) -> Result<
+    (
+        server::Listeners,
+        server::Upgrades,
+        Option<arcade::upgrade::take_over::Arrival>,
+    ),
+    (std::io::Error, arcade::upgrade::take_over::Arrival),
+> {
+    let tokio_listener = |listener: std::net::TcpListener| {
+        listener.set_nonblocking(true)?;
+        tokio::net::TcpListener::from_std(listener)
+    };
+    let arcade::upgrade::take_over::Taken {
+        telnet,
+        web,
+        ssh,
+        control,
+        lock,
+        arrival,
+    } = taken;
+    let listeners = (|| {
+        Ok(server::Listeners {
+            telnet: tokio_listener(telnet)?,
+            web: web.map(tokio_listener).transpose()?,
+            ssh: ssh.map(tokio_listener).transpose()?,
+        })
+    })();
+    match listeners {
+        Ok(listeners) => Ok((
+            listeners,
+            server::Upgrades {
+                control,
+                lock: Some(lock),
+                ..server::Upgrades::default()
+            },
+            Some(arrival),
+        )),
+        Err(error) => Err((error, arrival)),
+    }
 }
 
 /// Completes on Ctrl-C or SIGTERM (what `docker stop` sends).

@@ -42,6 +42,8 @@ const ONLY: &[(&str, &[&str])] = &[
     ("solver", &["games"]),
     ("agents", &["games", "solver"]),
     ("ladders", &["text"]),
+    // The hand-over moves descriptors and says what they are; it knows no session.
+    ("upgrade", &["text"]),
 ];
 
 fn src() -> PathBuf {

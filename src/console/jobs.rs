@@ -52,6 +52,11 @@ pub(super) enum Work {
         coach: Coach,
         address: IpAddr,
     },
+    /// `upgrade`: asked of the server's loop, which answers when it is done.
+    Upgrade {
+        requests: crate::upgrade::control::Requests,
+        by: String,
+    },
     /// A racer's command for a race on another instance (`--bus`).
     Race {
         /// The other instance's answer.
@@ -199,6 +204,10 @@ impl Job {
                     found,
                 })
             }
+            Work::Upgrade { requests, by } => Done(Finished::Listed(format!(
+                "{}\n",
+                crate::upgrade::control::ask(&requests, &by).await
+            ))),
             Work::Race { pending, join } => Done(Finished::Raced {
                 join,
                 answer: pending.await,

@@ -89,6 +89,8 @@ pub struct Shared {
     /// One permit: the built-in agents play one ladder's baselines at a time, however
     /// many ladders are opened, so that they take one blocking thread at most.
     pub baselines: Arc<tokio::sync::Semaphore>,
+    /// Where the admin's `upgrade` asks for an upgrade (SPEC section 11).
+    pub upgrades: Option<crate::upgrade::control::Requests>,
 }
 
 impl std::ops::Deref for Services {
@@ -139,6 +141,7 @@ impl Services {
             agents: Arc::default(),
             ladder_tables: Arc::default(),
             baselines: Arc::new(tokio::sync::Semaphore::new(1)),
+            upgrades: None,
         })))
     }
 
@@ -184,6 +187,12 @@ impl Services {
     /// The same services, for a server whose web page is on or off.
     pub fn with_bus(mut self, bus: Option<Bus>) -> Services {
         Arc::make_mut(&mut self.0).bus = bus;
+        self
+    }
+
+    /// These services with the server's upgrade requests.
+    pub fn with_upgrades(mut self, requests: crate::upgrade::control::Requests) -> Services {
+        Arc::make_mut(&mut self.0).upgrades = Some(requests);
         self
     }
 

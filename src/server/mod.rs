@@ -9,6 +9,7 @@
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::os::fd::AsFd as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,6 +28,9 @@ use crate::players::accounts::PlayerName;
 use crate::players::registry::Registry;
 use crate::seat::Services;
 use crate::store::{DbUrl, Store, StoreError};
+use crate::upgrade::control::{self, Request};
+use crate::upgrade::hand_over::{Held, Upgrader};
+use crate::upgrade::wire::Socket;
 
 mod options;
 pub use options::Options;
@@ -176,6 +180,34 @@ pub async fn serve(
     registry: Registry,
     shutdown: impl Future,
 ) -> Result<(), StartError> {
+    serve_with(listeners, options, registry, shutdown, Upgrades::default()).await
+}
+
+/// What a server can do about upgrades (SPEC section 11). Servers that tests start in
+/// their own process have none: `upgrade` is refused there.
+#[derive(Debug, Default)]
+pub struct Upgrades {
+    /// Starts the new server when an upgrade is asked for.
+    pub upgrader: Option<Arc<Upgrader>>,
+    /// The control socket handed over by the old server, if this one took over.
+    pub control: Option<std::os::unix::net::UnixListener>,
+    /// The data directory's lock handed over by the old server, if this one took over.
+    pub lock: Option<std::fs::File>,
+    /// Told once the server accepts connections.
+    pub started: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+/// [`serve`], with `upgrades`.
+///
+/// # Errors
+/// [`run`]'s.
+pub async fn serve_with(
+    listeners: Listeners,
+    options: Options,
+    registry: Registry,
+    shutdown: impl Future,
+    mut upgrades: Upgrades,
+) -> Result<(), StartError> {
     let Listeners {
         telnet: listener,
         web,
@@ -192,7 +224,10 @@ pub async fn serve(
         .collect::<Result<Vec<_>, _>>()?;
     let levels = prepare(options.levels.clone(), options.data_dir.clone()).await?;
     // Held until the server returns: a second server on this directory refuses to start.
-    let lock = crate::data_dir::DataDirLock::take(&options.data_dir)?;
+    let lock = match upgrades.lock.take() {
+        Some(file) => crate::data_dir::DataDirLock::handed(file, &options.data_dir),
+        None => crate::data_dir::DataDirLock::take(&options.data_dir)?,
+    };
     info!(lock = %lock.path().display(), "data directory locked");
     let url = options
         .db
@@ -257,6 +292,31 @@ pub async fn serve(
         warn_of_admins_without_password(&store, &admins, &options).await;
     }
     let reloads = tokio::spawn(reload_on_hangup(contexts));
+    // Copies of every socket, for a new server to take over (SPEC section 11).
+    let mut held = Held::new();
+    let kept = held
+        .keep(Socket::Telnet, listener.as_fd())
+        .and_then(|()| held.keep(Socket::Lock, lock.file().as_fd()))
+        .and_then(|()| {
+            web.as_ref()
+                .map_or(Ok(()), |web| held.keep(Socket::Web, web.as_fd()))
+        })
+        .and_then(|()| {
+            ssh.as_ref()
+                .map_or(Ok(()), |ssh| held.keep(Socket::Ssh, ssh.as_fd()))
+        });
+    if let Err(error) = kept {
+        warn!(%error, "cannot keep copies of the sockets: upgrades are refused");
+        upgrades.upgrader = None;
+    }
+    let (requests, mut asked) = mpsc::channel::<Request>(4);
+    // Stopped with the loop below: after a hand-over the new server answers there.
+    let upgrade_listeners = if upgrades.upgrader.is_some() {
+        listen_for_upgrades(&options, upgrades.control.take(), &mut held, &requests)
+    } else {
+        Vec::new()
+    };
+    let services = services.with_upgrades(requests);
     let recorder = services.recorder.clone();
     let disk_watch = crate::records::disk::DiskWatch {
         data_dir: options.data_dir.clone(),
@@ -338,12 +398,47 @@ pub async fn serve(
             "--proxy-protocol: every connection must come from a proxy and start with a PROXY protocol v2 header"
         );
     }
-    tokio::select! {
-        () = listener.accept_loop() => {}
-        () = ssh.accept_loop() => {}
-        _ = shutdown => info!("shutting down"),
+    if let Some(started) = upgrades.started.take() {
+        let _ = started.send(());
+    }
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            () = listener.accept_loop() => break,
+            () = ssh.accept_loop() => break,
+            _ = &mut shutdown => {
+                info!("shutting down");
+                break;
+            }
+            Some(request) = asked.recv() => {
+                // The accept loops are not polled meanwhile: new connections wait in
+                // the backlog, for this server or the new one.
+                let online = listener.gate.shared.registry.len();
+                let answer = match &upgrades.upgrader {
+                    Some(upgrader) => upgrader.hand_over(&held, online).await,
+                    None => Err(String::from("this server was not started by arcade serve")),
+                };
+                match answer {
+                    Ok(pid) => {
+                        info!(by = %request.by, new = pid, "upgraded: the new server serves");
+                        let _ = request.answer.send(format!(
+                            "upgraded: process {pid} ({}) serves now; this one lets go",
+                            crate::upgrade::wire::VERSION
+                        ));
+                        break;
+                    }
+                    Err(why) => {
+                        warn!(by = %request.by, %why, "upgrade failed: this server goes on");
+                        let _ = request.answer.send(format!("upgrade failed: {why}"));
+                    }
+                }
+            }
+        }
     }
     ssh.stop();
+    for task in upgrade_listeners {
+        task.abort();
+    }
     let Listener {
         listener,
         notify_shutdown,
@@ -489,4 +584,42 @@ async fn reload_on_hangup(contexts: Contexts) {
     {
         let _ = contexts;
     }
+}
+
+/// The control socket (handed over, or made now) and SIGUSR2, each turning into an
+/// upgrade request on `requests`: their tasks. Without a control socket (a data
+/// directory whose path is too long for one) SIGUSR2 and the admin's `upgrade` still
+/// work.
+fn listen_for_upgrades(
+    options: &Options,
+    handed: Option<std::os::unix::net::UnixListener>,
+    held: &mut Held,
+    requests: &mpsc::Sender<Request>,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let mut tasks = Vec::new();
+    let control = handed.map_or_else(|| control::bind(&options.data_dir), Ok);
+    let listening = control.and_then(|control| {
+        control.set_nonblocking(true)?;
+        held.keep(Socket::Control, control.as_fd())?;
+        tokio::net::UnixListener::from_std(control)
+    });
+    match listening {
+        Ok(control) => tasks.push(tokio::spawn(control::serve(control, requests.clone()))),
+        Err(error) => warn!(
+            %error,
+            "no control socket: arcade upgrade cannot reach this server (SIGUSR2 and the admin's upgrade still can)"
+        ),
+    }
+    let requests = requests.clone();
+    tasks.push(tokio::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(mut signals) = signal(SignalKind::user_defined2()) else {
+            return;
+        };
+        while signals.recv().await.is_some() {
+            let answer = control::ask(&requests, "SIGUSR2").await;
+            info!(%answer, "SIGUSR2");
+        }
+    }));
+    tasks
 }

@@ -145,7 +145,7 @@ mod tests {
   recordings [NAME]  recent games, with an id to replay
   standings          the standings of your race
   for admins:        broadcast TEXT, kick NAME [for TIME] [WHY],
-                     unregister NAME, reload, race ... all
+                     unregister NAME, reload, upgrade, race ... all
   help               this list
   quit               leave
 In a game, type these with a / first (/who, /say hi); /help and /leave

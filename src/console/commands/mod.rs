@@ -52,6 +52,7 @@ mod stats;
 mod tell;
 mod top;
 mod unregister;
+mod upgrade;
 mod watch;
 mod where_am_i;
 mod who;
@@ -93,6 +94,7 @@ pub const COMMANDS: &[CommandSpec] = &[
     kick::COMMAND,
     unregister::COMMAND,
     reload::COMMAND,
+    upgrade::COMMAND,
     help::COMMAND,
     quit::COMMAND,
 ];

@@ -1,0 +1,139 @@
+//! The new process's side of an upgrade: started with [`TAKE_OVER_ENV`] naming the
+//! old one's hand-over socket, it says hello with the format it reads, takes the
+//! sockets and the data directory's lock the old one offers, starts serving on them,
+//! and says so ([`Arrival::ready`]) or says why it cannot ([`Arrival::failed`]), after
+//! which the old process lets go or goes on.
+
+use std::fs::File;
+use std::net::TcpListener;
+use std::os::fd::OwnedFd;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::Path;
+
+use super::fds;
+use super::hand_over::TAKE_OVER_ENV;
+use super::wire::{self, Hello, Offer, Socket, Verdict};
+
+/// What the old process handed over.
+#[derive(Debug)]
+pub struct Taken {
+    /// The telnet port.
+    pub telnet: TcpListener,
+    /// The web page's port, if the old one served it.
+    pub web: Option<TcpListener>,
+    /// The SSH port, if the old one served it.
+    pub ssh: Option<TcpListener>,
+    /// The control socket.
+    pub control: Option<UnixListener>,
+    /// The data directory's lock file, locked by the old process: the lock is the
+    /// open file's, so it is this process's too, and stays when the old one exits.
+    pub lock: File,
+    /// Where to say how it went.
+    pub arrival: Arrival,
+}
+
+/// The line back to the old process.
+#[derive(Debug)]
+pub struct Arrival(UnixStream);
+
+impl Arrival {
+    /// Tell the old process this one serves: it lets go.
+    pub fn ready(self) {
+        self.say(&Verdict::Ready {
+            pid: std::process::id(),
+        });
+    }
+
+    /// Tell the old process this one cannot serve, and why: it goes on.
+    pub fn failed(self, reason: &str) {
+        self.say(&Verdict::Failed {
+            reason: reason.to_string(),
+        });
+    }
+
+    fn say(mut self, verdict: &Verdict) {
+        let sent = serde_json::to_vec(verdict)
+            .map_err(std::io::Error::other)
+            .and_then(|json| fds::send(&mut self.0, &json, &[]));
+        if let Err(error) = sent {
+            tracing::error!(%error, "cannot answer the old server");
+        }
+    }
+}
+
+/// Why this process could not take over.
+#[derive(Debug, thiserror::Error)]
+pub enum TakeOverError {
+    /// The old process cannot be reached or stopped answering.
+    #[error("cannot take over from the old server through {path}: {source}")]
+    Io {
+        /// The hand-over socket.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It offered something this version does not read.
+    #[error("cannot take over from the old server: {0}")]
+    Offer(String),
+}
+
+/// The hand-over socket this process was started to take over from, if any.
+pub fn asked() -> Option<std::path::PathBuf> {
+    std::env::var_os(TAKE_OVER_ENV).map(std::path::PathBuf::from)
+}
+
+/// Take over from the old process through `path`.
+///
+/// # Errors
+/// [`TakeOverError`]; the old process goes on serving.
+pub fn take_over(path: &Path) -> Result<Taken, TakeOverError> {
+    let io = |source| TakeOverError::Io {
+        path: path.display().to_string(),
+        source,
+    };
+    let mut stream = UnixStream::connect(path).map_err(io)?;
+    let hello =
+        serde_json::to_vec(&Hello::ours()).map_err(|error| io(std::io::Error::other(error)))?;
+    fds::send(&mut stream, &hello, &[]).map_err(io)?;
+    let (bytes, handed) = fds::receive(&mut stream).map_err(io)?;
+    let refused = |why: String, stream: UnixStream| {
+        Arrival(stream).failed(&why);
+        TakeOverError::Offer(why)
+    };
+    let offer: Offer = match serde_json::from_slice(&bytes) {
+        Ok(offer) => offer,
+        Err(error) => return Err(refused(format!("an offer it cannot read: {error}"), stream)),
+    };
+    if offer.format != wire::FORMAT || offer.sockets.len() != handed.len() {
+        return Err(refused(
+            format!(
+                "the old server ({}) offered hand-over format {} with {} sockets for {} descriptors; this one reads format {}",
+                crate::text::one_line(&offer.version),
+                offer.format,
+                offer.sockets.len(),
+                handed.len(),
+                wire::FORMAT
+            ),
+            stream,
+        ));
+    }
+    let mut sockets: Vec<(Socket, OwnedFd)> = offer.sockets.into_iter().zip(handed).collect();
+    let mut take = |kind: Socket| {
+        let at = sockets.iter().position(|(socket, _)| *socket == kind)?;
+        Some(sockets.swap_remove(at).1)
+    };
+    let (Some(telnet), Some(lock)) = (take(Socket::Telnet), take(Socket::Lock)) else {
+        return Err(refused(
+            String::from("the offer has no telnet port or no lock"),
+            stream,
+        ));
+    };
+    Ok(Taken {
+        telnet: TcpListener::from(telnet),
+        web: take(Socket::Web).map(TcpListener::from),
+        ssh: take(Socket::Ssh).map(TcpListener::from),
+        control: take(Socket::Control).map(UnixListener::from),
+        lock: File::from(lock),
+        arrival: Arrival(stream),
+    })
+}
