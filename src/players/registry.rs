@@ -382,6 +382,17 @@ impl Registry {
         self.shared.sessions.len()
     }
 
+    /// How many sessions are connected to this instance (not counting other
+    /// instances' players, which `len` counts with `--bus`). Walks the map: for rare
+    /// questions such as an upgrade's.
+    pub fn here(&self) -> usize {
+        self.shared
+            .sessions
+            .iter()
+            .filter(|entry| matches!(entry.home, Home::Here(_)))
+            .count()
+    }
+
     /// Whether no session is registered.
     pub fn is_empty(&self) -> bool {
         self.shared.sessions.is_empty()
@@ -1049,6 +1060,8 @@ mod tests {
             .unwrap();
         // The local cy still has the name until its connection closes.
         assert_eq!(registry.find("cy").map(|(id, ..)| id), Some(old.id()));
+        // Both are registered; only one is connected here (what an upgrade counts).
+        assert_eq!((registry.len(), registry.here()), (2, 1));
         drop(old);
         assert_eq!(registry.find("cy").map(|(id, ..)| id), Some(ghost));
     }

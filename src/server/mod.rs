@@ -413,7 +413,7 @@ pub async fn serve_with(
             Some(request) = asked.recv() => {
                 // The accept loops are not polled meanwhile: new connections wait in
                 // the backlog, for this server or the new one.
-                let online = listener.gate.shared.registry.len();
+                let online = listener.gate.shared.registry.here();
                 let answer = match &upgrades.upgrader {
                     Some(upgrader) => upgrader.hand_over(&held, online).await,
                     None => Err(String::from("this server was not started by arcade serve")),
