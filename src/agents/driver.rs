@@ -142,8 +142,20 @@ impl Policy for KbPolicy {
 /// new level), it solves again. Gives up (leaves) when the search does.
 struct SolverPolicy {
     rule: WinRule,
-    /// The steps left, each with the board it is played on.
-    plan: VecDeque<(Direction, Vec<String>)>,
+    /// The steps left, each with a hash of the board it is played on: 8 bytes a step
+    /// where the board itself is a few hundred (a plan is a level's whole solution).
+    plan: VecDeque<(Direction, u64)>,
+}
+
+/// A board's rows, hashed. Two boards that collide would only make the agent play a
+/// planned step on the wrong board: a wasted move, never a wrong rule.
+fn board_hash<S: AsRef<str>>(rows: &[S]) -> u64 {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    for row in rows {
+        row.as_ref().hash(&mut hasher);
+    }
+    hasher.finish()
 }
 
 /// What one of the solver agent's searches may spend: of the order of a player's
@@ -199,7 +211,7 @@ impl SolverPolicy {
         // Each step with the board it is played on, drawn as observations draw it.
         for step in solution.steps() {
             self.plan
-                .push_back((step.direction, bot::board_rows(&world)));
+                .push_back((step.direction, board_hash(&bot::board_rows(&world))));
             if world.step(step.direction).is_err() {
                 self.plan.clear();
                 return false;
@@ -216,7 +228,10 @@ impl Policy for SolverPolicy {
             .iter()
             .filter_map(|row| row.as_str().map(String::from))
             .collect();
-        let on_plan = self.plan.front().is_some_and(|(_, board)| *board == rows);
+        let on_plan = self
+            .plan
+            .front()
+            .is_some_and(|(_, board)| *board == board_hash(&rows));
         if !on_plan && !self.plan(&rows) {
             return None;
         }
