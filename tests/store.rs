@@ -910,6 +910,72 @@ async fn bot_tokens_added_at_once_do_not_pass_the_cap() {
     store.close().await;
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ssh_keys_added_at_once_do_not_pass_the_cap() {
+    use arcade::store::KeyAdded;
+    let Some(postgres) = Postgres::start() else {
+        return;
+    };
+    let text = postgres.database("arcade");
+    let url: DbUrl = text.parse().unwrap();
+    let store = Store::open(&url).await.unwrap();
+    store.register("ann", "Ann", "$hash", "").await.unwrap();
+    assert_eq!(
+        store
+            .add_ssh_key("ann", "ssh-ed25519 AAAA1 ann", "SHA256:1", 2)
+            .await
+            .unwrap(),
+        KeyAdded::Added
+    );
+    // Another add of the second key, under way: the account locked, the key inserted,
+    // not committed yet (what a second add_ssh_key at the same moment does).
+    let sql = sqlx::PgPool::connect(&text).await.unwrap();
+    let mut other = sql.begin().await.unwrap();
+    sqlx::query("SELECT 1 FROM accounts WHERE name_key = 'ann' FOR UPDATE")
+        .execute(&mut *other)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO ssh_keys (name_key, key, fingerprint, added_at) \
+         VALUES ('ann', 'ssh-ed25519 AAAA2 ann', 'SHA256:2', 1)",
+    )
+    .execute(&mut *other)
+    .await
+    .unwrap();
+    let adding = tokio::spawn({
+        let store = store.clone();
+        async move {
+            store
+                .add_ssh_key("ann", "ssh-ed25519 AAAA3 ann", "SHA256:3", 2)
+                .await
+                .unwrap()
+        }
+    });
+    // Until the add waits for the lock, or (what must not happen) ends without waiting.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pg_stat_activity \
+             WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'",
+        )
+        .fetch_one(&sql)
+        .await
+        .unwrap();
+        if waiting > 0 || adding.is_finished() {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the add neither waited nor ended"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    other.commit().await.unwrap();
+    assert_eq!(adding.await.unwrap(), KeyAdded::Full);
+    assert_eq!(store.ssh_keys("ann").await.unwrap().len(), 2);
+    store.close().await;
+}
+
 #[test]
 fn a_postgres_url_never_shows_its_password() {
     let url: DbUrl = "postgres://arcade:hunter2@127.0.0.1:5432/arcade"
