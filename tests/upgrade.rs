@@ -199,6 +199,19 @@ fn an_upgrade_hands_the_port_to_the_binary_now_on_disk_twice_over() {
     assert!(alive(first));
     let lock = std::fs::read_to_string(server.data.join("arcade.lock")).expect("the lock");
     assert!(lock.contains(&format!("process {second}")), "{lock}");
+    // The lock itself was handed over: a second server still cannot take the directory.
+    let refused = Command::new(env!("CARGO_BIN_EXE_arcade"))
+        .args(["serve", "--bind", "127.0.0.1", "--port"])
+        .arg(free_port().to_string())
+        .arg("--data-dir")
+        .arg(&server.data)
+        .output()
+        .expect("a second arcade serve");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && said.contains("another arcade server is using it"),
+        "{said}"
+    );
     // The new server upgrades in turn, through the control socket it was handed.
     let (ok, answer) = server.upgrade();
     assert!(ok, "{answer}\n{}", server.log());
