@@ -5,7 +5,9 @@
 //! [`crate::net::listener`]'s. Shutdown is a value (a future passed to [`run`]) so that
 //! tests drive it with a oneshot and the binary with Ctrl-C / SIGTERM: the listener
 //! stops, every session is told `Server shutting down.` and given a short grace, then
-//! the recorder writes what is left and the store closes.
+//! the recorder writes what is left and the store closes. An upgrade asked for
+//! meanwhile (SPEC section 11) is carried out by the same loop: the sockets go to a new
+//! process ([`crate::upgrade`]), and once it serves this one stops the same way.
 
 use std::future::Future;
 use std::net::SocketAddr;
