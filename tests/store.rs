@@ -843,6 +843,29 @@ async fn a_number_taken_over_is_not_renewed_by_its_old_instance() {
 /// that one, so two sessions adding at once cannot pass the cap. The other session is
 /// a transaction held open here; the store's add must wait for it (seen in
 /// `pg_stat_activity`) rather than count without it.
+/// Wait until `adding` waits for a row lock on PostgreSQL (a `FOR UPDATE` in
+/// `pg_stat_activity`), or has ended; fails after 20 s of neither.
+async fn wait_for_a_lock<T>(sql: &sqlx::PgPool, adding: &tokio::task::JoinHandle<T>) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let waiting: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM pg_stat_activity \
+             WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'",
+        )
+        .fetch_one(sql)
+        .await
+        .unwrap();
+        if waiting > 0 || adding.is_finished() {
+            return;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the add neither waited nor ended"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bot_tokens_added_at_once_do_not_pass_the_cap() {
     use arcade::players::bot_tokens::BotToken;
@@ -886,24 +909,7 @@ async fn bot_tokens_added_at_once_do_not_pass_the_cap() {
         }
     });
     // Until the add waits for a lock, or (what must not happen) ends without waiting.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let waiting: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM pg_stat_activity \
-             WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'",
-        )
-        .fetch_one(&sql)
-        .await
-        .unwrap();
-        if waiting > 0 || adding.is_finished() {
-            break;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the add neither waited nor ended"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_for_a_lock(&sql, &adding).await;
     other.commit().await.unwrap();
     assert_eq!(adding.await.unwrap(), TokenAdded::Full);
     assert_eq!(store.bot_tokens("ann").await.unwrap().len(), 2);
@@ -951,25 +957,7 @@ async fn ssh_keys_added_at_once_do_not_pass_the_cap() {
                 .unwrap()
         }
     });
-    // Until the add waits for the lock, or (what must not happen) ends without waiting.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-    loop {
-        let waiting: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM pg_stat_activity \
-             WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'",
-        )
-        .fetch_one(&sql)
-        .await
-        .unwrap();
-        if waiting > 0 || adding.is_finished() {
-            break;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the add neither waited nor ended"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_for_a_lock(&sql, &adding).await;
     other.commit().await.unwrap();
     assert_eq!(adding.await.unwrap(), KeyAdded::Full);
     assert_eq!(store.ssh_keys("ann").await.unwrap().len(), 2);

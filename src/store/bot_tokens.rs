@@ -3,7 +3,7 @@
 //! the prefix `bottoken list` shows, when it was made and last used; gone with their
 //! account. A bot's login finds its token by hash ([`Store::bot_token_matches`]).
 
-use super::engine::{on_engine, Engine};
+use super::engine::on_engine;
 use super::{Store, StoreError};
 
 /// A token as the store keeps it (its hash aside: nothing shows it).
@@ -74,10 +74,7 @@ impl Store {
         max: usize,
     ) -> Result<TokenAdded, StoreError> {
         let max = i64::try_from(max).unwrap_or(i64::MAX);
-        let lock = match self.shared.engine {
-            Engine::Sqlite(_) => None,
-            Engine::Postgres(_) => Some("SELECT 1 FROM accounts WHERE name_key = ? FOR UPDATE"),
-        };
+        let lock = self.shared.engine.account_lock();
         let place = on_engine!(self, |pool, sql| {
             let mut tx = pool.begin().await?;
             if let Some(lock) = lock {

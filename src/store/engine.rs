@@ -19,6 +19,19 @@ pub(super) enum Engine {
     Postgres(PgPool),
 }
 
+impl Engine {
+    /// The statement that locks an account's row (`?`: its name key) until the end
+    /// of the transaction, so that two adds under one account's cap take turns:
+    /// PostgreSQL's READ COMMITTED would let each count before the other's insert.
+    /// None on SQLite, which writes one transaction at a time anyway.
+    pub(super) fn account_lock(&self) -> Option<&'static str> {
+        match self {
+            Engine::Sqlite(_) => None,
+            Engine::Postgres(_) => Some("SELECT 1 FROM accounts WHERE name_key = ? FOR UPDATE"),
+        }
+    }
+}
+
 /// A count as SQL keeps it (a signed 64-bit integer).
 pub(super) fn clamp(value: u64) -> i64 {
     i64::try_from(value).unwrap_or(i64::MAX)

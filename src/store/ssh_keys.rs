@@ -2,7 +2,7 @@
 //! `sshkey`): one row of `ssh_keys` each, in the OpenSSH one-line form, gone with
 //! their account.
 
-use super::engine::{on_engine, Engine};
+use super::engine::on_engine;
 use super::{Store, StoreError};
 
 /// A key as the store keeps it.
@@ -62,13 +62,8 @@ impl Store {
                 i64::try_from(since.as_secs()).unwrap_or(i64::MAX)
             });
         let max = i64::try_from(max).unwrap_or(i64::MAX);
-        // Two adds at once on PostgreSQL would each count the keys before the other's
-        // insert (READ COMMITTED), and both pass the cap: the account's row is locked
-        // first, so they take turns. SQLite writes one transaction at a time anyway.
-        let lock = match self.shared.engine {
-            Engine::Sqlite(_) => None,
-            Engine::Postgres(_) => Some("SELECT 1 FROM accounts WHERE name_key = ? FOR UPDATE"),
-        };
+        // Two adds at once must not both pass the cap: they take turns.
+        let lock = self.shared.engine.account_lock();
         let inserted = on_engine!(self, |pool, sql| {
             let mut tx = pool.begin().await?;
             if let Some(lock) = lock {
