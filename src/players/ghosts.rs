@@ -13,6 +13,17 @@ use crate::players::presence::{Presence, PresenceTap};
 use crate::players::registry::{seconds_since, Activity, Entry, Home, Registry, INSTANCE_SESSIONS};
 
 impl Registry {
+    /// How many sessions are connected to this instance (not counting other
+    /// instances' players, which `len` counts with `--bus`). Walks the map: for rare
+    /// questions such as an upgrade's.
+    pub fn here(&self) -> usize {
+        self.shared
+            .sessions
+            .iter()
+            .filter(|entry| matches!(entry.home, Home::Here(_)))
+            .count()
+    }
+
     /// Report local sessions' changes to `tap` from now on, as instance `instance`
     /// (`--bus`). Once only: false if a tap is set already.
     pub fn set_tap(&self, instance: u64, tap: PresenceTap) -> bool {

@@ -382,17 +382,6 @@ impl Registry {
         self.shared.sessions.len()
     }
 
-    /// How many sessions are connected to this instance (not counting other
-    /// instances' players, which `len` counts with `--bus`). Walks the map: for rare
-    /// questions such as an upgrade's.
-    pub fn here(&self) -> usize {
-        self.shared
-            .sessions
-            .iter()
-            .filter(|entry| matches!(entry.home, Home::Here(_)))
-            .count()
-    }
-
     /// Whether no session is registered.
     pub fn is_empty(&self) -> bool {
         self.shared.sessions.is_empty()
