@@ -118,12 +118,7 @@ async fn verify_ladders(store: &Store, context: &Arc<Context>) -> Result<(), Sto
                 work.push((result, Err(String::from("it has no recording"))));
                 continue;
             };
-            let recording = match recording::load(store, id).await {
-                Ok(Some((_, recording))) => Ok(recording),
-                Ok(None) => Err(String::from("its recording is gone")),
-                Err(StoreError::Damaged(why)) => Err(why),
-                Err(error) => return Err(error),
-            };
+            let recording = load_to_check(store, id).await?;
             work.push((result, recording));
         }
         let context = Arc::clone(context);
@@ -154,6 +149,18 @@ async fn verify_ladders(store: &Store, context: &Arc<Context>) -> Result<(), Sto
     }
 }
 
+/// Recording `id`, for a result's check: the recording, or why the result cannot be
+/// checked (gone, damaged: it is then refused); an error when the store does not
+/// answer (the check waits for the next round).
+async fn load_to_check(store: &Store, id: i64) -> Result<Result<Recording, String>, StoreError> {
+    match recording::load(store, id).await {
+        Ok(Some((_, recording))) => Ok(Ok(recording)),
+        Ok(None) => Ok(Err(String::from("its recording is gone"))),
+        Err(StoreError::Damaged(why)) => Ok(Err(why)),
+        Err(error) => Err(error),
+    }
+}
+
 /// Check the unchecked results, in batches; how many, and the time their replays took.
 async fn verify_pending(
     store: &Store,
@@ -168,12 +175,7 @@ async fn verify_pending(
         }
         let mut work = Vec::with_capacity(pending.len());
         for result in pending {
-            let recording = match recording::load(store, result.recording_id).await {
-                Ok(Some((_, recording))) => Ok(recording),
-                Ok(None) => Err(String::from("its recording is gone")),
-                Err(StoreError::Damaged(why)) => Err(why),
-                Err(error) => return Err(error),
-            };
+            let recording = load_to_check(store, result.recording_id).await?;
             work.push((result, recording));
         }
         // One trip to a blocking thread for the whole batch of replays.

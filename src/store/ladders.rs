@@ -390,21 +390,12 @@ impl Store {
     /// # Errors
     /// [`StoreError::Query`].
     pub async fn set_ladder_verified(&self, marks: &[(i64, bool)]) -> Result<(), StoreError> {
-        on_engine!(self, |pool, sql| {
-            let mut tx = pool.begin().await?;
-            for &(id, same_end) in marks {
-                sqlx::query(sql(
-                    "UPDATE ladder_results SET verified = ? WHERE id = ? AND verified IS NULL \
-                     AND NOT forfeit AND recording_id IS NOT NULL",
-                ))
-                .bind(same_end)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-            }
-            tx.commit().await?;
-        });
-        Ok(())
+        self.mark_verified(
+            "UPDATE ladder_results SET verified = ? WHERE id = ? AND verified IS NULL \
+             AND NOT forfeit AND recording_id IS NOT NULL",
+            marks,
+        )
+        .await
     }
 
     /// Keep what the built-in `agent` scored on `seed` of the ladder `ladder_id`,

@@ -307,16 +307,28 @@ impl Store {
     /// # Errors
     /// [`StoreError::Query`].
     pub async fn set_verified(&self, marks: &[(i64, bool)]) -> Result<(), StoreError> {
+        self.mark_verified(
+            "UPDATE results SET verified = ? WHERE id = ? AND verified IS NULL",
+            marks,
+        )
+        .await
+    }
+
+    /// Run `update` (parameters: the mark, then the row's id) for each of `marks`, in
+    /// one transaction: how results and ladder results are marked checked.
+    pub(super) async fn mark_verified(
+        &self,
+        update: &str,
+        marks: &[(i64, bool)],
+    ) -> Result<(), StoreError> {
         on_engine!(self, |pool, sql| {
             let mut tx = pool.begin().await?;
             for &(id, same_end) in marks {
-                sqlx::query(sql(
-                    "UPDATE results SET verified = ? WHERE id = ? AND verified IS NULL",
-                ))
-                .bind(same_end)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
+                sqlx::query(sql(update))
+                    .bind(same_end)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
             }
             tx.commit().await?;
         });
