@@ -8,8 +8,8 @@ mod common;
 use std::time::Duration;
 
 use arcade::server::Options;
+use common::http::{browser, get};
 use common::TestServer;
-use reqwest::redirect::Policy;
 use reqwest::StatusCode;
 
 /// A server with its web page on, and `Teacher` as its admin.
@@ -24,23 +24,6 @@ async fn server() -> TestServer {
 
 fn base(server: &TestServer) -> String {
     format!("http://{}", server.web_addr.expect("the web page is on"))
-}
-
-/// A browser-like client: keeps cookies, does not follow redirects (the test looks
-/// at them).
-fn browser() -> reqwest::Client {
-    reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(Policy::none())
-        .timeout(Duration::from_secs(10))
-        .build()
-        .expect("HTTP client")
-}
-
-async fn get(client: &reqwest::Client, url: &str) -> (StatusCode, String) {
-    let response = client.get(url).send().await.expect("GET");
-    let status = response.status();
-    (status, response.text().await.expect("body"))
 }
 
 /// The CSRF token in a page's forms.

@@ -15,8 +15,8 @@ use std::time::Duration;
 
 use arcade::server::Options;
 use common::bot::Bot;
+use common::http::{browser, get};
 use common::{Client, TestServer};
-use reqwest::redirect::Policy;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 
@@ -35,22 +35,6 @@ async fn server() -> (TestServer, String, Client) {
     let base = format!("http://{}", server.web_addr.expect("the web page is on"));
     let teacher = common::admin(&server, "Teacher", "secret-te").await;
     (server, base, teacher)
-}
-
-/// A browser-like client: keeps cookies, does not follow redirects.
-fn browser() -> reqwest::Client {
-    reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(Policy::none())
-        .timeout(Duration::from_secs(10))
-        .build()
-        .expect("HTTP client")
-}
-
-async fn get(client: &reqwest::Client, url: &str) -> (StatusCode, String) {
-    let response = client.get(url).send().await.expect("GET");
-    let status = response.status();
-    (status, response.text().await.expect("body"))
 }
 
 async fn ask(client: &mut Client, line: &str) -> String {

@@ -8,6 +8,7 @@
 pub mod bot;
 pub mod browser;
 pub mod cluster;
+pub mod http;
 pub mod postgres;
 pub mod screen;
 pub mod test_server;
