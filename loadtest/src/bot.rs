@@ -317,23 +317,14 @@ impl Bot<'_> {
     async fn leave(&mut self) -> Result<Option<State>, Failure> {
         let request = serde_json::json!({ "command": "leave" }).to_string();
         self.connection.send_line(&request).await?;
-        let deadline = Instant::now() + self.plan.timeout;
-        loop {
-            let answer =
-                next_answer(&mut self.connection, self.bots, Waiting::Leave, deadline).await?;
-            return match answer {
-                // A ladder's words (`You left ladder N ...`) may come on the way.
-                Answer::Text(text) if self.bots.ladder.is_some() && is_ladders_word(&text) => {
-                    self.ladder_text(&text);
-                    continue;
-                }
-                Answer::State(last) if last.done => Ok(Some(last)),
-                Answer::Error(text) => {
-                    self.bots.tally.error(&text);
-                    Ok(None)
-                }
-                other => Err(other.unexpected(Waiting::Leave)),
-            };
+        // A ladder's words (`You left ladder N ...`) may come on the way.
+        match self.past_ladder_words(Waiting::Leave).await? {
+            Answer::State(last) if last.done => Ok(Some(last)),
+            Answer::Error(text) => {
+                self.bots.tally.error(&text);
+                Ok(None)
+            }
+            other => Err(other.unexpected(Waiting::Leave)),
         }
     }
 
@@ -349,34 +340,36 @@ impl Bot<'_> {
             self.connection.send_line(&request).await?;
             self.in_ladder = true;
         }
+        match self.past_ladder_words(Waiting::Game).await? {
+            Answer::State(state)
+                if state.game == self.bots.name && state.seed == Some(seed) && !state.done =>
+            {
+                if entering {
+                    self.bots.tally.record_start(sent);
+                }
+                self.bots
+                    .tally
+                    .games_started
+                    .fetch_add(1, Ordering::Relaxed);
+                Ok(Some(state))
+            }
+            Answer::Error(text) => {
+                self.bots.tally.error(&text);
+                self.in_ladder = false;
+                Ok(None)
+            }
+            other => Err(other.unexpected(Waiting::Game)),
+        }
+    }
+
+    /// The next answer that is not one of the ladder's words between seeds (those
+    /// are counted), within the timeout.
+    async fn past_ladder_words(&mut self, waiting: Waiting) -> Result<Answer, Failure> {
+        let deadline = Instant::now() + self.plan.timeout;
         loop {
-            let answer = next_answer(
-                &mut self.connection,
-                self.bots,
-                Waiting::Game,
-                Instant::now() + self.plan.timeout,
-            )
-            .await?;
-            match answer {
+            match next_answer(&mut self.connection, self.bots, waiting, deadline).await? {
                 Answer::Text(text) if is_ladders_word(&text) => self.ladder_text(&text),
-                Answer::State(state)
-                    if state.game == self.bots.name && state.seed == Some(seed) && !state.done =>
-                {
-                    if entering {
-                        self.bots.tally.record_start(sent);
-                    }
-                    self.bots
-                        .tally
-                        .games_started
-                        .fetch_add(1, Ordering::Relaxed);
-                    return Ok(Some(state));
-                }
-                Answer::Error(text) => {
-                    self.bots.tally.error(&text);
-                    self.in_ladder = false;
-                    return Ok(None);
-                }
-                other => return Err(other.unexpected(Waiting::Game)),
+                answer => return Ok(answer),
             }
         }
     }
@@ -384,22 +377,12 @@ impl Bot<'_> {
     /// After the ladder's last seed: its words, up to the one that says every seed
     /// was played.
     async fn ladder_done(&mut self) -> Result<(), Failure> {
-        loop {
-            let answer = next_answer(
-                &mut self.connection,
-                self.bots,
-                Waiting::Game,
-                Instant::now() + self.plan.timeout,
-            )
-            .await?;
-            match answer {
-                Answer::Text(text) if text.contains(PLAYED_EVERY_SEED) => {
-                    self.ladder_text(&text);
-                    return Ok(());
-                }
-                Answer::Text(text) if is_ladders_word(&text) => self.ladder_text(&text),
-                other => return Err(other.unexpected(Waiting::Game)),
+        match self.past_ladder_words(Waiting::Game).await? {
+            Answer::Text(text) if text.contains(PLAYED_EVERY_SEED) => {
+                self.ladder_text(&text);
+                Ok(())
             }
+            other => Err(other.unexpected(Waiting::Game)),
         }
     }
 
