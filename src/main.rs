@@ -459,6 +459,8 @@ fn taken_listeners(
         ssh,
         control,
         lock,
+        sessions,
+        shared,
         arrival,
     } = taken;
     let listeners = (|| {
@@ -474,6 +476,8 @@ fn taken_listeners(
             server::Upgrades {
                 control,
                 lock: Some(lock),
+                moved: sessions,
+                shared,
                 ..server::Upgrades::default()
             },
             Some(arrival),

@@ -1,7 +1,9 @@
 //! Upgrades (SPEC section 11) with the real binary in its own process: `arcade
 //! upgrade` through the control socket starts the binary now at the server's path,
-//! which takes the port over while the old process stays its parent; and every way an
-//! upgrade cannot happen leaves the old server serving, with the reason.
+//! which takes the port over while the old process stays its parent; a class online
+//! (every game, two races, watchers, a web page, a password half typed) moves to it
+//! and plays on; and every way an upgrade cannot happen leaves the old server
+//! serving everyone, with the reason.
 //!
 //! Each server runs a copy of the test build from a folder of its own, so that a test
 //! can put another program at that path, as an operator installs a new version.
@@ -15,12 +17,11 @@ use std::time::{Duration, Instant};
 /// Held by each test for its whole length. A binary being copied is open for writing,
 /// and a child forked meanwhile by another test's thread holds that descriptor until
 /// its exec: starting the copy then fails with "Text file busy". One test at a time.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// (A tokio mutex: the test of a class online holds it across its awaits.)
+static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
+fn one_at_a_time() -> tokio::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.blocking_lock()
 }
 
 /// A server process on a port of its own, from a binary in a folder of its own.
@@ -36,11 +37,17 @@ struct Running {
 impl Running {
     /// The test build, copied, serving `args` as well.
     fn start(args: &[&str]) -> Running {
+        Running::start_prepared(args, |_| {})
+    }
+
+    /// [`Running::start`], after `prepare` has had the new data directory.
+    fn start_prepared(args: &[&str], prepare: impl FnOnce(&Path)) -> Running {
         let dir = tempfile::tempdir().expect("a folder");
         let bin = dir.path().join("arcade");
         install(&bin, Path::new(env!("CARGO_BIN_EXE_arcade")));
         let data = dir.path().join("data");
         std::fs::create_dir(&data).expect("the data directory");
+        prepare(&data);
         let port = free_port();
         let log = dir.path().join("server.log");
         let child = Command::new(&bin)
@@ -240,22 +247,15 @@ fn an_upgrade_that_cannot_happen_leaves_the_old_server_serving() {
     let server = Running::start(&[]);
     let pid = server.child.id();
 
-    // Someone is connected: refused, and the session goes on.
+    // Someone is playing. The binary on disk does not run: refused with its exit
+    // status, and the player goes on in the old process as if nothing happened.
     let mut player = server.banner();
-    let (ok, answer) = server.upgrade();
-    assert!(!ok, "{answer}");
-    assert!(
-        answer.contains("upgrade failed: 1 session is connected"),
-        "{answer}"
-    );
-    player.write_all(b"who\r\n").expect("send");
-    let said = read_until(&mut player, "> ");
-    assert!(said.contains("guest-"), "{said}");
-    drop(player);
-    // The registry lets the session go a moment after its socket closes.
-    std::thread::sleep(Duration::from_millis(300));
-
-    // The binary on disk does not run: refused with its exit status.
+    player.write_all(b"play 2048 seed=4\r\n").expect("send");
+    read_until(&mut player, "Enter command: ");
+    player.write_all(b"l\r\n").expect("send");
+    read_until(&mut player, "Enter command: ");
+    player.write_all(b"/look\r\n").expect("send");
+    let before = read_until(&mut player, "Enter command: ");
     install_script(&server.bin, "#!/bin/sh\nexit 3\n");
     let (ok, answer) = server.upgrade();
     assert!(!ok, "{answer}");
@@ -263,6 +263,14 @@ fn an_upgrade_that_cannot_happen_leaves_the_old_server_serving() {
         answer.contains("upgrade failed: the new server")
             && answer.contains("exited (exit status: 3) before it took over"),
         "{answer}"
+    );
+    player.write_all(b"/look\r\n").expect("send");
+    assert_eq!(read_until(&mut player, "Enter command: "), before);
+    player.write_all(b"u\r\n").expect("send");
+    let moved = read_until(&mut player, "Enter command: ");
+    assert!(
+        moved.ends_with("Enter command: ") && !moved.contains("upgraded"),
+        "{moved}"
     );
     server.banner();
 
@@ -300,6 +308,13 @@ fn an_upgrade_that_cannot_happen_leaves_the_old_server_serving() {
     server.banner();
     assert_eq!(server.child.id(), pid);
     assert!(server.log().contains("upgrade failed: this server goes on"));
+    // Through every refusal, the player was never told of an upgrade and plays on.
+    player.write_all(b"r\r\n").expect("send");
+    let moved = read_until(&mut player, "Enter command: ");
+    assert!(
+        moved.ends_with("Enter command: ") && !moved.contains("upgraded"),
+        "{moved}"
+    );
     assert_eq!(server.stop(), Some(0));
 }
 
@@ -319,4 +334,453 @@ fn python3() -> Result<String, String> {
         }
         _ => Err(String::from("python3 is not installed")),
     }
+}
+
+mod common;
+
+use common::{Client, BACK_OUT, TO_THE_GOLD};
+
+/// Send `line`, read up to `until`.
+async fn ask(client: &mut Client, line: &str, until: &str) -> String {
+    client.send(line).await;
+    client.read_text_until(until).await
+}
+
+/// One player of the class: its name, how its game starts, and the lines it plays
+/// before and after the upgrade.
+struct Player {
+    name: String,
+    client: Client,
+    play: String,
+    before: Vec<String>,
+    after: Vec<String>,
+    /// `/look` before the upgrade: the whole game in words.
+    look: String,
+}
+
+const PROMPT: &str = "Enter command: ";
+
+/// The 200 players mid-game: 50 of each game.
+fn class_plan() -> Vec<(String, String, Vec<String>, Vec<String>)> {
+    let owned = |lines: &[&str]| {
+        lines
+            .iter()
+            .map(|line| line.to_string())
+            .collect::<Vec<_>>()
+    };
+    let transcript = common::classic_transcript();
+    let mut plan = Vec::new();
+    for n in 0..200 {
+        let name = format!("p{n:03}");
+        let (play, before, after) = match n / 50 {
+            0 => (
+                String::from("play sokoban classic"),
+                transcript.commands[..1 + n % 4].to_vec(),
+                transcript.commands[1 + n % 4..3 + n % 4].to_vec(),
+            ),
+            1 => (
+                String::from("play starpusher"),
+                owned(&["d", "s", "a"][..1 + n % 3]),
+                owned(&["d", "w"]),
+            ),
+            2 => (
+                format!("play 2048 seed={n}"),
+                owned(&["l", "u", "r"][..1 + n % 3]),
+                owned(&["d", "l"]),
+            ),
+            _ => (
+                String::from("play wumpus classic"),
+                owned(&TO_THE_GOLD[..4]),
+                TO_THE_GOLD[4..]
+                    .iter()
+                    .chain(BACK_OUT)
+                    .map(|line| line.to_string())
+                    .collect(),
+            ),
+        };
+        plan.push((name, play, before, after));
+    }
+    plan
+}
+
+/// `arcade play` of `play`'s game with `lines`: what it answered to each line, with
+/// the server's line endings.
+fn offline_answers(play: &str, lines: &[String]) -> Vec<String> {
+    use std::io::Write as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arcade"))
+        .arg("play")
+        .args(play.split_whitespace().skip(1))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("arcade play");
+    let mut input = lines.join("\n");
+    input.push('\n');
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write");
+    let output = child.wait_with_output().expect("arcade play ends");
+    let text = String::from_utf8_lossy(&output.stdout).replace('\n', "\r\n");
+    text.split_inclusive(PROMPT)
+        .skip(1)
+        .filter(|answer| answer.ends_with(PROMPT))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The sockets process `pid` holds (none once it handed everything over).
+fn sockets_of(pid: u32) -> usize {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter_map(|entry| std::fs::read_link(entry.path()).ok())
+                .filter(|target| target.to_string_lossy().starts_with("socket:"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// The `"total":N` of the web page's first live event: how many are online.
+async fn online_on_the_page(http: &reqwest::Client, base: &str) -> (u64, reqwest::Response) {
+    let mut response = http
+        .get(format!("{base}/events"))
+        .send()
+        .await
+        .expect("GET /events");
+    let mut seen = String::new();
+    loop {
+        let chunk = tokio::time::timeout(common::TIMEOUT, response.chunk())
+            .await
+            .expect("an event in time")
+            .expect("the stream")
+            .expect("a chunk");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+        if let Some((_, rest)) = seen.split_once("\"total\":") {
+            if let Some(total) = rest.split(',').next().and_then(|n| n.parse().ok()) {
+                return (total, response);
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_class_online_moves_to_the_new_server_and_plays_on() {
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let web_port = free_port().to_string();
+    let server =
+        Running::start_prepared(&["--http-port", &web_port, "--admin", "teacher"], |data| {
+            let data = data.to_string_lossy().to_string();
+            common::set_password_with_cli("teacher", "secret-teacher", &["--data-dir", &data]);
+        });
+    let first_pid = server.child.id();
+    let addr = server.addr();
+    let base = format!("http://127.0.0.1:{web_port}");
+
+    // The teacher, on telnet and logged in to the web page.
+    let (mut teacher, said) = common::log_in(addr, "teacher", "secret-teacher").await;
+    assert!(said.contains("You are now teacher."), "{said}");
+    let page = common::http::browser();
+    let login = page
+        .post(format!("{base}/login"))
+        .form(&[("name", "teacher"), ("password", "secret-teacher")])
+        .send()
+        .await
+        .expect("POST /login");
+    assert_eq!(login.status(), reqwest::StatusCode::SEE_OTHER);
+
+    // 200 players mid-game, 50 of each game.
+    let mut class = Vec::new();
+    for (name, play, before, after) in class_plan() {
+        let mut client = Client::connect(addr).await;
+        assert_eq!(
+            ask(&mut client, &format!("name {name}"), "> ").await,
+            format!("You are now {name}.\r\n> ")
+        );
+        ask(&mut client, &play, PROMPT).await;
+        for line in &before {
+            ask(&mut client, line, PROMPT).await;
+        }
+        let look = ask(&mut client, "/look", PROMPT).await;
+        class.push(Player {
+            name,
+            client,
+            play,
+            before,
+            after,
+            look,
+        });
+    }
+
+    // Five watchers of Sokoban players: each sees the board at once.
+    let mut watchers = Vec::new();
+    for n in 0..5 {
+        let mut watcher = common::named_at(addr, &format!("w{n}")).await;
+        let seen = ask(&mut watcher, &format!("watch p{n:03}"), PROMPT).await;
+        assert!(
+            seen.starts_with(&format!("You are watching p{n:03}.")),
+            "{seen}"
+        );
+        watchers.push(watcher);
+    }
+
+    // Race 1: Sokoban, ann, bob and cy, under way. Race 2: 2048 with a time limit.
+    let transcript = common::classic_transcript();
+    let solution: Vec<&str> = transcript.commands.iter().map(String::as_str).collect();
+    let mut ann = common::named_at(addr, "ann").await;
+    let mut bob = common::named_at(addr, "bob").await;
+    let mut cy = common::named_at(addr, "cy").await;
+    ask(&mut ann, "race sokoban classic", "> ").await;
+    ask(&mut bob, "join 1", "> ").await;
+    ask(&mut cy, "join 1", "> ").await;
+    ask(&mut ann, "start", "> ").await;
+    for racer in [&mut ann, &mut bob, &mut cy] {
+        racer.read_text_until("Race 1: go!\r\n").await;
+        racer.read_text_until(PROMPT).await;
+    }
+    for line in &solution[..6] {
+        ask(&mut ann, line, PROMPT).await;
+    }
+    for line in &solution[..3] {
+        ask(&mut bob, line, PROMPT).await;
+    }
+    let mut dee = common::named_at(addr, "dee").await;
+    let mut eve = common::named_at(addr, "eve").await;
+    assert!(ask(&mut dee, "race 2048 seed=9 time=15s", "> ")
+        .await
+        .starts_with("Race 2 is open"));
+    ask(&mut eve, "join 2", "> ").await;
+    ask(&mut dee, "start", "> ").await;
+    let race_2_started = Instant::now();
+    for racer in [&mut dee, &mut eve] {
+        racer.read_text_until("Race 2: go!\r\n").await;
+        racer.read_text_until(PROMPT).await;
+    }
+    ask(&mut dee, "l", PROMPT).await;
+
+    // Someone half way through a password, and someone half way through a line.
+    let mut newcomer = common::named_at(addr, "newcomer").await;
+    assert!(ask(&mut newcomer, "register", "Choose a password: ")
+        .await
+        .ends_with("Choose a password: "));
+    let mut typing = Client::connect(addr).await;
+    typing.send_raw(b"pla").await;
+
+    // The web page follows, 213 sessions.
+    let everyone = class.len() + watchers.len() + 8;
+    let (online, mut old_stream) = online_on_the_page(&page, &base).await;
+    assert_eq!(online, u64::try_from(everyone).unwrap());
+
+    // The teacher upgrades. Twenty players type while it happens.
+    assert_eq!(
+        ask(&mut teacher, "upgrade", "> ").await,
+        "Upgrading: every session moves to the binary now on disk.\r\n> "
+    );
+    for player in &mut class[180..] {
+        player.client.send("/look").await;
+    }
+    assert_eq!(
+        teacher.read_text_until("> ").await,
+        "\r\nThe server was upgraded.\r\n> "
+    );
+    // The old process holds none of the connections now (a signal pipe at most).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while sockets_of(first_pid) > 4 {
+        assert!(
+            Instant::now() < deadline,
+            "the old process still holds sockets"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        server
+            .log()
+            .contains("sessions taken over from the old server sessions=213"),
+        "{}",
+        server.log()
+    );
+
+    // The races stood still while they moved, and their clock goes on.
+    for racer in [&mut ann, &mut bob, &mut cy, &mut dee, &mut eve] {
+        racer
+            .read_text_until("The server was upgraded.\r\nEnter command: ")
+            .await;
+    }
+    let standings = ask(&mut eve, "/standings", PROMPT).await;
+    assert!(
+        standings.contains("Race 2: 2048 seed=9 (time 15s), running for "),
+        "{standings}"
+    );
+    assert!(
+        standings.contains("    1. dee ") || standings.contains("    2. dee "),
+        "{standings}"
+    );
+
+    // Every player: told once, the game exactly as it was, the next lines answered.
+    for (index, player) in class.iter_mut().enumerate() {
+        let mut seen = player.client.read_text_until(PROMPT).await;
+        if index >= 180 {
+            // The line typed during the hand-over was answered once, by one process.
+            while !(seen.contains("The server was upgraded.")
+                && seen.contains(player.look.trim_end_matches(PROMPT)))
+            {
+                seen.push_str(&player.client.read_text_until(PROMPT).await);
+            }
+            assert_eq!(
+                seen.matches("The server was upgraded.").count(),
+                1,
+                "{seen}"
+            );
+            assert_eq!(
+                seen.matches(player.look.trim_end_matches(PROMPT)).count(),
+                1,
+                "{seen}"
+            );
+        } else {
+            assert_eq!(
+                seen,
+                format!("\r\nThe server was upgraded.\r\n{PROMPT}"),
+                "{}",
+                player.name
+            );
+        }
+        assert_eq!(
+            ask(&mut player.client, "/look", PROMPT).await,
+            player.look,
+            "{}",
+            player.name
+        );
+        for line in player.after.clone() {
+            let answer = ask(&mut player.client, &line, PROMPT).await;
+            assert!(
+                !answer.contains("Unknown command"),
+                "{}: {answer}",
+                player.name
+            );
+        }
+    }
+    // 2048's tiles come from its generator: the new process's next tiles are those the
+    // game would have drawn anyway.
+    for player in &mut class[100..105] {
+        let mut lines = player.before.clone();
+        lines.extend(player.after.clone());
+        lines.push(String::from("u"));
+        let expected = offline_answers(&player.play, &lines);
+        let answer = ask(&mut player.client, "u", PROMPT).await;
+        assert_eq!(Some(&answer), expected.last(), "{}", player.name);
+    }
+    // The wumpus players climb out with the gold: results for recordings that span
+    // the upgrade.
+    for player in &mut class[150..] {
+        let out = ask(&mut player.client, "climb", "> ").await;
+        assert!(
+            out.starts_with("You are out with the gold."),
+            "{}: {out}",
+            player.name
+        );
+    }
+
+    // The watchers are watching again, and see the next move.
+    for (n, watcher) in watchers.iter_mut().enumerate() {
+        let seen = watcher.read_text_until(PROMPT).await;
+        assert!(
+            seen.starts_with("\r\nThe server was upgraded.\r\n"),
+            "{seen}"
+        );
+        let moved = watcher.read_text_until(PROMPT).await;
+        assert!(moved.contains('#'), "w{n}: {moved}");
+    }
+
+    // Race 1 is played to its end after the upgrade, with the right places.
+    let won = {
+        let mut last = String::new();
+        for (index, line) in solution[6..].iter().enumerate() {
+            let until = if index + 7 == solution.len() {
+                "> "
+            } else {
+                PROMPT
+            };
+            last = ask(&mut ann, line, until).await;
+        }
+        last
+    };
+    assert!(won.contains("You are done in race 1: solved, "), "{won}");
+    for (index, line) in solution[3..].iter().enumerate() {
+        let until = if index + 4 == solution.len() {
+            "> "
+        } else {
+            PROMPT
+        };
+        ask(&mut bob, line, until).await;
+    }
+    ask(&mut cy, "/leave", "> ").await;
+    let places = ann.read_text_until("[race 1] Race over. Places:").await;
+    assert!(places.contains("[race 1] bob solved it in "), "{places}");
+    let rows = ann.read_text_until("> ").await;
+    let rows: Vec<&str> = rows.lines().filter(|line| line.contains(". ")).collect();
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert!(
+        rows[0].starts_with("    1. ann ")
+            && rows[1].starts_with("    2. bob ")
+            && rows[2].starts_with("    3. cy "),
+        "{rows:?}"
+    );
+    // Race 2 ends when its 15 seconds from its start are up, not 15 from the upgrade.
+    if let Some(wait) = Duration::from_secs(14).checked_sub(race_2_started.elapsed()) {
+        tokio::time::sleep(wait).await;
+    }
+    let over = dee.read_text_until("Race over.").await;
+    let took = race_2_started.elapsed();
+    assert!(over.contains("[race 2]"), "{over}");
+    assert!(
+        took >= Duration::from_secs(15) && took < Duration::from_secs(22),
+        "{took:?}"
+    );
+
+    // The half-typed password and line go on where they were.
+    assert!(ask(&mut newcomer, "secret-newcomer", "Type it again: ")
+        .await
+        .ends_with("Type it again: "));
+    assert!(ask(&mut newcomer, "secret-newcomer", "> ")
+        .await
+        .contains("newcomer is registered"));
+    typing
+        .read_text_until("The server was upgraded.\r\n> ")
+        .await;
+    let started = ask(&mut typing, "y 2048 seed=1", PROMPT).await;
+    assert!(started.contains("Score: 0"), "{started}");
+
+    // The web page: the old stream ended, as an EventSource reconnects; the new one
+    // shows everyone, and the admin is still logged in: every wumpus result, checked
+    // by replay, is in the results.
+    let ended = tokio::time::timeout(Duration::from_secs(20), async {
+        while let Ok(Some(_)) = old_stream.chunk().await {}
+    })
+    .await;
+    assert!(ended.is_ok(), "the old page's stream did not end");
+    let (online, _) = online_on_the_page(&page, &base).await;
+    assert_eq!(online, u64::try_from(everyone).unwrap());
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let (status, csv) = common::http::get(&page, &format!("{base}/results.csv")).await;
+        assert_eq!(status, reqwest::StatusCode::OK, "{csv}");
+        let checked = class[150..]
+            .iter()
+            .filter(|player| csv.contains(&format!("{},wumpus", player.name)))
+            .count();
+        if checked == 50 && csv.contains("ann,sokoban") && csv.contains("bob,sokoban") {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{checked} of 50 wumpus results checked:\n{csv}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let log = server.log();
+    assert_eq!(server.stop(), Some(0));
+    assert!(!log.contains(" ERROR "), "{log}");
 }

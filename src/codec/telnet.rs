@@ -95,7 +95,7 @@ const LF: u8 = b'\n';
 const NUL: u8 = 0;
 
 /// One thing the decoder found in the input.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Input {
     /// One input line: terminator and telnet commands removed, invalid UTF-8 replaced
     /// by U+FFFD (a client's bytes never make the server fail).
@@ -114,7 +114,7 @@ pub enum Input {
 }
 
 /// What a telnet client told the server besides data.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Signal {
     /// `IAC IP`: Ctrl-C. In line mode the line being typed is already dropped.
     Interrupt,
@@ -182,7 +182,7 @@ impl Output<'_> {
 }
 
 /// Where the decoder is inside the telnet command syntax; only `Data` bytes reach lines.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Telnet {
     /// Ordinary data.
     #[default]
@@ -198,7 +198,7 @@ enum Telnet {
 }
 
 /// A set of the 256 telnet options, to refuse each option at most once.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
 struct OptionSet([u64; 4]);
 
 impl OptionSet {
@@ -217,7 +217,7 @@ impl OptionSet {
 }
 
 /// The telnet line codec of one connection: decodes [`Input`], encodes [`Output`].
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct TelnetCodec {
     /// The current line's data bytes so far (never more than [`MAX_LINE`]), when it
     /// came in pieces; `None` between lines. Boxed and released with its line: most
@@ -243,7 +243,7 @@ pub struct TelnetCodec {
 }
 
 /// What a connection's telnet client negotiated.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 struct Refused {
     /// Options whose `DO` we answered with `WONT`.
     doing: OptionSet,

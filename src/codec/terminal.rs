@@ -65,7 +65,7 @@ pub enum Key {
 }
 
 /// Where the reader is in an escape sequence.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 enum Escape {
     #[default]
     None,
@@ -83,7 +83,7 @@ const MAX_SEQUENCE: u8 = 16;
 
 /// Reads keys from the bytes of a character-mode client, across reads: an escape
 /// sequence or a UTF-8 character split anywhere is still one key.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct KeyReader {
     escape: Escape,
     /// The bytes of a UTF-8 character so far.

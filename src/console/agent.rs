@@ -15,6 +15,7 @@ use crate::agents::driver;
 use crate::catalog::table::{Context, GameKind};
 use crate::ladders::seeds;
 use crate::players::inbox::{Bell, Inbox, Next};
+use crate::players::moves::{Packed, Verdict};
 use crate::seat::{Seat, Services};
 
 use super::{Console, Outcome};
@@ -142,6 +143,18 @@ async fn wait(
             next = inbox.next() => match next {
                 Next::Bell(Bell::Shutdown) => return false,
                 Next::Bell(Bell::Alarm) => {}
+                // An agent's task cannot move to another process: it stops once the
+                // new server serves (docs/operating.md, "Upgrades").
+                Next::Bell(Bell::Move) => {
+                    let waiting = console.seat().and_then(|seat| {
+                        seat.services().roll_call.answer(seat.id(), Packed::Closes)
+                    });
+                    if let Some(waiting) = waiting {
+                        if waiting.await == Ok(Verdict::Moved) {
+                            return false;
+                        }
+                    }
+                }
                 Next::Delivery(delivery) => {
                     let outcome = console.on_message(delivery.message, delivery.skipped);
                     if !settle(console, outcome, context).await {

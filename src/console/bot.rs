@@ -284,6 +284,15 @@ impl Console {
         }
     }
 
+    /// A game moved here by an upgrade is being played: a bot's states name it, as
+    /// before the upgrade, and nothing new began.
+    pub(super) fn bot_moved_in(&mut self, args: &[String]) {
+        self.bot_game_started(args);
+        if let Some(bot) = bot_of(&mut self.rare) {
+            bot.began = false;
+        }
+    }
+
     /// The game is about to end: its last state, with `done: true`, goes out with
     /// the answer.
     pub(super) fn bot_game_ending(&mut self) {

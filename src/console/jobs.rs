@@ -52,10 +52,13 @@ pub(super) enum Work {
         coach: Coach,
         address: IpAddr,
     },
-    /// `upgrade`: asked of the server's loop, which answers when it is done.
+    /// `upgrade`: asked of the server's loop. The admin's session does not wait for
+    /// the answer: it must be at rest to move with everyone else. A failure comes back
+    /// to `inbox` as a line; success is `The server was upgraded.` in the new process.
     Upgrade {
         requests: crate::upgrade::control::Requests,
         by: String,
+        inbox: crate::players::inbox::InboxSender,
     },
     /// A racer's command for a race on another instance (`--bus`).
     Race {
@@ -204,10 +207,27 @@ impl Job {
                     found,
                 })
             }
-            Work::Upgrade { requests, by } => Done(Finished::Listed(format!(
-                "{}\n",
-                crate::upgrade::control::ask(&requests, &by).await
-            ))),
+            Work::Upgrade {
+                requests,
+                by,
+                inbox,
+            } => {
+                let answer = crate::upgrade::control::send(&requests, &by).await;
+                let text = match answer {
+                    Ok(answer) => {
+                        tokio::spawn(async move {
+                            let answer = crate::upgrade::control::answer(answer).await;
+                            if !answer.starts_with("upgraded") {
+                                let line = crate::players::inbox::Message::Line(answer.into());
+                                let _ = inbox.send(line);
+                            }
+                        });
+                        String::from("Upgrading: every session moves to the binary now on disk.\n")
+                    }
+                    Err(refused) => format!("{refused}\n"),
+                };
+                Done(Finished::Listed(text))
+            }
             Work::Race { pending, join } => Done(Finished::Raced {
                 join,
                 answer: pending.await,

@@ -30,6 +30,7 @@ mod game;
 mod jobs;
 mod ladder;
 pub mod lobby;
+mod moving;
 mod race;
 mod reader;
 mod replay;
@@ -44,6 +45,7 @@ use game::Playing;
 use jobs::{Finished, StoreWork, Work};
 
 pub use jobs::{race_game, Done, Job};
+pub use moving::ConsoleState;
 pub use replay::{MAX_PAUSE, MAX_SPEED};
 
 /// One player's place in the arcade: the lobby, or a game.

@@ -65,6 +65,21 @@ pub(super) async fn resume(
     let Some(id) = found else {
         return Err(String::from("You have no unfinished game."));
     };
+    rebuild(player, &services, context, id).await
+}
+
+/// Rebuild recording `id`, `player`'s unfinished game, exactly by replay, and carry on
+/// recording it: what `resume` does once it has found the game, and what an upgrade
+/// does with each game that moves (SPEC section 11).
+pub(super) async fn rebuild(
+    player: Player,
+    services: &Services,
+    context: Arc<Context>,
+    id: i64,
+) -> Result<Box<Resumed>, String> {
+    let failed = |error: &crate::store::StoreError| {
+        format!("Cannot resume now: {}.", seat::store_failed(error))
+    };
     let Some((listed, recording)) = recording::load(&services.store, id)
         .await
         .map_err(|e| failed(&e))?

@@ -120,6 +120,45 @@ impl IdleTimer {
     }
 }
 
+/// What of an idle timer moves in an upgrade (SPEC section 11): times as they were
+/// relative to the moment of packing, since each process has its own clock.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(super) struct IdleState {
+    /// Milliseconds since the last input.
+    quiet_ms: u64,
+    warned: bool,
+    /// Milliseconds left before the login times out, while it has not ended.
+    login_left_ms: Option<u64>,
+}
+
+impl IdleTimer {
+    /// This timer at `now`, to move.
+    pub(super) fn pack(&self, now: u64) -> IdleState {
+        IdleState {
+            quiet_ms: now.saturating_sub(self.last_input),
+            warned: self.warned,
+            login_left_ms: self
+                .login
+                .as_deref()
+                .map(|&(_, ends)| ends.saturating_sub(now)),
+        }
+    }
+
+    /// A timer moved here at `now` (this process's clock), as it was packed, with this
+    /// server's `timeouts`: the idle time goes on counting from the same last input.
+    pub(super) fn unpack(timeouts: Timeouts, now: u64, state: &IdleState) -> IdleTimer {
+        let mut timer = IdleTimer::new(timeouts, now);
+        timer.last_input = now.saturating_sub(state.quiet_ms);
+        timer.warned = state.warned;
+        timer.login = state
+            .login_left_ms
+            .map(|left| Box::new((timeouts.login, now.saturating_add(left))));
+        // Rung at once: the timer then says when it is due next, from these times.
+        timer.due = now;
+        timer
+    }
+}
+
 /// `duration` in whole milliseconds.
 fn millis(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)

@@ -22,10 +22,12 @@
 //!   shutdown ring the inbox, which the session polls anyway (an atomic load).
 
 mod keys;
+mod moving;
 mod output;
 mod probe;
 mod transport;
 
+pub use moving::{read_state, restore, Moved, SessionState, SSH_CANNOT_MOVE, UPGRADED};
 pub use transport::{Terminal, Transport};
 
 use std::collections::VecDeque;
@@ -88,6 +90,8 @@ enum Ending {
     LoginTimeout,
     Shutdown,
     Closed,
+    /// Moved to a new server process by an upgrade, which serves the connection now.
+    Moved,
     Error(std::io::Error),
 }
 
@@ -100,6 +104,7 @@ impl std::fmt::Display for Ending {
             Ending::LoginTimeout => f.write_str("no command after connecting"),
             Ending::Shutdown => f.write_str("server shutdown"),
             Ending::Closed => f.write_str("closed by the server"),
+            Ending::Moved => f.write_str("moved to the new server"),
             Ending::Error(error) => write!(f, "error: {error}"),
         }
     }
@@ -117,6 +122,8 @@ enum Event {
     /// A ladder's move was not made in time (SPEC section 12).
     MoveTimeout,
     Shutdown,
+    /// An upgrade's roll call.
+    Move,
 }
 
 /// One connected player, on a TCP socket unless said otherwise.
@@ -189,17 +196,36 @@ impl<S: Transport> Session<S> {
     /// Not an `async fn`: one taking `self` by value keeps the argument and its moved
     /// copy side by side in its future, twice the session for as long as it lives.
     #[allow(clippy::manual_async_fn)] // see above: the async fn is twice the size
-    pub fn run(mut self) -> impl Future<Output = ()> + Send {
+    pub fn run(self) -> impl Future<Output = ()> + Send {
+        self.lifetime(false)
+    }
+
+    /// [`Session::run`] for a session moved here by an upgrade: no banner, its first
+    /// words wait in its inbox.
+    pub fn run_moved(self) -> impl Future<Output = ()> + Send {
+        self.lifetime(true)
+    }
+
+    #[allow(clippy::manual_async_fn)] // see `run`
+    fn lifetime(mut self, moved: bool) -> impl Future<Output = ()> + Send {
         async move {
             let opened = std::time::Instant::now();
-            info!(peer = %self.peer(), "connection opened");
-            let ending = match self.serve().await {
+            if moved {
+                info!(peer = %self.peer(), "connection moved here by an upgrade");
+            } else {
+                info!(peer = %self.peer(), "connection opened");
+            }
+            let ending = match self.serve(moved).await {
                 Ok(ending) => ending,
                 Err(error) => Ending::Error(error),
             };
             let duration = opened.elapsed();
             info!(peer = %self.peer(), ?duration, reason = %ending, "connection closed");
-            // A session without a registered name keeps its saves for itself only.
+            // A session without a registered name keeps its saves for itself only
+            // (one that moved keeps them for the new process).
+            if matches!(ending, Ending::Moved) {
+                return;
+            }
             if let Some(folder) = self.console.saves_to_forget() {
                 let folder = self.context.data_dir.join(folder);
                 tokio::task::spawn_blocking(move || {
@@ -211,8 +237,10 @@ impl<S: Transport> Session<S> {
         }
     }
 
-    async fn serve(&mut self) -> std::io::Result<Ending> {
-        if self.stream.arrives() {
+    async fn serve(&mut self, moved: bool) -> std::io::Result<Ending> {
+        if moved {
+            // Greeted by the message waiting in its inbox.
+        } else if self.stream.arrives() {
             // Boxed, like every rare wait here: only SSH logins arrive with a name.
             // (Asked of the stream inside: a `Found` held here would be held by
             // every idle player's future.)
@@ -314,6 +342,13 @@ impl<S: Transport> Session<S> {
                     ));
                     return Ok(self.last_words(&text, Ending::LoginTimeout).await);
                 }
+                Event::Move => {
+                    // Boxed, like every rare wait here.
+                    match Box::pin(self.move_out()).await? {
+                        Some(ending) => return Ok(ending),
+                        None => continue,
+                    }
+                }
                 Event::Shutdown => {
                     let words = if self.console.keeps_game() {
                         SHUTTING_DOWN_KEPT
@@ -367,6 +402,7 @@ impl<S: Transport> Session<S> {
                 biased;
                 next = self.inbox.next() => match next {
                     Next::Bell(Bell::Shutdown) => Some(Event::Shutdown),
+                    Next::Bell(Bell::Move) => Some(Event::Move),
                     Next::Delivery(delivery) => Some(Event::Delivery(delivery)),
                     Next::Bell(Bell::Alarm) => {
                         let now = self.registration.now_ms();

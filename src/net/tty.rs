@@ -16,11 +16,13 @@ use crate::codec::terminal::{Key, KeyReader};
 
 /// What the session knows of a terminal that asked for keys or colour (SPEC section
 /// 10). Boxed in the session and made on first use: `nc` and scripts never need it.
-#[derive(Default)]
+#[derive(Default, serde::Serialize, serde::Deserialize)]
 pub(super) struct Tty {
     /// Whether the client sends keys, or is being asked to.
     pub(super) keys: Negotiation,
     /// While single keys are asked for: when the client's time to answer runs out.
+    /// Not moved by an upgrade: the new process gives the client its time again.
+    #[serde(skip)]
     pub(super) deadline: Option<Pin<Box<Sleep>>>,
     pub(super) reader: KeyReader,
     pub(super) editor: LineEditor,
@@ -60,7 +62,7 @@ pub(super) fn keys_deadline(tty: &mut Option<Box<Tty>>) -> impl Future<Output = 
 /// The server's half of the telnet negotiation for single keys (SPEC section 10):
 /// `set keys on` offers `WILL ECHO` and `WILL SGA`; the client's `DO` to both turns
 /// character mode on, a `DONT` to either or no answer in time leaves it off.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Negotiation {
     /// Lines, as the client sends them.
     #[default]
@@ -161,7 +163,7 @@ impl Negotiation {
 }
 
 /// The line being typed with keys on, and what each key does to it.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct LineEditor {
     line: String,
 }

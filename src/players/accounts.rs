@@ -48,6 +48,22 @@ pub enum BadName {
     Guest,
 }
 
+/// As its text: an upgrade hands names to the new process (SPEC section 11).
+impl serde::Serialize for PlayerName {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+/// Checked like a name from another instance: a chosen name's form, or a guest's.
+impl<'de> serde::Deserialize<'de> for PlayerName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        PlayerName::from_peer(&text)
+            .ok_or_else(|| serde::de::Error::custom(format!("not a player's name: {text:?}")))
+    }
+}
+
 impl PlayerName {
     /// Check a name a player typed.
     ///
@@ -145,7 +161,7 @@ pub fn unregistered(name: &PlayerName) -> String {
 }
 
 /// A player's settings (SPEC section 10); registered players keep them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Settings {
     /// Hear `say` from others.
     pub chat: bool,

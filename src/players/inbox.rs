@@ -19,10 +19,10 @@
 //! Everything that reaches a player through a sender (chat, tells, watching, races,
 //! kicks) reaches a remote player the same way, with the same rules at the far end.
 //!
-//! Besides messages, an inbox carries two bells, which take no room in its queue and
+//! Besides messages, an inbox carries three bells, which take no room in its queue and
 //! are never dropped: the registry's alarm clock rings [`Bell::Alarm`] when the
-//! session's idle time may be up, and shutdown rings [`Bell::Shutdown`] for every
-//! session. So a session waits on one thing (its inbox and its socket), not on a timer
+//! session's idle time may be up, shutdown rings [`Bell::Shutdown`] for every
+//! session, and an upgrade's roll call rings [`Bell::Move`]. So a session waits on one thing (its inbox and its socket), not on a timer
 //! and a shutdown listener of its own as well (issue 29: each was about 100 bytes a
 //! session).
 //!
@@ -120,6 +120,9 @@ pub enum Bell {
     Alarm,
     /// The server is shutting down.
     Shutdown,
+    /// An upgrade calls the roll: the session hands its state over, or says why not
+    /// (SPEC section 11, `crate::players::moves`).
+    Move,
 }
 
 impl Bell {
@@ -127,6 +130,7 @@ impl Bell {
         match self {
             Bell::Alarm => 1,
             Bell::Shutdown => 2,
+            Bell::Move => 4,
         }
     }
 }
@@ -388,7 +392,8 @@ impl Inbox {
         .await;
     }
 
-    /// A bell rung and not heard yet: shutdown (every time), else the alarm (once).
+    /// A bell rung and not heard yet: shutdown (every time), else an upgrade's roll
+    /// call (once), else the alarm (once).
     fn heard(&self) -> Option<Bell> {
         let bells = self.shared.bells.load(Ordering::Acquire);
         if bells == 0 {
@@ -396,6 +401,12 @@ impl Inbox {
         }
         if bells & Bell::Shutdown.bit() != 0 {
             return Some(Bell::Shutdown);
+        }
+        if bells & Bell::Move.bit() != 0 {
+            self.shared
+                .bells
+                .fetch_and(!Bell::Move.bit(), Ordering::AcqRel);
+            return Some(Bell::Move);
         }
         self.shared
             .bells

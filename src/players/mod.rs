@@ -12,6 +12,7 @@ pub mod hashing;
 pub mod ids;
 pub mod inbox;
 pub mod listing;
+pub mod moves;
 pub mod place;
 pub mod presence;
 pub mod race_desk;

@@ -71,13 +71,7 @@ impl RaceDesk for LocalDesk {
             Ok(((race_id, notices), limit)) => {
                 registry.deliver(notices);
                 if let Some(limit) = limit {
-                    let timer_registry = registry.clone();
-                    let timer = tokio::spawn(async move {
-                        tokio::time::sleep(limit).await;
-                        let notices = timer_registry.with_races(|races| races.time_up(race_id));
-                        timer_registry.deliver(notices);
-                    });
-                    registry.time_race(race_id, timer.abort_handle());
+                    registry.race_clock(race_id, limit);
                 }
                 tracing::info!(race = race_id, host = %racer.name, "race started");
                 format!("Race {race_id} starts now.\n")
@@ -123,4 +117,17 @@ pub fn tell_racer(racer: &Member, own: &str) {
     let _ = racer
         .inbox
         .send(Message::Line(Arc::from(own.trim_end_matches('\n'))));
+}
+
+impl Registry {
+    /// Run race `race_id`'s clock: its time is up `left` from now.
+    pub fn race_clock(&self, race_id: RaceId, left: std::time::Duration) {
+        let timer_registry = self.clone();
+        let timer = tokio::spawn(async move {
+            tokio::time::sleep(left).await;
+            let notices = timer_registry.with_races(|races| races.time_up(race_id));
+            timer_registry.deliver(notices);
+        });
+        self.time_race(race_id, timer.abort_handle());
+    }
 }

@@ -3,5 +3,6 @@
 
 pub mod desk;
 pub mod ids;
+pub mod moving;
 pub mod rules;
 pub mod standings;

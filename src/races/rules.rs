@@ -36,19 +36,19 @@ use crate::races::standings::{describe, news, racers, Phase, Race, Racer, State,
 /// Every race of the server, and who is in which.
 #[derive(Debug)]
 pub struct Races<K, I> {
-    races: BTreeMap<RaceId, Race<K, I>>,
+    pub(super) races: BTreeMap<RaceId, Race<K, I>>,
     /// Each racer's (and each non-racing host's) race.
-    members: HashMap<K, RaceId>,
+    pub(super) members: HashMap<K, RaceId>,
     /// Who watches which race.
-    watching: HashMap<K, RaceId>,
-    last_id: RaceId,
+    pub(super) watching: HashMap<K, RaceId>,
+    pub(super) last_id: RaceId,
     /// With `--bus`, this instance's races are numbered from `first` up (instance `k`
     /// from `k` × [`IDS_PER_INSTANCE`]), so that a race's number names it on every
     /// instance; 0 on its own.
-    first: RaceId,
+    pub(super) first: RaceId,
     /// Races closed since the keeper of the races last asked ([`Races::take_closed`]):
     /// what it holds for a race (a timer) goes with it.
-    closed: Vec<RaceId>,
+    pub(super) closed: Vec<RaceId>,
 }
 
 impl<K, I> Default for Races<K, I> {

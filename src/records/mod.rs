@@ -12,6 +12,7 @@ pub mod reader;
 pub mod recorder;
 pub mod recording;
 pub mod scores;
+pub mod sweep;
 pub mod verifier;
 pub mod writer;
 

@@ -1,5 +1,5 @@
-//! Keeping every game (SPEC section 8): the handle each session holds, the tape of
-//! one game being recorded, and the sweep of old recordings.
+//! Keeping every game (SPEC section 8): the handle each session holds and the tape of
+//! one game being recorded (the sweep of old recordings is `sweep.rs`'s).
 //!
 //! A session never waits on the database: each input line is appended to the batch
 //! the one writer task ([`crate::records::writer`]) takes and writes every second;
@@ -21,6 +21,7 @@
 //! ([`Store::recording_ids`]): on PostgreSQL a block at a time, the next one fetched in
 //! the background, so that starting a game never waits for the database.
 
+pub use super::sweep::{close_left_open, sweep, Retention};
 use std::borrow::Cow;
 use std::net::IpAddr;
 use std::ops::Range;
@@ -47,13 +48,6 @@ use crate::store::{
 /// cannot be resumed (a replay would not reach where it is). A client cannot fill the
 /// disk with one game.
 pub const MAX_RECORDED_BYTES: u64 = 4 * 1024 * 1024;
-
-/// How often old recordings are swept, and how many go per transaction.
-const SWEEP_EVERY: Duration = Duration::from_secs(3600);
-const SWEEP_BATCH: u32 = 500;
-/// How soon a sweep the database refused is tried again (SQLite refuses it at once
-/// when the writer wrote between its read and its delete).
-const SWEEP_RETRY: Duration = Duration::from_secs(10);
 
 /// How long registered players' games without a result are kept by default.
 pub const DEFAULT_KEEP: Duration = Duration::from_secs(90 * 24 * 3600);
@@ -96,24 +90,6 @@ impl Notice {
             Notice::NoDatabase => NO_DATABASE,
             Notice::OverQuota => OVER_QUOTA,
             Notice::TooLong => TOO_LONG,
-        }
-    }
-}
-
-/// How long recordings are kept ([`sweep`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Retention {
-    /// Registered players' games without a result (with one they are kept for good).
-    pub keep: Duration,
-    /// Guests' and other unregistered names' games (never longer than `keep`).
-    pub guests: Duration,
-}
-
-impl Default for Retention {
-    fn default() -> Retention {
-        Retention {
-            keep: DEFAULT_KEEP,
-            guests: DEFAULT_KEEP_GUESTS,
         }
     }
 }
@@ -168,8 +144,8 @@ pub fn now_ms() -> i64 {
 }
 
 impl Recorder {
-    /// Start the writer, the verifier and the sweep on `store`. Recordings left open
-    /// by a crash are closed first (a registered player's become unfinished).
+    /// Start the writer, the verifier and the sweep on `store`. (Recordings left open
+    /// by a crash are closed before, by the server's start-up: [`close_left_open`].)
     ///
     /// # Errors
     /// [`StoreError`] when the database cannot be read.
@@ -179,13 +155,6 @@ impl Recorder {
         keep: Retention,
         metrics: Arc<Metrics>,
     ) -> Result<Recorder, StoreError> {
-        let closed = store.close_open_recordings().await?;
-        if closed > 0 {
-            tracing::info!(
-                closed,
-                "recordings left open by the last run closed (registered players' can be resumed)"
-            );
-        }
         let ids = store.recording_ids().await?;
         let pending = Arc::new(Pending::default());
         let verify = Arc::new(Notify::new());
@@ -198,7 +167,7 @@ impl Recorder {
             Arc::clone(&backlog),
         ));
         tokio::spawn(verify_loop(store.clone(), contexts, Arc::clone(&verify)));
-        tokio::spawn(sweep_loop(store.clone(), keep));
+        tokio::spawn(super::sweep::sweep_loop(store.clone(), keep));
         Ok(Recorder(Arc::new(Shared {
             pending,
             ids: Mutex::new(Ids {
@@ -605,6 +574,26 @@ impl Tape {
         self.close(state, outcome);
     }
 
+    /// The game moves to a new server process (SPEC section 11): what was played so
+    /// far is written with the recording still open, for the new process to replay it
+    /// and carry on. The tape is then [`Tape::moved`], or goes on here if the upgrade
+    /// fails.
+    pub fn moving(&self) {
+        self.recorder.send(Change::State {
+            id: self.id,
+            state: RecordingState::Open,
+            outcome: None,
+            played: Some(Played {
+                inputs: self.inputs,
+                duration_ms: self.elapsed_ms(),
+            }),
+        });
+    }
+
+    /// The game moved to the new server process, which records it now: this tape
+    /// writes nothing more.
+    pub fn moved(self) {}
+
     /// Whether an interruption keeps the game for `resume`.
     pub fn is_kept(&self) -> bool {
         self.player.registered && !self.cut
@@ -651,49 +640,5 @@ async fn fetch_ids(shared: Weak<Shared>) {
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
         }
-    }
-}
-
-/// Delete recordings older than `keep` says, a batch at a time, every [`SWEEP_EVERY`].
-async fn sweep_loop(store: Store, keep: Retention) {
-    loop {
-        let next = match sweep(&store, keep).await {
-            Ok(0) => SWEEP_EVERY,
-            Ok(deleted) => {
-                tracing::info!(deleted, "old recordings deleted");
-                SWEEP_EVERY
-            }
-            // A database busy or away for a moment does not put the sweep off an hour.
-            Err(error) => {
-                tracing::error!(%error, "cannot delete old recordings now: trying again in 10 seconds");
-                SWEEP_RETRY
-            }
-        };
-        tokio::time::sleep(next).await;
-    }
-}
-
-/// One sweep: every recording past what `keep` says (guests' past `keep.guests`, but
-/// never kept longer than the others), in batches with a pause between them so that
-/// the writer gets its turns. How many were deleted.
-///
-/// # Errors
-/// [`StoreError`] from the database.
-pub async fn sweep(store: &Store, keep: Retention) -> Result<u64, StoreError> {
-    let cutoff = |keep: Duration| {
-        let keep_ms = i64::try_from(keep.as_millis()).unwrap_or(i64::MAX);
-        now_ms().saturating_sub(keep_ms)
-    };
-    let registered = cutoff(keep.keep);
-    // Never later than the registered players' cutoff: the store sees to that.
-    let guests = cutoff(keep.guests);
-    let mut deleted = 0;
-    loop {
-        let done = store.sweep(registered, guests, SWEEP_BATCH).await?;
-        deleted += done;
-        if done < u64::from(SWEEP_BATCH) {
-            return Ok(deleted);
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }

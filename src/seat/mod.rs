@@ -12,6 +12,7 @@ mod bot;
 mod chat;
 mod hints;
 mod login;
+mod moving;
 mod racing;
 mod services;
 mod shown;
@@ -20,6 +21,7 @@ mod watching;
 mod work;
 
 pub use chat::TOO_FAST;
+pub use moving::SeatState;
 pub use racing::{open_race_for_everyone, RaceReply};
 pub use services::{taken_over, Services, MAX_REPLAYS, REPLAYS_PER_ADDRESS};
 pub use state::{Seat, ONLY_ADMINS};

@@ -91,6 +91,8 @@ pub struct Shared {
     pub baselines: Arc<tokio::sync::Semaphore>,
     /// Where the admin's `upgrade` asks for an upgrade (SPEC section 11).
     pub upgrades: Option<crate::upgrade::control::Requests>,
+    /// An upgrade's roll call, where each session hands in its state (SPEC section 11).
+    pub roll_call: Arc<crate::players::moves::RollCall>,
 }
 
 impl std::ops::Deref for Services {
@@ -142,6 +144,7 @@ impl Services {
             ladder_tables: Arc::default(),
             baselines: Arc::new(tokio::sync::Semaphore::new(1)),
             upgrades: None,
+            roll_call: Arc::default(),
         })))
     }
 

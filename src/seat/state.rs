@@ -28,8 +28,9 @@ const CHAT_BURST: u32 = 5;
 /// What admins' commands answer to everyone else (SPEC section 11).
 pub const ONLY_ADMINS: &str = "Only admins can do that.";
 
-/// Asking the player for a secret; the line that comes next is not echoed.
-#[derive(Debug)]
+/// Asking the player for a secret; the line that comes next is not echoed. It moves
+/// with the session in an upgrade (a question half answered is still asked there).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(super) enum Asking {
     /// The password of the registered `name`.
     Password { name: PlayerName, account: Account },
@@ -83,7 +84,7 @@ pub struct Seat {
 }
 
 /// The seat's few facts for the hints of `hints.rs`, one bit each.
-#[derive(Debug, Default, Clone, Copy)]
+#[derive(Debug, Default, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(super) struct Hints {
     /// A command of section 7 or later was used (a name, `set`, `who`, any `/` one).
     pub(super) uses_extensions: bool,
@@ -99,7 +100,7 @@ pub(super) struct Hints {
 }
 
 /// A registered player's game that waits for `resume`.
-#[derive(Debug)]
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct Unfinished {
     /// Which game.
     pub(super) game: String,

@@ -34,7 +34,9 @@ use crate::upgrade::control::{self, Request};
 use crate::upgrade::hand_over::{Held, Upgrader};
 use crate::upgrade::wire::Socket;
 
+mod moved_in;
 mod options;
+mod roll_call;
 pub use options::Options;
 
 /// The listen backlog: a whole class (or a load test) connecting in the same second
@@ -115,6 +117,9 @@ pub enum StartError {
     /// The SSH port cannot start.
     #[error("--ssh-port: {0}")]
     Ssh(#[from] crate::net::ssh::SshError),
+    /// The sessions an old server handed over cannot be taken (SPEC section 11).
+    #[error("cannot take the sessions over: {0}")]
+    Sessions(String),
 }
 
 /// The sockets a server listens on: telnet's, and the web page's and SSH's when on.
@@ -197,6 +202,11 @@ pub struct Upgrades {
     pub lock: Option<std::fs::File>,
     /// Told once the server accepts connections.
     pub started: Option<tokio::sync::oneshot::Sender<()>>,
+    /// The sessions handed over by the old server, if this one took over: each one's
+    /// state and socket.
+    pub moved: Vec<(Vec<u8>, std::os::fd::OwnedFd)>,
+    /// What they share (the races), as the old server wrote it.
+    pub shared: serde_json::Value,
 }
 
 /// [`serve`], with `upgrades`.
@@ -226,6 +236,9 @@ pub async fn serve_with(
         .collect::<Result<Vec<_>, _>>()?;
     let levels = prepare(options.levels.clone(), options.data_dir.clone()).await?;
     // Held until the server returns: a second server on this directory refuses to start.
+    // Handed the lock: an old process serves on, and its games are open because they
+    // move here.
+    let taking_over = upgrades.lock.is_some();
     let lock = match upgrades.lock.take() {
         Some(file) => crate::data_dir::DataDirLock::handed(file, &options.data_dir),
         None => crate::data_dir::DataDirLock::take(&options.data_dir)?,
@@ -250,6 +263,9 @@ pub async fn serve_with(
         data_dir: options.data_dir.clone(),
     });
     let contexts = Contexts::new(Arc::clone(&context), options.levels.clone());
+    if !taking_over {
+        crate::records::recorder::close_left_open(&store).await?;
+    }
     let services = Services::start(
         registry.clone(),
         store.clone(),
@@ -331,6 +347,11 @@ pub async fn serve_with(
     }
     .start(recorder.clone(), Arc::clone(&services.metrics));
     let stop_web = tokio_util::sync::CancellationToken::new();
+    // What the old server's sessions share, if this one took over: the races, and the
+    // admins logged in to the page (who stay logged in).
+    let handed = roll_call::Shared::read(std::mem::take(&mut upgrades.shared))
+        .map_err(StartError::Sessions)?;
+    let web_logins = Arc::new(crate::web::logins::Logins::unpack(handed.web_logins));
     let web_timeouts = crate::web::Timeouts {
         idle: options.http_idle_timeout,
     };
@@ -338,6 +359,7 @@ pub async fn serve_with(
         tokio::spawn(crate::web::serve(
             web,
             services.clone(),
+            Arc::clone(&web_logins),
             web_timeouts,
             crate::net::proxy::Proxies::new(options.proxy_from.clone()),
             stop_web.clone(),
@@ -400,8 +422,26 @@ pub async fn serve_with(
             "--proxy-protocol: every connection must come from a proxy and start with a PROXY protocol v2 header"
         );
     }
+    // The sessions handed over, made again before this server says it serves: if one
+    // cannot be, the old server keeps them all.
+    let moved = moved_in::take_in(
+        std::mem::take(&mut upgrades.moved),
+        handed.races,
+        &listener.gate,
+    )
+    .await
+    .map_err(StartError::Sessions)?;
+    if !moved.is_empty() {
+        info!(
+            sessions = moved.len(),
+            "sessions taken over from the old server"
+        );
+    }
     if let Some(started) = upgrades.started.take() {
         let _ = started.send(());
+    }
+    for session in moved {
+        session.start();
     }
     tokio::pin!(shutdown);
     loop {
@@ -415,9 +455,8 @@ pub async fn serve_with(
             Some(request) = asked.recv() => {
                 // The accept loops are not polled meanwhile: new connections wait in
                 // the backlog, for this server or the new one.
-                let online = listener.gate.shared.registry.here();
                 let answer = match &upgrades.upgrader {
-                    Some(upgrader) => upgrader.hand_over(&held, online).await,
+                    Some(upgrader) => roll_call::upgrade(upgrader, &held, &listener.gate.shared.services, &web_logins).await,
                     None => Err(String::from("this server was not started by arcade serve")),
                 };
                 match answer {

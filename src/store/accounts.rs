@@ -5,7 +5,7 @@ use super::engine::on_engine;
 use super::{Store, StoreError};
 
 /// A registered player, as the store keeps it.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow, serde::Serialize, serde::Deserialize)]
 pub struct Account {
     /// The name as the player chose it.
     pub name: String,

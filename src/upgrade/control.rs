@@ -35,14 +35,31 @@ pub type Requests = mpsc::Sender<Request>;
 
 /// Ask for an upgrade through `requests` on behalf of `by`; the answer.
 pub async fn ask(requests: &Requests, by: &str) -> String {
+    match send(requests, by).await {
+        Ok(answered) => answer(answered).await,
+        Err(refused) => refused,
+    }
+}
+
+/// Send the request through `requests` on behalf of `by`: where its answer comes, or
+/// why it cannot be asked.
+///
+/// # Errors
+/// `upgrade failed: ...` when the server is stopping.
+pub async fn send(requests: &Requests, by: &str) -> Result<oneshot::Receiver<String>, String> {
     let (answer, answered) = oneshot::channel();
     let request = Request {
         by: by.to_string(),
         answer,
     };
     if requests.send(request).await.is_err() {
-        return String::from("upgrade failed: the server is stopping");
+        return Err(String::from("upgrade failed: the server is stopping"));
     }
+    Ok(answered)
+}
+
+/// The answer to a request sent.
+pub async fn answer(answered: oneshot::Receiver<String>) -> String {
     answered
         .await
         .unwrap_or_else(|_| String::from("upgrade failed: the server stopped before answering"))

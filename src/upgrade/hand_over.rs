@@ -102,29 +102,28 @@ impl Upgrader {
         ))
     }
 
-    /// Start the new server and hand it `held`, with `online` sessions connected now:
-    /// its process id once it serves, or why not (this process then goes on).
+    /// Start the new server and hand it `held`, `sessions` (each session's state, in
+    /// the session's own format, and its socket) and what they share (`shared`, the
+    /// races): the new server's process id once it serves, or why not (this process
+    /// then goes on, and so do the sessions).
     ///
     /// # Errors
     /// Why the hand-over did not happen, in words for the admin.
-    pub async fn hand_over(&self, held: &Held, online: usize) -> Result<u32, String> {
-        if online > 0 {
-            let sessions = if online == 1 {
-                String::from("1 session is")
-            } else {
-                format!("{online} sessions are")
-            };
-            return Err(format!(
-                "{sessions} connected, and this version hands over only the listening sockets: upgrade when nobody is connected (docs/operating.md, \"Upgrades\")"
-            ));
-        }
+    pub async fn hand_over(
+        &self,
+        held: &Held,
+        sessions: Vec<(Vec<u8>, OwnedFd)>,
+        shared: serde_json::Value,
+    ) -> Result<u32, String> {
         let path = self.data_dir.join(HAND_OVER_SOCKET);
         let _ = std::fs::remove_file(&path);
         let listener = std::os::unix::net::UnixListener::bind(&path)
             .and_then(|listener| listener.set_nonblocking(true).map(|()| listener))
             .and_then(tokio::net::UnixListener::from_std)
             .map_err(|error| format!("cannot make {}: {error}", path.display()))?;
-        let result = self.start_and_offer(&path, listener, held).await;
+        let result = self
+            .start_and_offer(&path, listener, held, (sessions, shared))
+            .await;
         let _ = std::fs::remove_file(&path);
         result
     }
@@ -134,6 +133,7 @@ impl Upgrader {
         path: &Path,
         listener: tokio::net::UnixListener,
         held: &Held,
+        (sessions, shared): (Vec<(Vec<u8>, OwnedFd)>, serde_json::Value),
     ) -> Result<u32, String> {
         let mut child = Command::new(&self.exe)
             .args(&self.args)
@@ -170,7 +170,7 @@ impl Upgrader {
                         .map(|(kind, fd)| fd.try_clone().map(|fd| (*kind, fd)))
                         .collect::<std::io::Result<_>>()
                         .map_err(|error| format!("cannot copy a socket: {error}"))?;
-                    tokio::task::spawn_blocking(move || offer(stream, &sockets))
+                    tokio::task::spawn_blocking(move || offer(stream, &sockets, &sessions, shared))
                         .await
                         .unwrap_or_else(|_| Err(String::from("the hand-over stopped (a bug)")))
                 }
@@ -209,6 +209,8 @@ impl Upgrader {
 fn offer(
     mut stream: std::os::unix::net::UnixStream,
     sockets: &[(Socket, OwnedFd)],
+    sessions: &[(Vec<u8>, OwnedFd)],
+    shared: serde_json::Value,
 ) -> Result<u32, String> {
     let broken = |error: std::io::Error| format!("the new server stopped answering: {error}");
     stream
@@ -225,11 +227,16 @@ fn offer(
         format: wire::FORMAT,
         version: wire::VERSION.to_string(),
         sockets: sockets.iter().map(|(kind, _)| *kind).collect(),
+        sessions: sessions.len(),
+        shared,
     };
     let json =
         serde_json::to_vec(&offer).map_err(|error| format!("cannot write the offer: {error}"))?;
     let fds: Vec<BorrowedFd<'_>> = sockets.iter().map(|(_, fd)| fd.as_fd()).collect();
     fds::send(&mut stream, &json, &fds).map_err(broken)?;
+    for (state, socket) in sessions {
+        fds::send(&mut stream, state, &[socket.as_fd()]).map_err(broken)?;
+    }
     let (bytes, _) = fds::receive(&mut stream).map_err(broken)?;
     match serde_json::from_slice(&bytes) {
         Ok(Verdict::Ready { pid }) => Ok(pid),

@@ -28,6 +28,10 @@ pub struct Taken {
     /// The data directory's lock file, locked by the old process: the lock is the
     /// open file's, so it is this process's too, and stays when the old one exits.
     pub lock: File,
+    /// The sessions: each one's state (in the session's own format) and socket.
+    pub sessions: Vec<(Vec<u8>, OwnedFd)>,
+    /// What the sessions share (the races), in the server's own format.
+    pub shared: serde_json::Value,
     /// Where to say how it went.
     pub arrival: Arrival,
 }
@@ -117,6 +121,19 @@ pub fn take_over(path: &Path) -> Result<Taken, TakeOverError> {
             stream,
         ));
     }
+    let mut sessions = Vec::with_capacity(offer.sessions.min(1 << 20));
+    for _ in 0..offer.sessions {
+        let (state, mut socket) = fds::receive(&mut stream).map_err(io)?;
+        match (socket.pop(), socket.is_empty()) {
+            (Some(fd), true) => sessions.push((state, fd)),
+            _ => {
+                return Err(refused(
+                    String::from("a session came without its socket"),
+                    stream,
+                ))
+            }
+        }
+    }
     let mut sockets: Vec<(Socket, OwnedFd)> = offer.sockets.into_iter().zip(handed).collect();
     let mut take = |kind: Socket| {
         let at = sockets.iter().position(|(socket, _)| *socket == kind)?;
@@ -134,6 +151,8 @@ pub fn take_over(path: &Path) -> Result<Taken, TakeOverError> {
         ssh: take(Socket::Ssh).map(TcpListener::from),
         control: take(Socket::Control).map(UnixListener::from),
         lock: File::from(lock),
+        sessions,
+        shared: offer.shared,
         arrival: Arrival(stream),
     })
 }

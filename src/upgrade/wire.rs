@@ -1,6 +1,8 @@
 //! The hand-over's messages (SPEC section 11), as JSON frames (`fds.rs`): the new
-//! process says hello with the format it reads, the old one offers its sockets, and
-//! the new one answers with its verdict once it serves.
+//! process says hello with the format it reads, the old one offers its sockets and
+//! then sends each connected session as a frame of its own (the session's state, in
+//! the session's own format, with its socket), and the new one answers with its
+//! verdict once it serves.
 //!
 //! Every message carries [`FORMAT`]: a process refuses a format it does not read, and
 //! the old one then goes on serving and says why. The descriptors of an offer come in
@@ -10,7 +12,8 @@ use serde::{Deserialize, Serialize};
 
 /// The hand-over's format: raised whenever a message changes meaning, so that two
 /// versions that cannot understand each other refuse rather than guess.
-pub const FORMAT: u32 = 1;
+/// 2: the offer is followed by its sessions.
+pub const FORMAT: u32 = 2;
 
 /// The server's version, as `arcade --version` prints it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -62,6 +65,11 @@ pub struct Offer {
     pub version: String,
     /// What each descriptor is.
     pub sockets: Vec<Socket>,
+    /// How many sessions follow, a frame each (its state, with its socket).
+    pub sessions: usize,
+    /// What the sessions share (the races), in the server's own format.
+    #[serde(default)]
+    pub shared: serde_json::Value,
 }
 
 /// New to old: the new process serves, or cannot.
@@ -108,7 +116,7 @@ mod tests {
             pid: 7,
         };
         let why = refuse(&other).expect("refused");
-        assert!(why.contains("reads hand-over format 2"), "{why}");
+        assert!(why.contains("reads hand-over format 3"), "{why}");
         assert!(why.contains("9.9.9"), "{why}");
         let verdict = Verdict::Failed {
             reason: String::from("no store"),
@@ -119,6 +127,8 @@ mod tests {
             format: FORMAT,
             version: VERSION.to_string(),
             sockets: vec![Socket::Telnet, Socket::Lock],
+            sessions: 2,
+            shared: serde_json::Value::Null,
         };
         let json = serde_json::to_string(&offer).unwrap();
         assert!(json.contains(r#""sockets":["telnet","lock"]"#), "{json}");

@@ -122,6 +122,53 @@ impl Logins {
     }
 }
 
+/// One login as it moves to a new server process in an upgrade (SPEC section 11), so
+/// that the teacher's page stays logged in.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct MovedLogin {
+    token: String,
+    name: PlayerName,
+    csrf: String,
+    /// Seconds it has left.
+    left: u64,
+}
+
+impl Logins {
+    /// Every login still valid, to move.
+    pub fn pack(&self) -> Vec<MovedLogin> {
+        let now = Instant::now();
+        self.by_token
+            .iter()
+            .filter(|entry| entry.expires > now)
+            .map(|entry| MovedLogin {
+                token: entry.key().clone(),
+                name: entry.name.clone(),
+                csrf: entry.csrf.clone(),
+                left: entry.expires.saturating_duration_since(now).as_secs(),
+            })
+            .collect()
+    }
+
+    /// The logins moved here, as they were (at most [`MAX_LOGINS`]).
+    pub fn unpack(moved: Vec<MovedLogin>) -> Logins {
+        let logins = Logins::default();
+        let now = Instant::now();
+        for login in moved.into_iter().take(MAX_LOGINS) {
+            let left = Duration::from_secs(login.left).min(LOGIN_LIFETIME);
+            logins.by_token.insert(
+                login.token,
+                Login {
+                    name: login.name,
+                    csrf: login.csrf,
+                    expires: now + left,
+                    notice: None,
+                },
+            );
+        }
+        logins
+    }
+}
+
 /// 32 bytes from the operating system's seeded generator, in hex.
 fn random_token() -> String {
     let mut bytes = [0u8; 32];

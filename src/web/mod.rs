@@ -44,7 +44,7 @@ mod ladder_csv;
 mod ladders;
 mod listener;
 mod live;
-mod logins;
+pub mod logins;
 mod pages;
 mod recording_list;
 mod recordings;
@@ -67,9 +67,11 @@ pub use state::{DOWNLOADS_PER_ADDRESS, MAX_DOWNLOADS, STREAMS_PER_ADDRESS};
 /// Serve the page on `listener` until `shutdown` is cancelled. `proxies` may say that
 /// the browser reached them over HTTPS (`X-Forwarded-Proto`): the admin's cookie is
 /// then `Secure`.
+#[allow(clippy::too_many_arguments)] // each is one thing the server lends
 pub async fn serve(
     listener: TcpListener,
     services: Services,
+    logins: Arc<logins::Logins>,
     timeouts: Timeouts,
     proxies: crate::net::proxy::Proxies,
     shutdown: CancellationToken,
@@ -86,7 +88,7 @@ pub async fn serve(
     let live_all = start(live::ALL_ROWS);
     let web = Arc::new(state::Web {
         services,
-        logins: logins::Logins::default(),
+        logins,
         hosts: hosts::Hosts::default(),
         live,
         live_all,

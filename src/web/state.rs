@@ -39,8 +39,9 @@ pub fn downloads() -> Places {
 pub struct Web {
     /// The registry, the store, the metrics: what the sessions share.
     pub services: Services,
-    /// The admins logged in to the page.
-    pub logins: Logins,
+    /// The admins logged in to the page (shared with the server, which hands them to
+    /// a new process in an upgrade).
+    pub logins: std::sync::Arc<Logins>,
     /// The admins as hosts of the races they open from the page.
     pub hosts: Hosts,
     /// The live table, published once for every browser.

@@ -395,7 +395,12 @@ pub fn program(name: &str, package: &str) -> Option<std::path::PathBuf> {
 
 /// A guest connection that took `name`.
 pub async fn named(server: &TestServer, name: &str) -> Client {
-    let mut client = Client::connect(server.addr).await;
+    named_at(server.addr, name).await
+}
+
+/// [`named`], on the server at `addr`.
+pub async fn named_at(addr: SocketAddr, name: &str) -> Client {
+    let mut client = Client::connect(addr).await;
     client.send(&format!("name {name}")).await;
     assert_eq!(
         client.read_text_until("> ").await,

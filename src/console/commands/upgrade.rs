@@ -1,6 +1,8 @@
 //! `upgrade`: an admin has the server start the binary now on disk as a new process
-//! that takes over its sockets (SPEC section 11); the answer is `upgraded: ...` or
-//! `upgrade failed: ...`, as `arcade upgrade` prints it.
+//! that takes over its sockets and sessions (SPEC section 11). The admin moves with
+//! everyone else, so the command does not wait: `The server was upgraded.` says it
+//! worked, and `upgrade failed: ...` (as `arcade upgrade` prints it) comes as a line
+//! when it did not.
 
 use super::{Args, CommandSpec, Help, Place};
 use crate::console::jobs::{Job, Work};
@@ -23,6 +25,7 @@ fn run(console: &mut Console, _: Args<'_>) -> Outcome {
         Some(requests) => Outcome::Wait(Job::new(Work::Upgrade {
             requests,
             by: seat.player().name.to_string(),
+            inbox: seat.own_inbox(),
         })),
         None => console.say(String::from(
             "upgrade failed: this server was not started by arcade serve\n",

@@ -18,7 +18,7 @@ use super::output::encode;
 use super::{Session, Transport};
 
 /// How long a client has to agree to single keys before the player is told it did not.
-const KEYS_ANSWER_WAIT: Duration = Duration::from_secs(3);
+pub(super) const KEYS_ANSWER_WAIT: Duration = Duration::from_secs(3);
 
 /// Single keys, colour and the telnet signals (SPEC section 10).
 impl<S: Transport> Session<S> {

@@ -68,9 +68,20 @@ pub trait Transport: AsyncRead + AsyncWrite + Unpin + Send {
     fn arrival(&mut self) -> Option<Found> {
         None
     }
+
+    /// The socket itself, when the session can move to a new server process with it
+    /// (SPEC section 11): a TCP socket can, an SSH channel cannot (its encryption
+    /// lives in this process).
+    fn socket(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        None
+    }
 }
 
 impl Transport for TcpStream {
+    fn socket(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        Some(std::os::fd::AsFd::as_fd(self))
+    }
+
     /// `try_write`: one `send`, no poll of the reactor.
     fn write_now(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         match self.try_write(bytes) {

@@ -1,0 +1,225 @@
+//! An upgrade's roll call (SPEC section 11): the server rings [`Bell::Move`] in every
+//! local session's inbox, and each session, at rest between two lines, answers with a
+//! [`Parcel`]: its state and its socket to move, or that it closes once the new server
+//! serves (SSH, whose encryption cannot move; a built-in agent), or why it cannot move
+//! now. Then it waits for the verdict: [`Verdict::Moved`] (the new server has it: end
+//! without a word, leaving the connection open in the new process) or
+//! [`Verdict::Stay`] (the upgrade failed: go on as if nothing happened).
+//!
+//! What a session's state is belongs to the session; here it is bytes, so that the
+//! registry's layer knows nothing of sessions, consoles or codecs.
+
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use tokio::sync::{mpsc, oneshot};
+
+use crate::players::accounts::PlayerName;
+use crate::players::ids::SessionId;
+use crate::players::inbox::{self, Bell, Inbox};
+use crate::players::place::Place;
+use crate::players::presence::Presence;
+use crate::players::registry::Races;
+use crate::players::registry::{seconds_since, Activity, Entry, Home, Registration, Registry};
+use crate::races::moving::RacesState;
+
+/// What one session answers the roll call.
+#[derive(Debug)]
+pub enum Packed {
+    /// Its state (JSON, the session's own format) and a copy of its socket.
+    Moves {
+        /// The session's state.
+        state: Vec<u8>,
+        /// A copy of its socket's descriptor.
+        socket: OwnedFd,
+    },
+    /// It cannot move and closes once the new server serves (told why by itself).
+    Closes,
+    /// It cannot move now, and why (the upgrade is refused and it goes on).
+    Refuses(String),
+}
+
+/// How the upgrade went, for a session that answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The new server has taken it (or, for [`Packed::Closes`], serves): end.
+    Moved,
+    /// The upgrade did not happen: go on.
+    Stay,
+}
+
+/// One session's answer, with the way to tell it the verdict.
+#[derive(Debug)]
+pub struct Parcel {
+    /// Who answers.
+    pub id: SessionId,
+    /// What it hands over.
+    pub packed: Packed,
+    /// Where the verdict goes.
+    pub verdict: oneshot::Sender<Verdict>,
+}
+
+/// The roll call in progress, if any: one per server, in its shared services.
+#[derive(Debug, Default)]
+pub struct RollCall {
+    answers: Mutex<Option<mpsc::UnboundedSender<Parcel>>>,
+}
+
+impl RollCall {
+    /// Open a roll call: the answers come out of the receiver until [`RollCall::close`].
+    pub fn open(&self) -> mpsc::UnboundedReceiver<Parcel> {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        *self.answers.lock().unwrap_or_else(PoisonError::into_inner) = Some(sender);
+        receiver
+    }
+
+    /// Close it: a session that hears the bell late finds nobody to answer.
+    pub fn close(&self) {
+        *self.answers.lock().unwrap_or_else(PoisonError::into_inner) = None;
+    }
+
+    /// Hand in `parcel`: its verdict to wait for, or `None` when no roll call is open
+    /// (the session goes on).
+    pub fn answer(&self, id: SessionId, packed: Packed) -> Option<oneshot::Receiver<Verdict>> {
+        let (verdict, waiting) = oneshot::channel();
+        let answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
+        answers
+            .as_ref()?
+            .send(Parcel {
+                id,
+                packed,
+                verdict,
+            })
+            .ok()?;
+        Some(waiting)
+    }
+}
+
+impl Registry {
+    /// Ring [`Bell::Move`] for each local session not in `answered`: the roll call's
+    /// bell, rung again for whoever has not answered yet (a session let in meanwhile).
+    /// How many local sessions there are.
+    pub fn call_the_roll(&self, answered: &std::collections::HashSet<SessionId>) -> usize {
+        let mut here = 0;
+        for entry in &self.shared.sessions {
+            if matches!(entry.home, Home::Here(_)) {
+                here += 1;
+                if !answered.contains(entry.key()) {
+                    entry.inbox.ring(Bell::Move);
+                }
+            }
+        }
+        here
+    }
+}
+
+impl Registry {
+    /// The session of number `number` here, if there is one: how a moved session
+    /// finds the one it watched, also moved.
+    pub fn numbered(&self, number: u64) -> Option<SessionId> {
+        let id = SessionId(number);
+        self.shared.sessions.contains_key(&id).then_some(id)
+    }
+
+    /// Register a session moved here by an upgrade, under the number and name it had
+    /// in the old process (the watched and the watching find each other by number,
+    /// and a guest's name is its number): its registration and inbox. Numbers given
+    /// from now on start above it. `None` when the number or the name is taken
+    /// already (two moved sessions cannot claim one).
+    pub fn register_moved(
+        &self,
+        number: u64,
+        peer: std::net::SocketAddr,
+        name: PlayerName,
+    ) -> Option<(Registration, Inbox)> {
+        let id = SessionId(number);
+        let shared = &self.shared;
+        if number == 0 || shared.sessions.contains_key(&id) {
+            return None;
+        }
+        match shared.names.entry(name.shared_key()) {
+            dashmap::mapref::entry::Entry::Occupied(_) => return None,
+            dashmap::mapref::entry::Entry::Vacant(vacant) => {
+                vacant.insert(id);
+            }
+        }
+        shared.next_id.fetch_max(number, Ordering::Relaxed);
+        *shared.per_address.entry(peer.ip()).or_insert(0) += 1;
+        let (sender, inbox) = inbox::inbox();
+        let activity = Arc::new(Activity {
+            epoch: shared.epoch,
+            last: AtomicU32::new(seconds_since(shared.epoch)),
+            progress: std::sync::Mutex::new(None),
+        });
+        shared.sessions.insert(
+            id,
+            Entry {
+                home: Home::Here(peer),
+                inbox: sender,
+                name,
+                place: Place::Lobby,
+                watchers: 0,
+                chat: true,
+                bot: false,
+                activity: Arc::clone(&activity),
+            },
+        );
+        self.tell_bus(Presence::Changed(id));
+        Some((Registration::new(self.clone(), id, activity), inbox))
+    }
+}
+
+impl Registry {
+    /// The races, to move with the sessions: every member named by its session's
+    /// number.
+    ///
+    /// # Errors
+    /// Why they cannot move (a racer of another instance).
+    pub fn pack_races(&self) -> Result<serde_json::Value, String> {
+        let shared = &self.shared;
+        let state = self.with_races(|races| {
+            races.pack(Instant::now(), |id| {
+                match shared
+                    .sessions
+                    .get(&id)
+                    .map(|entry| matches!(entry.home, Home::Here(_)))
+                {
+                    Some(false) => None,
+                    // Here, or gone already (a racer who left): named as it was.
+                    Some(true) | None => Some(id.0),
+                }
+            })
+        })?;
+        serde_json::to_value(state).map_err(|error| format!("cannot write the races: {error}"))
+    }
+
+    /// Put back the races moved with the sessions (registered already), their clocks
+    /// going on. A member whose session did not move (SSH) has left its race.
+    ///
+    /// # Errors
+    /// Why they cannot be read.
+    pub fn unpack_races(&self, state: serde_json::Value) -> Result<(), String> {
+        if state.is_null() {
+            return Ok(());
+        }
+        let state: RacesState = serde_json::from_value(state)
+            .map_err(|error| format!("races this version cannot read: {error}"))?;
+        let shared = &self.shared;
+        let (races, clocks) = Races::unpack(state, Instant::now(), |number| {
+            // A number no later session may take: it names a racer.
+            shared.next_id.fetch_max(number, Ordering::Relaxed);
+            let id = SessionId(number);
+            match self.sender(id) {
+                Some(inbox) => (id, inbox, true),
+                None => (id, inbox::inbox().0, false),
+            }
+        })?;
+        *shared.races.lock().unwrap_or_else(PoisonError::into_inner) = races;
+        for (race, left) in clocks {
+            self.race_clock(race, left);
+        }
+        Ok(())
+    }
+}
