@@ -19,6 +19,8 @@
 #   ROWS=15 bench/run.sh                  # bots (issue 34): 60 bots through a ladder of 100 seeds of
 #                                         # wumpus, then of 2048, arcade alone: about 9 minutes (3 runs
 #                                         # of each; 2048's baselines take 2.4 of them)
+#   ROWS=16 bench/run.sh                  # upgrades (issue 36): 10,000 sessions moved to a new
+#                                         # process under row 2's load: about 2 minutes (3 runs)
 #   ROWS=rates bench/run.sh               # NATS and PostgreSQL rates for "Scale on paper": ~3 minutes
 #   ROWS=solver bench/run.sh              # the Sokoban solver's collections (bench/solver.sh;
 #                                         # not in the default rows: up to an hour)
@@ -112,6 +114,8 @@
 #   protocol. Its load is not a window but a fixed amount of play (BOT_COUNT bots,
 #   each over every seed of BOT_SEEDS), timed to its end, on a fresh server and data
 #   directory per game of BOT_GAMES.
+# - Row 16 (upgrades, issue 36) runs arcade only too: arcade-minimal cannot upgrade.
+#   Each run has a fresh server and data directory and a log of its own.
 # - Rows 6 and 7 time deliveries (a line of chat reaching the other sessions, a
 #   player's frame reaching its watchers) as well as commands. Both fan one message
 #   out to thousands of sockets on one CPU, which measures the fan-out, not the VM's
@@ -124,7 +128,7 @@ THROUGHPUT_REPS=${THROUGHPUT_REPS:-5}
 LATENCY_REPS=${LATENCY_REPS:-7}
 SOCIAL_REPS=${SOCIAL_REPS:-3}
 RESTART_REPS=${RESTART_REPS:-1}
-ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 rates}
+ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 rates}
 CHAT_SESSIONS=${CHAT_SESSIONS:-10000}
 WATCHERS=${WATCHERS:-1000}
 LOBBY_SESSIONS=${LOBBY_SESSIONS:-10000}
@@ -138,6 +142,8 @@ RACE_DURATION=${RACE_DURATION:-30s}
 WEB_REPS=${WEB_REPS:-7}
 WEB_SESSIONS=${WEB_SESSIONS:-10000}
 WEB_FOLLOWERS=${WEB_FOLLOWERS:-50}
+UPGRADE_REPS=${UPGRADE_REPS:-3}
+UPGRADE_SESSIONS=${UPGRADE_SESSIONS:-10000}
 CLUSTER_REPS=${CLUSTER_REPS:-7}
 # Row 2's 10,000 sessions, unless HAProxy cannot hold them: it needs two descriptors a
 # session (client and instance sides) within its hard open-file limit, which only a
@@ -976,6 +982,25 @@ if row 15; then
         done
     done
     rm -rf "$OUT/row15-data"
+fi
+# 16. Upgrades (issue 36): row 2's load (10,000 sessions in Sokoban at 1 command/s)
+# on a fresh arcade, upgraded to itself by `arcade upgrade` 5 s into the measured
+# window: every session moves to the new process. loadtest reports the stall (the
+# longest wait of a command answered after the upgrade was asked: those sent while a
+# session was handed over wait in its socket) and the notices the sessions got; the
+# server's log (row16-arcade-REP.log) has the roll call, the flush, the hand-over and
+# the new process's rebuild of every game by replay.
+if row 16; then
+    echo "$UPGRADE_REPS" >"$OUT/row16.runs"
+    for rep in $(seq "$UPGRADE_REPS"); do
+        fresh_arcade "$OUT/row16-data" "$OUT/row16-arcade-$rep.log" \
+            "warn,arcade::server=info,arcade::server::roll_call=info"
+        RUN_LIMIT=300 run 16 arcade "$rep" --sessions "$UPGRADE_SESSIONS" --rate 1 --ramp 3s \
+            --warmup 3s --duration 15s --upgrade-after 5s --upgrade-data-dir "$OUT/row16-data"
+        stop_servers
+        sleep 1
+    done
+    rm -rf "$OUT/row16-data"
 fi
 # Rates for "Scale on paper" (no arcade): NATS and PostgreSQL.
 if row rates; then

@@ -74,6 +74,13 @@ the whole run measured (`bots` in the report: wall time, games and actions per
 second, errors). Its target: the wumpus load within 5 minutes (issue 34: "finishes in
 minutes"). The bots' error lines go with the failures under the table.
 
+Row 16 (upgrades, issue 36) runs arcade only: arcade-minimal cannot upgrade. Row 2's
+load on a fresh arcade, `arcade upgrade` asked 5 s into the measured window (loadtest's
+--upgrade-after): `upgrade` in the report has the answer, the time from asked to
+answered, the stall (the longest wait of a command answered after the upgrade was
+asked) and the notices the sessions received; every session must have been told, and
+none may fail.
+
 Rates (ROWS=rates): rates-nats.txt (examples/bus_rate.rs, one line per size and
 subscriber count) and rates-pg.txt (pgbench, one line per setting), printed as
 tables under the main one.
@@ -90,7 +97,7 @@ import statistics
 import sys
 
 # Rows run on arcade alone: arcade-minimal has nothing to compare there.
-ARCADE_ONLY = {9, 10, 11, 12, 14, 15}
+ARCADE_ONLY = {9, 10, 11, 12, 14, 15, 16}
 
 # Row 15's loads, one per game the bots play (loadtest's --bot-game's first word).
 BOT_LOADS = ("wumpus", "2048")
@@ -260,6 +267,7 @@ def row_labels(directory):
     pushes = load(directory, 13, "arcade") or load(directory, 13, "plain")
     ssh = load(directory, 14, "ssh") or load(directory, 14, "telnet")
     bots = next((bot(report) for report in load_bots(directory)), {})
+    upgraded = load(directory, 16, "arcade")
     setup = cluster_setup(directory)
     followers = max((fields.get("followers", 0) for fields in sse_facts(directory)),
                     default=0) or 50
@@ -296,7 +304,22 @@ def row_labels(directory):
             f"of a game in turn"
             f"{' through a ladder (`' + bots['start_line'] + '`)' if bots.get('ladder') else ' (`' + bots.get('start_line', 'play GAME seed=S') + '`)'}"
             f", a random policy, each action when the last state came (arcade only)",
+        16: f"upgrades: {first(upgraded, 'sessions', 10000):,} sessions in Sokoban at "
+            f"{first(upgraded, 'rate', 1):g}/s (row 2's load), `arcade upgrade` 5 s into the "
+            f"window: every session moves to the new process (arcade only)",
     }
+
+
+def upgrade(report):
+    """The `upgrade` part of a row 16 report (empty when missing)."""
+    return report.get("upgrade") or {}
+
+
+def per_session_us(report):
+    """Row 16: the upgrade's time from asked to answered, per session moved, µs."""
+    told = upgrade(report).get("notices")
+    took = upgrade(report).get("took_ms")
+    return None if not told or took is None else took * 1000 / told
 
 
 def bot(report):
@@ -676,6 +699,18 @@ def main():
          Half("2048", lambda r: ladder(r).get("settle_seconds")), None, None),
         (15, "", "2048: ladder baselines before the bots (not measured above)", "s",
          Half("2048", lambda r: ladder(r).get("baselines_seconds")), None, None),
+        (16, labels[16], "stall: longest wait of a command answered after the upgrade was asked",
+         "ms", lambda r: upgrade(r).get("longest_wait_ms"), None, None),
+        (16, "", "upgrade, asked to answered", "ms", lambda r: upgrade(r).get("took_ms"),
+         None, None),
+        (16, "", "hand-over per session (asked to answered / sessions)", "us", per_session_us,
+         None, None),
+        (16, "", "sessions never told `The server was upgraded.`, all runs", "",
+         Summed(lambda r: r.get("sessions", 0) - upgrade(r).get("notices", 0)),
+         "arcade==", 0),
+        (16, "", "failed sessions, all runs", "", Summed(lambda r: r.get("failures", 0)),
+         "arcade==", 0),
+        (16, "", "p99 over the window with the upgrade, pooled", "ms", Pooled(0.99), None, None),
     ]
     print("| # | load | metric | arcade | minimal | arcade / minimal | target | met |")
     print("|---|---|---|---:|---:|---:|---|---|")

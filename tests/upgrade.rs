@@ -784,3 +784,118 @@ async fn a_class_online_moves_to_the_new_server_and_plays_on() {
     assert_eq!(server.stop(), Some(0));
     assert!(!log.contains(" ERROR "), "{log}");
 }
+
+/// Read `source` into a shared buffer, on a thread, until it ends.
+fn collect(
+    mut source: impl std::io::Read + Send + 'static,
+) -> std::sync::Arc<std::sync::Mutex<Vec<u8>>> {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let into = std::sync::Arc::clone(&seen);
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(read) = source.read(&mut buffer) {
+            if read == 0 {
+                break;
+            }
+            into.lock()
+                .expect("the buffer")
+                .extend_from_slice(&buffer[..read]);
+        }
+    });
+    seen
+}
+
+/// Wait until `seen` has `wanted` (10 s): all of it, as text.
+fn wait_for(seen: &std::sync::Mutex<Vec<u8>>, wanted: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let text = String::from_utf8_lossy(&seen.lock().expect("the buffer")).into_owned();
+        if text.contains(wanted) {
+            return text;
+        }
+        assert!(Instant::now() < deadline, "no {wanted:?} in {text:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn an_ssh_session_is_told_and_closed_and_finds_its_game_with_resume() {
+    let (Some(ssh), Some(keygen)) = (
+        common::program("ssh", "openssh-client"),
+        common::program("ssh-keygen", "openssh-client"),
+    ) else {
+        return;
+    };
+    let _alone = one_at_a_time();
+    let ssh_port = free_port();
+    let server = Running::start_prepared(&["--ssh-port", &ssh_port.to_string()], |data| {
+        let data = data.to_string_lossy().to_string();
+        common::set_password_with_cli("sam", "secret-sam", &["--data-dir", &data]);
+    });
+    // sam's key, added on telnet.
+    let dir = tempfile::tempdir().expect("a folder for the key");
+    let key = dir.path().join("id_ed25519");
+    let made = Command::new(&keygen)
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "sam@lab", "-f"])
+        .arg(&key)
+        .status()
+        .expect("ssh-keygen");
+    assert!(made.success());
+    let public = std::fs::read_to_string(key.with_extension("pub")).expect("the key");
+    let mut telnet = server.banner();
+    telnet.write_all(b"name sam\r\n").expect("send");
+    read_until(&mut telnet, "Password: ");
+    telnet.write_all(b"secret-sam\r\n").expect("send");
+    read_until(&mut telnet, "> ");
+    telnet
+        .write_all(format!("sshkey add {}\r\n", public.trim()).as_bytes())
+        .expect("send");
+    assert!(read_until(&mut telnet, "> ").contains("Key added"));
+    telnet.write_all(b"quit\r\n").expect("send");
+    drop(telnet);
+
+    // sam plays 2048 over SSH (no terminal: plain lines).
+    let mut child = Command::new(&ssh)
+        .args(["-T", "-F", "/dev/null", "-o", "StrictHostKeyChecking=no"])
+        .args(["-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR"])
+        .args(["-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-i"])
+        .arg(&key)
+        .args(["-p", &ssh_port.to_string(), "sam@127.0.0.1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("ssh");
+    let mut input = child.stdin.take().expect("ssh's stdin");
+    let seen = collect(child.stdout.take().expect("ssh's stdout"));
+    wait_for(&seen, "You are now sam.");
+    input.write_all(b"play 2048 seed=7\nl\n").expect("type");
+    wait_for(&seen, "Step: 1");
+
+    // The upgrade: the SSH session is told, then closed; the telnet port never closes.
+    let (ok, answer) = server.upgrade();
+    assert!(ok, "{answer}\n{}", server.log());
+    let said = wait_for(&seen, "SSH connections cannot move to the new server");
+    assert!(
+        said.contains("type resume to go on with your game"),
+        "{said}"
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while child.try_wait().expect("ssh's status").is_none() {
+        assert!(Instant::now() < deadline, "the SSH session was not closed");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(input);
+
+    // sam's game waits for resume on the new server, as it was.
+    let mut telnet = server.banner();
+    telnet.write_all(b"name sam\r\n").expect("send");
+    read_until(&mut telnet, "Password: ");
+    telnet.write_all(b"secret-sam\r\n").expect("send");
+    let said = read_until(&mut telnet, "> ");
+    assert!(said.contains("You have an unfinished 2048 game"), "{said}");
+    telnet.write_all(b"resume\r\n").expect("send");
+    let resumed = read_until(&mut telnet, "Enter command: ");
+    assert!(resumed.contains("Step: 1"), "{resumed}");
+    assert_eq!(server.stop(), Some(0));
+}

@@ -353,6 +353,7 @@ pub(crate) async fn run(options: &Options, bots: NonZeroUsize) -> Result<Report,
         racers_done: 0,
         racers_playing_at_end: 0,
         bots: Some(bots_report),
+        upgrade: None,
     })
 }
 

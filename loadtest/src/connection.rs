@@ -53,7 +53,13 @@ pub(crate) struct Connection {
     /// With SSH: the connection's handle, which must live as long as its channel.
     _ssh: Option<russh::client::Handle<AnyHostKey>>,
     received: Vec<u8>,
+    /// `The server was upgraded.` notices received (SPEC section 11), taken out of
+    /// the replies they came between.
+    pub(crate) upgrade_notices: u64,
 }
+
+/// What a session is told once an upgrade has moved it, before its prompt again.
+const UPGRADED: &[u8] = b"\r\nThe server was upgraded.\r\n";
 
 impl Connection {
     /// Connect to `target`, from `source` when given; by SSH when `ssh`.
@@ -74,6 +80,7 @@ impl Connection {
             stream,
             _ssh: handle,
             received: Vec::with_capacity(READ_CAPACITY),
+            upgrade_notices: 0,
         })
     }
 
@@ -128,6 +135,7 @@ impl Connection {
             if read == 0 {
                 return Err(self.closed(waiting));
             }
+            self.take_upgrade_notice(prompt);
             if self.received.ends_with(prompt) {
                 return Ok(());
             }
@@ -145,6 +153,20 @@ impl Connection {
             if self.received.len() > MAX_REPLY {
                 return Err(Failure::TooLong(waiting));
             }
+        }
+    }
+
+    /// Take a whole upgrade notice (with the prompt after it) out of what was
+    /// received: it comes between two replies, not as one.
+    fn take_upgrade_notice(&mut self, prompt: &[u8]) {
+        let notice = [UPGRADED, prompt].concat();
+        if let Some(at) = self
+            .received
+            .windows(notice.len())
+            .position(|window| window == notice.as_slice())
+        {
+            self.received.drain(at..at + notice.len());
+            self.upgrade_notices += 1;
         }
     }
 

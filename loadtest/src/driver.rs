@@ -181,6 +181,7 @@ async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Fail
             tokio::time::sleep_until(plan.end).await;
         }
     }
+    recorder.stall.notices(connection.upgrade_notices);
     if watched.is_some() {
         // Stay while the watchers receive the last frames: leaving would end their
         // watching.

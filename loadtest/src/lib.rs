@@ -86,6 +86,7 @@ mod report;
 mod script;
 mod social;
 mod stats;
+mod upgrade;
 mod watcher;
 
 use std::num::NonZeroUsize;
@@ -256,6 +257,13 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
             tasks.spawn(driver::session(index, plan, recorder));
         }
     }
+    let upgrading = options.upgrade_after.map(|after| {
+        let (recorder, data_dir) = (Arc::clone(&recorder), options.upgrade_data_dir.clone());
+        let at = measure_start + after;
+        tokio::spawn(async move {
+            upgrade::ask_at(at, data_dir.unwrap_or_default(), &recorder.stall).await
+        })
+    });
     let server = watch(&plan, &recorder, options, rss_before).await;
     recorder.end();
     // Sessions waiting for a reply at the end get their timeout to finish; so do
@@ -269,6 +277,13 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
             recorder.failure(String::from("still running after the end"));
         }
     }
+    let upgrade = match upgrading {
+        Some(task) => task
+            .await
+            .ok()
+            .map(|report| upgrade::finish(report, &recorder.stall)),
+        None => None,
+    };
     let measured = recorder.measured();
     let deliveries = recorder.measured_deliveries();
     let counts = recorder.delivery_counts();
@@ -327,6 +342,7 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         racers_done: recorder.racers_done.load(Ordering::Relaxed),
         racers_playing_at_end: recorder.racers_playing.load(Ordering::Relaxed),
         bots: None,
+        upgrade,
     })
 }
 

@@ -196,6 +196,14 @@ pub struct Options {
     /// the CPU time it used in the measured window (from /proc/PID/stat).
     #[arg(long)]
     pub server_pid: Option<u32>,
+    /// Ask the server for an upgrade (SPEC section 11) this long into the measured
+    /// window, through the control socket of --upgrade-data-dir, and report the
+    /// stall: the longest wait of a command answered after it was asked.
+    #[arg(long, value_name = "T", requires = "upgrade_data_dir", value_parser = humantime::parse_duration)]
+    pub upgrade_after: Option<Duration>,
+    /// The server's data directory, whose control socket --upgrade-after talks to.
+    #[arg(long, value_name = "DIR")]
+    pub upgrade_data_dir: Option<std::path::PathBuf>,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -238,6 +246,8 @@ impl Default for Options {
             sources: 8,
             timeout: Duration::from_secs(10),
             server_pid: None,
+            upgrade_after: None,
+            upgrade_data_dir: None,
             json: false,
             quiet: false,
         }

@@ -194,6 +194,25 @@ pub struct Report {
     /// state, `measured_seconds` the wall time, `server_cpu` the server's CPU over
     /// the run, per action.
     pub bots: Option<BotsReport>,
+    /// `--upgrade-after`: how the upgrade went and the stall it caused.
+    pub upgrade: Option<UpgradeReport>,
+}
+
+/// What `--upgrade-after` measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UpgradeReport {
+    /// The server's answer (`upgraded: ...` or `upgrade failed: ...`).
+    pub answer: String,
+    /// From the request to the answer.
+    pub took_ms: f64,
+    /// The longest any command waited for its answer among those answered after the
+    /// upgrade was asked: the stall.
+    pub longest_wait_ms: f64,
+    /// Commands answered after the upgrade was asked.
+    pub commands_after: u64,
+    /// `The server was upgraded.` notices the sessions received (one each, when every
+    /// session moved).
+    pub notices: u64,
 }
 
 /// What `--bots` measured, besides the actions' latency in [`Report::latency`].
@@ -356,6 +375,13 @@ impl fmt::Display for Report {
                 f,
                 "races:      {} races; {} racers done before the end (no more moves), {} still playing at the end",
                 self.races, self.racers_done, self.racers_playing_at_end
+            )?;
+        }
+        if let Some(upgrade) = &self.upgrade {
+            writeln!(
+                f,
+                "upgrade:    {} in {:.0} ms; longest wait of a command answered since {:.1} ms ({} commands), {} sessions told",
+                upgrade.answer, upgrade.took_ms, upgrade.longest_wait_ms, upgrade.commands_after, upgrade.notices
             )?;
         }
         let l = &self.latency;

@@ -111,6 +111,8 @@ pub(crate) struct Recorder {
     delivered: Notify,
     /// The replies to `--setup` of the first session that had them all.
     setup_replies: OnceLock<Vec<String>>,
+    /// `--upgrade-after`: the stall.
+    pub(crate) stall: crate::upgrade::Stall,
 }
 
 impl Recorder {
@@ -152,6 +154,7 @@ impl Recorder {
             ended: AtomicBool::new(false),
             delivered: Notify::new(),
             setup_replies: OnceLock::new(),
+            stall: crate::upgrade::Stall::default(),
         }
     }
 
@@ -175,6 +178,7 @@ impl Recorder {
     /// the measured window.
     pub(crate) fn command(&self, session: usize, latency: Duration, measured: bool) {
         self.commands.fetch_add(1, Ordering::Relaxed);
+        self.stall.answered(latency);
         let value = micros(latency);
         let mut shard = lock(&self.shards[session % SHARDS]);
         if let Some(interval) = &mut shard.interval {

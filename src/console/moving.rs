@@ -31,8 +31,9 @@ pub struct ConsoleState {
     memory: Vec<(String, String)>,
     new_saves: u32,
     ended_unlisted: bool,
-    /// The game being played, by its recording.
-    recording: Option<i64>,
+    /// The game being played, by its recording, and what was played of it (inputs,
+    /// milliseconds).
+    recording: Option<(i64, (u64, u64))>,
     /// The race that game is played in.
     race: Option<RaceId>,
     /// A game without a recording, which could not move: its name, to tell the player.
@@ -67,11 +68,11 @@ impl Console {
         let race = self.game.as_ref().and_then(|playing| playing.race);
         if let Some(playing) = &self.game {
             match playing.tape.as_deref() {
-                Some(tape) if tape.recording_id().is_some() => {
-                    tape.moving();
-                    recording = tape.recording_id();
-                }
-                _ => left_behind = Some(playing.kind.name.to_string()),
+                Some(tape) => match tape.recording_id() {
+                    Some(id) => recording = Some((id, tape.played())),
+                    None => left_behind = Some(playing.kind.name.to_string()),
+                },
+                None => left_behind = Some(playing.kind.name.to_string()),
             }
         }
         Ok(ConsoleState {
@@ -133,17 +134,18 @@ impl Console {
             }));
         }
         let mut said = String::new();
-        if let Some(recording) = state.recording {
+        if let Some((recording, played)) = state.recording {
             let player = console
                 .seat
                 .as_ref()
                 .map(Seat::player)
                 .ok_or_else(|| format!("session {id} has no seat"))?;
-            let rebuilt = super::resume::rebuild(player, &services, context, recording)
-                .await
-                .map_err(|why| {
-                    format!("the game of session {id} (recording {recording}): {why}")
-                })?;
+            let rebuilt =
+                super::resume::rebuild(player, &services, context, recording, Some(played))
+                    .await
+                    .map_err(|why| {
+                        format!("the game of session {id} (recording {recording}): {why}")
+                    })?;
             let super::resume::Resumed {
                 kind,
                 mut game,

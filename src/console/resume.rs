@@ -65,17 +65,19 @@ pub(super) async fn resume(
     let Some(id) = found else {
         return Err(String::from("You have no unfinished game."));
     };
-    rebuild(player, &services, context, id).await
+    rebuild(player, &services, context, id, None).await
 }
 
 /// Rebuild recording `id`, `player`'s unfinished game, exactly by replay, and carry on
 /// recording it: what `resume` does once it has found the game, and what an upgrade
-/// does with each game that moves (SPEC section 11).
+/// does with each game that moves (SPEC section 11), which knows what was `moved`
+/// (inputs and milliseconds played): the recording must have exactly those inputs.
 pub(super) async fn rebuild(
     player: Player,
     services: &Services,
     context: Arc<Context>,
     id: i64,
+    moved: Option<(u64, u64)>,
 ) -> Result<Box<Resumed>, String> {
     let failed = |error: &crate::store::StoreError| {
         format!("Cannot resume now: {}.", seat::store_failed(error))
@@ -109,9 +111,22 @@ pub(super) async fn rebuild(
         return Err(String::from("You have no unfinished game."));
     }
     let level = (kind.level_key)(&recording.start.args);
-    let tape = services
-        .recorder
-        .reopen(player, &listed, &recording, level, helped);
+    let tape = match moved {
+        Some((inputs, _)) if recording.inputs.len() as u64 != inputs => {
+            return Err(format!(
+                "its recording has {} inputs where {inputs} were played",
+                recording.inputs.len()
+            ))
+        }
+        Some(played) => {
+            services
+                .recorder
+                .carry_on(player, (&listed, &recording), level, helped, played)
+        }
+        None => services
+            .recorder
+            .reopen(player, &listed, &recording, level, helped),
+    };
     Ok(Box::new(Resumed {
         kind,
         game,

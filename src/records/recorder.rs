@@ -21,13 +21,15 @@
 //! ([`Store::recording_ids`]): on PostgreSQL a block at a time, the next one fetched in
 //! the background, so that starting a game never waits for the database.
 
-pub use super::sweep::{close_left_open, sweep, Retention};
+pub use super::sweep::{
+    close_left_open, now_ms, sweep, Retention, DEFAULT_KEEP, DEFAULT_KEEP_GUESTS,
+};
 use std::borrow::Cow;
 use std::net::IpAddr;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use tokio::sync::{oneshot, Notify};
 
@@ -48,13 +50,6 @@ use crate::store::{
 /// cannot be resumed (a replay would not reach where it is). A client cannot fill the
 /// disk with one game.
 pub const MAX_RECORDED_BYTES: u64 = 4 * 1024 * 1024;
-
-/// How long registered players' games without a result are kept by default.
-pub const DEFAULT_KEEP: Duration = Duration::from_secs(90 * 24 * 3600);
-
-/// How long guests' (and other unregistered names') recordings are kept by default: a
-/// week, since anyone can make them.
-pub const DEFAULT_KEEP_GUESTS: Duration = Duration::from_secs(7 * 24 * 3600);
 
 /// What the player is told when the server is short of disk (the writer's queue is
 /// full, or the data directory's free space is below `--disk-stop-below`).
@@ -132,15 +127,6 @@ struct Ids {
     spare: Option<Range<i64>>,
     /// A fetch of the next block is under way.
     fetching: bool,
-}
-
-/// Unix milliseconds now.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| {
-            i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
-        })
 }
 
 impl Recorder {
@@ -327,6 +313,33 @@ impl Recorder {
         let mut tape = Tape::new(self.clone(), listed.id, player, &recording.start, level);
         tape.offset_ms = listed.duration_ms;
         tape.inputs = recording.inputs.len() as u64;
+        tape.helped = helped;
+        tape
+    }
+
+    /// Carry on recording `listed`, a game moved here by an upgrade (SPEC section 11)
+    /// with `played` so far (inputs, milliseconds), whose `recording` was played again
+    /// to where it stopped. It is still open: only a shared store (PostgreSQL), where
+    /// an open recording names the instance that holds it, is told it is this one's.
+    pub fn carry_on(
+        &self,
+        player: Player,
+        (listed, recording): (&Listed, &Recording),
+        level: String,
+        helped: bool,
+        (inputs, duration_ms): (u64, u64),
+    ) -> Tape {
+        if self.0.store.is_shared() {
+            self.send(Change::State {
+                id: listed.id,
+                state: RecordingState::Open,
+                outcome: None,
+                played: None,
+            });
+        }
+        let mut tape = Tape::new(self.clone(), listed.id, player, &recording.start, level);
+        tape.offset_ms = duration_ms;
+        tape.inputs = inputs;
         tape.helped = helped;
         tape
     }
@@ -574,20 +587,13 @@ impl Tape {
         self.close(state, outcome);
     }
 
-    /// The game moves to a new server process (SPEC section 11): what was played so
-    /// far is written with the recording still open, for the new process to replay it
-    /// and carry on. The tape is then [`Tape::moved`], or goes on here if the upgrade
-    /// fails.
-    pub fn moving(&self) {
-        self.recorder.send(Change::State {
-            id: self.id,
-            state: RecordingState::Open,
-            outcome: None,
-            played: Some(Played {
-                inputs: self.inputs,
-                duration_ms: self.elapsed_ms(),
-            }),
-        });
+    /// What was played so far: inputs recorded and the time played, in milliseconds.
+    /// A game moving to a new server process (SPEC section 11) carries them there:
+    /// the new process checks the recording it replays against them and goes on
+    /// counting from them. The tape is then [`Tape::moved`], or goes on here if the
+    /// upgrade fails.
+    pub fn played(&self) -> (u64, u64) {
+        (self.inputs, self.elapsed_ms())
     }
 
     /// The game moved to the new server process, which records it now: this tape

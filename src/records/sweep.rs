@@ -1,11 +1,26 @@
 //! What the recorder removes and closes: old recordings swept away as `--keep-recordings`
-//! says, and the recordings a crash left open closed when a server starts.
+//! says, and the recordings a crash left open closed when a server starts; and the
+//! wall clock both read (Unix milliseconds).
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::store::{Store, StoreError};
 
-use super::recorder::{now_ms, DEFAULT_KEEP, DEFAULT_KEEP_GUESTS};
+/// How long registered players' games without a result are kept by default.
+pub const DEFAULT_KEEP: Duration = Duration::from_secs(90 * 24 * 3600);
+
+/// How long guests' (and other unregistered names') recordings are kept by default: a
+/// week, since anyone can make them.
+pub const DEFAULT_KEEP_GUESTS: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// Unix milliseconds now.
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| {
+            i64::try_from(since.as_millis()).unwrap_or(i64::MAX)
+        })
+}
 
 /// How often old recordings are swept, and how many go per transaction.
 const SWEEP_EVERY: Duration = Duration::from_secs(3600);

@@ -424,6 +424,7 @@ pub async fn serve_with(
     }
     // The sessions handed over, made again before this server says it serves: if one
     // cannot be, the old server keeps them all.
+    let taking_in = std::time::Instant::now();
     let moved = moved_in::take_in(
         std::mem::take(&mut upgrades.moved),
         handed.races,
@@ -434,6 +435,7 @@ pub async fn serve_with(
     if !moved.is_empty() {
         info!(
             sessions = moved.len(),
+            took = ?taking_in.elapsed(),
             "sessions taken over from the old server"
         );
     }

@@ -95,6 +95,7 @@ pub(super) async fn upgrade(
             return Err(why);
         }
     };
+    let flushing = Instant::now();
     if !services.recorder.flush(FLUSH_WAIT).await {
         tell(parcels, Verdict::Stay);
         return Err(String::from(
@@ -114,6 +115,8 @@ pub(super) async fn upgrade(
         }
     }
     let sessions = moving.len();
+    let flushed = flushing.elapsed();
+    let handing = Instant::now();
     let handed = upgrader
         .hand_over(
             held,
@@ -138,6 +141,8 @@ pub(super) async fn upgrade(
         info!(
             sessions,
             roll_call = ?answered,
+            flush = ?flushed,
+            hand_over = ?handing.elapsed(),
             total = ?started.elapsed(),
             "sessions moved to the new server"
         );
