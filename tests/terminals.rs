@@ -9,42 +9,7 @@ use std::time::Duration;
 
 use common::{named, Client, TestServer};
 
-const IAC: u8 = 255;
-const WILL: u8 = 251;
-const DO: u8 = 253;
-const SB: u8 = 250;
-const SE: u8 = 240;
-const ECHO: u8 = 1;
-const SGA: u8 = 3;
-const TTYPE: u8 = 24;
-const NAWS: u8 = 31;
-
-/// `set keys on`, answered as a telnet client does: yes to echo and go-ahead, a 100x30
-/// window, an xterm.
-async fn keys_on(client: &mut Client) {
-    client.send("set keys on").await;
-    let asked = client.read_until_bytes(&[IAC, WILL, SGA]).await;
-    assert!(
-        asked.ends_with(&[IAC, WILL, ECHO, IAC, WILL, SGA]),
-        "{asked:?}"
-    );
-    // The window size and terminal type are asked for too (here, or already when the
-    // client showed it speaks telnet); the answers are the same.
-    client
-        .send_raw(&[
-            IAC, DO, ECHO, IAC, DO, SGA, IAC, WILL, NAWS, IAC, SB, NAWS, 0, 100, 0, 30, IAC, SE,
-            IAC, WILL, TTYPE,
-        ])
-        .await;
-    let said = client.read_text_until("> ").await;
-    assert!(said.contains("Single keys are on"), "{said}");
-    // Asked for the terminal's type once it agreed to tell it.
-    client.read_until_bytes(&[IAC, SB, TTYPE, 1, IAC, SE]).await;
-    let mut ttype = vec![IAC, SB, TTYPE, 0];
-    ttype.extend_from_slice(b"XTERM");
-    ttype.extend_from_slice(&[IAC, SE]);
-    client.send_raw(&ttype).await;
-}
+use common::keys::{keys_on, DO, ECHO, IAC, NAWS, SB, SE, SGA, TTYPE, WILL};
 
 #[tokio::test]
 async fn single_keys_act_at_once_and_the_server_edits_the_line() {

@@ -338,6 +338,7 @@ fn python3() -> Result<String, String> {
 
 mod common;
 
+use common::keys::{keys_on, IAC, WILL};
 use common::{Client, BACK_OUT, TO_THE_GOLD};
 
 /// Send `line`, read up to `until`.
@@ -561,6 +562,19 @@ async fn a_class_online_moves_to_the_new_server_and_plays_on() {
     }
     ask(&mut dee, "l", PROMPT).await;
 
+    // Someone with single keys (the telnet options agreed, a window, a terminal type),
+    // half way through a line the server edits.
+    let mut kay = common::named_at(addr, "kay").await;
+    keys_on(&mut kay).await;
+    for key in "play 2048 seed=1".bytes() {
+        kay.send_raw(&[key]).await;
+    }
+    kay.read_text_until("seed=1").await;
+    kay.send_raw(b"\r\0").await;
+    assert!(kay.read_text_until(PROMPT).await.contains("Step: 0"));
+    kay.send_raw(b"/sa").await;
+    kay.read_text_until("/sa").await;
+
     // Someone half way through a password, and someone half way through a line.
     let mut newcomer = common::named_at(addr, "newcomer").await;
     assert!(ask(&mut newcomer, "register", "Choose a password: ")
@@ -569,8 +583,8 @@ async fn a_class_online_moves_to_the_new_server_and_plays_on() {
     let mut typing = Client::connect(addr).await;
     typing.send_raw(b"pla").await;
 
-    // The web page follows, 213 sessions.
-    let everyone = class.len() + watchers.len() + 8;
+    // The web page follows, 214 sessions.
+    let everyone = class.len() + watchers.len() + 9;
     let (online, mut old_stream) = online_on_the_page(&page, &base).await;
     assert_eq!(online, u64::try_from(everyone).unwrap());
 
@@ -598,7 +612,7 @@ async fn a_class_online_moves_to_the_new_server_and_plays_on() {
     assert!(
         server
             .log()
-            .contains("sessions taken over from the old server sessions=213"),
+            .contains("sessions taken over from the old server sessions=214"),
         "{}",
         server.log()
     );
@@ -738,6 +752,24 @@ async fn a_class_online_moves_to_the_new_server_and_plays_on() {
     assert!(
         took >= Duration::from_secs(15) && took < Duration::from_secs(22),
         "{took:?}"
+    );
+
+    // Single keys are still on, with the line half typed: nothing is asked again.
+    let after = kay.read_until_bytes(b"The server was upgraded.").await;
+    kay.send_raw(b"y hi\r").await;
+    let said = kay.read_until_bytes(b"[kay] hi").await;
+    kay.read_text_until(PROMPT).await;
+    kay.send_raw(b"a").await;
+    let moved = kay.read_text_until(PROMPT).await;
+    assert!(
+        moved.starts_with("a\r\n") && moved.contains("Step: 1"),
+        "{moved}"
+    );
+    let asked_again = [after, said].concat();
+    assert!(
+        !asked_again.windows(2).any(|pair| pair == [IAC, WILL]),
+        "{}",
+        String::from_utf8_lossy(&asked_again)
     );
 
     // The half-typed password and line go on where they were.

@@ -193,6 +193,32 @@ mod tests {
     }
 
     #[test]
+    fn a_timer_moved_to_another_clock_counts_from_the_same_last_input() {
+        let mut timer = IdleTimer::new(timeouts(100, 1000), 0);
+        timer.line_came(30_000);
+        // Packed at 40 s of the old clock; unpacked at 100 s of the new one (whose
+        // registry's clock starts a day on, so that a last input before it has a time).
+        let state = timer.pack(40_000);
+        let json = serde_json::to_string(&state).unwrap();
+        let state: IdleState = serde_json::from_str(&json).unwrap();
+        let mut moved = IdleTimer::unpack(timeouts(100, 1000), 100_000, &state);
+        // The warning comes 50 s after the last input (10 s before the move), as it
+        // would have; the close 50 s after that.
+        assert_eq!(
+            next_event(&mut moved),
+            (IdleEvent::Warn(Duration::from_secs(50)), 140_000)
+        );
+        assert_eq!(next_event(&mut moved), (IdleEvent::Close, 190_000));
+        // A session still logging in keeps what is left of its time to send a line.
+        let fresh = IdleTimer::new(timeouts(1000, 60), 0);
+        let mut moved = IdleTimer::unpack(timeouts(1000, 60), 100_000, &fresh.pack(20_000));
+        assert_eq!(
+            next_event(&mut moved),
+            (IdleEvent::LoginTimeout(Duration::from_secs(60)), 140_000)
+        );
+    }
+
+    #[test]
     fn the_idle_timer_warns_then_closes_and_counts_from_the_last_input() {
         let mut timer = IdleTimer::new(timeouts(100, 1000), 0);
         assert_eq!(timer.due(), 50_000);

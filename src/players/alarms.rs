@@ -37,9 +37,18 @@ pub(super) struct AlarmClock {
 }
 
 impl AlarmClock {
+    #[cfg(test)]
     pub(super) fn new() -> AlarmClock {
+        AlarmClock::started_before(Duration::ZERO)
+    }
+
+    /// A clock that reads `headroom` at its start: a session moved here by an upgrade
+    /// (SPEC section 11) whose last input was up to that long ago has a time on it.
+    pub(super) fn started_before(headroom: Duration) -> AlarmClock {
         AlarmClock {
-            epoch: Instant::now(),
+            epoch: Instant::now()
+                .checked_sub(headroom)
+                .unwrap_or_else(Instant::now),
             due: Mutex::new(BTreeSet::new()),
             changed: Notify::new(),
             running: AtomicBool::new(false),

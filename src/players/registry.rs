@@ -235,7 +235,7 @@ impl Registry {
                 ghosts: DashMap::new(),
                 waiting_names: DashMap::new(),
                 tap: std::sync::OnceLock::new(),
-                alarms: Arc::new(AlarmClock::new()),
+                alarms: Arc::new(AlarmClock::started_before(EPOCH_HEADROOM)),
                 bans: Bans::default(),
                 shutting_down: AtomicBool::new(false),
             }),

@@ -251,3 +251,85 @@ impl<K: Copy + Eq + Hash + Debug, I: Clone + Debug> Races<K, I> {
         Ok((moved, timers))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::Outcome;
+
+    type Races = super::Races<u64, &'static str>;
+
+    fn member(id: u64, name: &str) -> Member<u64, &'static str> {
+        Member {
+            id,
+            name: Arc::from(name),
+            inbox: "old",
+        }
+    }
+
+    #[test]
+    fn races_move_with_their_places_and_their_clock() {
+        let mut races = Races::default();
+        let game = RaceGame {
+            kind: GameKind::from_name("sokoban").expect("sokoban"),
+            args: vec![String::from("classic")],
+            world: None,
+        };
+        let started = Instant::now();
+        let race = races
+            .open(
+                member(1, "ann"),
+                game.clone(),
+                Some(Duration::from_secs(60)),
+                None,
+            )
+            .expect("opened")
+            .id;
+        races.join(race, member(2, "bob")).expect("bob joins");
+        races.join(race, member(3, "cy")).expect("cy joins");
+        races.start(1, started).expect("started");
+        let solved = Progress {
+            moves: 12,
+            placed: Some((2, 2)),
+            ended: Some(Outcome::Solved),
+            ..Progress::default()
+        };
+        races.progress(1, solved, started + Duration::from_secs(5));
+        races.leave(3, started + Duration::from_secs(6));
+        // A second race, still open, and someone watching the first.
+        let second = races
+            .open(member(4, "dee"), game, None, None)
+            .expect("opened")
+            .id;
+        races.watch(race, 5, "old", started).expect("watching");
+        let at = started + Duration::from_secs(10);
+        let before = races.standings(race, at).expect("standings");
+        let state = races.pack(at, Some).expect("packed");
+        let json = serde_json::to_string(&state).expect("written");
+        let state: RacesState = serde_json::from_str(&json).expect("read");
+        // In the new process, 1 ms of its own clock later; cy's session did not move.
+        let now = Instant::now();
+        let (mut moved, clocks) =
+            Races::unpack(state, now, |number| (number, "new", number != 3)).expect("unpacked");
+        assert_eq!(moved.standings(race, now).expect("standings"), before);
+        assert_eq!(moved.race_of(2), Some(race));
+        assert_eq!(moved.race_of(4), Some(second));
+        assert_eq!(clocks.len(), 1);
+        assert_eq!(clocks[0].0, race);
+        assert!(clocks[0].1 <= Duration::from_secs(50), "{clocks:?}");
+        assert!(clocks[0].1 > Duration::from_secs(49), "{clocks:?}");
+        // The race goes on: bob solves it, and the places come out as they would have.
+        let (notices, done) = moved.progress(2, solved, now + Duration::from_secs(1));
+        assert!(done.is_some(), "bob is done");
+        let over = notices
+            .iter()
+            .any(|notice| matches!(&notice.what, crate::races::ids::Tell::Line(line) if line.contains("Race over")));
+        assert!(over, "{notices:?}");
+        assert!(notices
+            .iter()
+            .all(|notice| notice.to.iter().all(|inbox| *inbox == "new")));
+        // A member of another instance cannot move.
+        let refused = races.pack(at, |id| (id != 2).then_some(id));
+        assert!(refused.is_err_and(|why| why.contains("bob in race 1")));
+    }
+}

@@ -231,6 +231,21 @@ mod tests {
     }
 
     #[test]
+    fn logins_move_to_a_new_process_and_stay_logged_in() {
+        let logins = Logins::default();
+        let token = logins.open(PlayerName::parse("Teacher").unwrap());
+        let admin = logins.admin(&jar_with(&token), |_| true).unwrap();
+        let json = serde_json::to_string(&logins.pack()).unwrap();
+        let moved = Logins::unpack(serde_json::from_str(&json).unwrap());
+        let again = moved.admin(&jar_with(&token), |_| true).unwrap();
+        assert_eq!(again.name, admin.name);
+        assert!(again.signed(&admin.csrf));
+        assert!(moved.admin(&jar_with("forged"), |_| true).is_none());
+        let left = moved.by_token.get(&token).unwrap().expires - Instant::now();
+        assert!(left > LOGIN_LIFETIME - Duration::from_secs(5), "{left:?}");
+    }
+
+    #[test]
     fn a_notice_is_shown_once() {
         let logins = Logins::default();
         let token = logins.open(PlayerName::parse("Teacher").unwrap());

@@ -9,6 +9,7 @@ pub mod bot;
 pub mod browser;
 pub mod cluster;
 pub mod http;
+pub mod keys;
 pub mod postgres;
 pub mod screen;
 pub mod test_server;
