@@ -140,6 +140,35 @@ fn install(bin: &Path, from: &Path) {
     std::fs::rename(&new, bin).expect("rename it into place");
 }
 
+/// A second build of the test binary at `bin`, as an operator installs a new version:
+/// a copy with `tag` written into its build mark (`arcade-build:` and 16 bytes), so that
+/// it says `VERSION+TAG` in the hand-over, without compiling it again.
+fn install_second_build(bin: &Path, tag: &str) {
+    use std::os::unix::fs::PermissionsExt as _;
+    const MARK: &[u8] = b"arcade-build:________________";
+    assert!(tag.len() <= 16 && !tag.is_empty());
+    let mut bytes = std::fs::read(env!("CARGO_BIN_EXE_arcade")).expect("the test binary");
+    let mut tagged = b"arcade-build:".to_vec();
+    tagged.extend_from_slice(tag.as_bytes());
+    tagged.resize(MARK.len(), b'_');
+    let mut marks = 0;
+    let mut at = 0;
+    while let Some(found) = bytes[at..]
+        .windows(MARK.len())
+        .position(|window| window == MARK)
+    {
+        let start = at + found;
+        bytes[start..start + MARK.len()].copy_from_slice(&tagged);
+        at = start + MARK.len();
+        marks += 1;
+    }
+    assert!(marks > 0, "no build mark in the test binary");
+    let new = bin.with_extension("new");
+    std::fs::write(&new, &bytes).expect("write the second build");
+    std::fs::set_permissions(&new, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    std::fs::rename(&new, bin).expect("rename it into place");
+}
+
 /// A script at `bin`, executable.
 fn install_script(bin: &Path, script: &str) {
     use std::os::unix::fs::PermissionsExt as _;
@@ -196,8 +225,17 @@ fn an_upgrade_hands_the_port_to_the_binary_now_on_disk_twice_over() {
     let _alone = one_at_a_time();
     let server = Running::start(&[]);
     let first = server.child.id();
+    // A second build is installed: the new process is it, and says so.
+    install_second_build(&server.bin, "second");
     let (ok, answer) = server.upgrade();
     assert!(ok, "{answer}\n{}", server.log());
+    assert!(
+        answer.contains(&format!(
+            "({}+second) serves now",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{answer}"
+    );
     let second = new_pid(&answer);
     assert_ne!(second, first);
     assert!(alive(second), "{answer}");
@@ -588,7 +626,8 @@ async fn a_class_online_moves_to_the_new_server_and_plays_on() {
     let (online, mut old_stream) = online_on_the_page(&page, &base).await;
     assert_eq!(online, u64::try_from(everyone).unwrap());
 
-    // The teacher upgrades. Twenty players type while it happens.
+    // The teacher upgrades, to a second build. Twenty players type while it happens.
+    install_second_build(&server.bin, "class");
     assert_eq!(
         ask(&mut teacher, "upgrade", "> ").await,
         "Upgrading: every session moves to the binary now on disk.\r\n> "
@@ -609,12 +648,14 @@ async fn a_class_online_moves_to_the_new_server_and_plays_on() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    let log = server.log();
     assert!(
-        server
-            .log()
-            .contains("sessions taken over from the old server sessions=214"),
-        "{}",
-        server.log()
+        log.contains("sessions taken over from the old server sessions=214"),
+        "{log}"
+    );
+    assert!(
+        log.contains(&format!("version={}+class", env!("CARGO_PKG_VERSION"))),
+        "{log}"
     );
 
     // The races stood still while they moved, and their clock goes on.

@@ -15,7 +15,7 @@ use crate::agents::driver;
 use crate::catalog::table::{Context, GameKind};
 use crate::ladders::seeds;
 use crate::players::inbox::{Bell, Inbox, Next};
-use crate::players::moves::{Packed, Verdict};
+use crate::players::moves::{Ask, Packed, Verdict};
 use crate::seat::{Seat, Services};
 
 use super::{Console, Outcome};
@@ -149,9 +149,14 @@ async fn wait(
                     let waiting = console.seat().and_then(|seat| {
                         seat.services().roll_call.answer(seat.id(), Packed::Closes)
                     });
-                    if let Some(waiting) = waiting {
-                        if waiting.await == Ok(Verdict::Moved) {
-                            return false;
+                    if let Some(mut asks) = waiting {
+                        while let Some(ask) = asks.recv().await {
+                            match ask {
+                                Ask::Verdict(Verdict::Moved) => return false,
+                                Ask::Verdict(Verdict::Stay) => break,
+                                // Never asked of an agent, which does not move.
+                                Ask::Socket(_) => {}
+                            }
                         }
                     }
                 }

@@ -1,10 +1,13 @@
 //! An upgrade's roll call (SPEC section 11): the server rings [`Bell::Move`] in every
 //! local session's inbox, and each session, at rest between two lines, answers with a
-//! [`Parcel`]: its state and its socket to move, or that it closes once the new server
-//! serves (SSH, whose encryption cannot move; a built-in agent), or why it cannot move
-//! now. Then it waits for the verdict: [`Verdict::Moved`] (the new server has it: end
-//! without a word, leaving the connection open in the new process) or
-//! [`Verdict::Stay`] (the upgrade failed: go on as if nothing happened).
+//! [`Parcel`]: its state to move, or that it closes once the new server serves (SSH,
+//! whose encryption cannot move; a built-in agent), or why it cannot move now. Then it
+//! waits, answering what it is [`Ask`]ed: a copy of its socket, when its turn in the
+//! hand-over comes (copies are made a few at a time: each is a file descriptor, and a
+//! server near its open-file limit has none to spare for every session at once), and
+//! at last the verdict: [`Verdict::Moved`] (the new server has it: end without a word,
+//! leaving the connection open in the new process) or [`Verdict::Stay`] (the upgrade
+//! failed: go on as if nothing happened).
 //!
 //! What a session's state is belongs to the session; here it is bytes, so that the
 //! registry's layer knows nothing of sessions, consoles or codecs.
@@ -28,12 +31,10 @@ use crate::races::moving::RacesState;
 /// What one session answers the roll call.
 #[derive(Debug)]
 pub enum Packed {
-    /// Its state (JSON, the session's own format) and a copy of its socket.
+    /// Its state (JSON, the session's own format); its socket is asked for later.
     Moves {
         /// The session's state.
         state: Vec<u8>,
-        /// A copy of its socket's descriptor.
-        socket: OwnedFd,
     },
     /// It cannot move and closes once the new server serves (told why by itself).
     Closes,
@@ -50,15 +51,41 @@ pub enum Verdict {
     Stay,
 }
 
-/// One session's answer, with the way to tell it the verdict.
+/// What a session that answered is asked.
+#[derive(Debug)]
+pub enum Ask {
+    /// A copy of its socket, now.
+    Socket(oneshot::Sender<std::io::Result<OwnedFd>>),
+    /// How the upgrade went.
+    Verdict(Verdict),
+}
+
+/// One session's answer, with the way to ask it for its socket and tell it the
+/// verdict.
 #[derive(Debug)]
 pub struct Parcel {
     /// Who answers.
     pub id: SessionId,
     /// What it hands over.
     pub packed: Packed,
-    /// Where the verdict goes.
-    pub verdict: oneshot::Sender<Verdict>,
+    /// Where its asks go.
+    pub asks: mpsc::UnboundedSender<Ask>,
+}
+
+impl Parcel {
+    /// Tell the session how the upgrade went.
+    pub fn tell(&self, verdict: Verdict) {
+        let _ = self.asks.send(Ask::Verdict(verdict));
+    }
+
+    /// Ask the session for a copy of its socket: where it comes.
+    pub fn socket(&self) -> oneshot::Receiver<std::io::Result<OwnedFd>> {
+        let (socket, coming) = oneshot::channel();
+        if self.asks.send(Ask::Socket(socket)).is_err() {
+            // Gone: the receiver reports it as closed.
+        }
+        coming
+    }
 }
 
 /// The roll call in progress, if any: one per server, in its shared services.
@@ -80,19 +107,12 @@ impl RollCall {
         *self.answers.lock().unwrap_or_else(PoisonError::into_inner) = None;
     }
 
-    /// Hand in `parcel`: its verdict to wait for, or `None` when no roll call is open
-    /// (the session goes on).
-    pub fn answer(&self, id: SessionId, packed: Packed) -> Option<oneshot::Receiver<Verdict>> {
-        let (verdict, waiting) = oneshot::channel();
+    /// Hand in what session `id` `packed`: where its asks come, or `None` when no roll
+    /// call is open (the session goes on).
+    pub fn answer(&self, id: SessionId, packed: Packed) -> Option<mpsc::UnboundedReceiver<Ask>> {
+        let (asks, waiting) = mpsc::unbounded_channel();
         let answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
-        answers
-            .as_ref()?
-            .send(Parcel {
-                id,
-                packed,
-                verdict,
-            })
-            .ok()?;
+        answers.as_ref()?.send(Parcel { id, packed, asks }).ok()?;
         Some(waiting)
     }
 }

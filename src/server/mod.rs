@@ -462,11 +462,11 @@ pub async fn serve_with(
                     None => Err(String::from("this server was not started by arcade serve")),
                 };
                 match answer {
-                    Ok(pid) => {
-                        info!(by = %request.by, new = pid, "upgraded: the new server serves");
+                    Ok(new) => {
+                        info!(by = %request.by, new = new.pid, version = %new.version, "upgraded: the new server serves");
                         let _ = request.answer.send(format!(
-                            "upgraded: process {pid} ({}) serves now; this one lets go",
-                            crate::upgrade::wire::VERSION
+                            "upgraded: process {} ({}) serves now; this one lets go",
+                            new.pid, new.version
                         ));
                         break;
                     }

@@ -5,16 +5,15 @@
 //! on here as if nothing happened: nobody is dropped.
 
 use std::collections::HashSet;
-use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
 
 use tracing::info;
 
 use serde::{Deserialize, Serialize};
 
-use crate::players::moves::{Packed, Parcel, Verdict};
+use crate::players::moves::{Ask, Packed, Parcel, Verdict};
 use crate::seat::Services;
-use crate::upgrade::hand_over::{Held, Upgrader};
+use crate::upgrade::hand_over::{Held, Moving, NewServer, Upgrader};
 use crate::web::logins::{Logins, MovedLogin};
 
 /// How long every session has to answer the roll call. A session answers between
@@ -62,7 +61,7 @@ pub(super) async fn upgrade(
     held: &Held,
     services: &Services,
     web_logins: &Logins,
-) -> Result<u32, String> {
+) -> Result<NewServer, String> {
     let started = Instant::now();
     let parcels = call_the_roll(services).await;
     let answered = started.elapsed();
@@ -103,39 +102,41 @@ pub(super) async fn upgrade(
         ));
     }
     let mut moving = Vec::new();
-    let mut verdicts = Vec::new();
-    let mut closing = Vec::new();
-    for parcel in parcels {
-        match parcel.packed {
-            Packed::Moves { state, socket } => {
-                moving.push((state, socket));
-                verdicts.push(parcel.verdict);
-            }
-            Packed::Closes | Packed::Refuses(_) => closing.push(parcel.verdict),
+    for parcel in &parcels {
+        if let Packed::Moves { state } = &parcel.packed {
+            let asks = parcel.asks.clone();
+            moving.push(Moving {
+                state: state.clone(),
+                socket: Box::new(move || {
+                    let (socket, coming) = tokio::sync::oneshot::channel();
+                    let _ = asks.send(Ask::Socket(socket));
+                    coming
+                }),
+            });
         }
     }
     let sessions = moving.len();
     let flushed = flushing.elapsed();
     let handing = Instant::now();
-    let handed = upgrader
-        .hand_over(
-            held,
-            moving.into_iter().collect::<Vec<(Vec<u8>, OwnedFd)>>(),
-            shared,
-        )
-        .await;
+    let handed = upgrader.hand_over(held, moving, shared).await;
     let verdict = if handed.is_ok() {
         Verdict::Moved
     } else {
         Verdict::Stay
     };
-    for sender in verdicts {
-        let _ = sender.send(verdict);
+    // The sessions that move first; SSH sessions (and built-in agents) are told and
+    // closed last, once the new server serves.
+    for parcel in parcels
+        .iter()
+        .filter(|parcel| matches!(parcel.packed, Packed::Moves { .. }))
+    {
+        parcel.tell(verdict);
     }
-    // SSH sessions (and built-in agents) are told and closed last, once the new
-    // server serves.
-    for sender in closing {
-        let _ = sender.send(verdict);
+    for parcel in parcels
+        .iter()
+        .filter(|parcel| !matches!(parcel.packed, Packed::Moves { .. }))
+    {
+        parcel.tell(verdict);
     }
     if handed.is_ok() {
         info!(
@@ -197,6 +198,6 @@ async fn call_the_roll(services: &Services) -> Result<Vec<Parcel>, (Vec<Parcel>,
 /// Tell every session that answered how it went.
 fn tell(parcels: Vec<Parcel>, verdict: Verdict) {
     for parcel in parcels {
-        let _ = parcel.verdict.send(verdict);
+        parcel.tell(verdict);
     }
 }

@@ -63,6 +63,40 @@ impl Default for Held {
     }
 }
 
+/// How many sessions' sockets are copied ahead of the one being sent: each copy is a
+/// file descriptor, and a server near its open-file limit has none to spare for every
+/// session at once.
+const COPIES_AHEAD: usize = 64;
+
+/// Where a copy of a session's socket comes, once asked for.
+pub type SocketComing = tokio::sync::oneshot::Receiver<std::io::Result<OwnedFd>>;
+
+/// One session to hand over: its state (in the session's own format), and how to ask
+/// it for a copy of its socket when its turn comes.
+pub struct Moving {
+    /// The session's state.
+    pub state: Vec<u8>,
+    /// Asks the session for a copy of its socket.
+    pub socket: Box<dyn FnOnce() -> SocketComing + Send>,
+}
+
+impl std::fmt::Debug for Moving {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Moving")
+            .field("state", &self.state.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The new server that took over: its process id and version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewServer {
+    /// Its process id.
+    pub pid: u32,
+    /// Its version, as it said it.
+    pub version: String,
+}
+
 /// What starts a new server, and the one it started.
 #[derive(Debug)]
 pub struct Upgrader {
@@ -112,9 +146,9 @@ impl Upgrader {
     pub async fn hand_over(
         &self,
         held: &Held,
-        sessions: Vec<(Vec<u8>, OwnedFd)>,
+        sessions: Vec<Moving>,
         shared: serde_json::Value,
-    ) -> Result<u32, String> {
+    ) -> Result<NewServer, String> {
         let path = self.data_dir.join(HAND_OVER_SOCKET);
         let _ = std::fs::remove_file(&path);
         let listener = std::os::unix::net::UnixListener::bind(&path)
@@ -133,8 +167,8 @@ impl Upgrader {
         path: &Path,
         listener: tokio::net::UnixListener,
         held: &Held,
-        (sessions, shared): (Vec<(Vec<u8>, OwnedFd)>, serde_json::Value),
-    ) -> Result<u32, String> {
+        (sessions, shared): (Vec<Moving>, serde_json::Value),
+    ) -> Result<NewServer, String> {
         let mut child = Command::new(&self.exe)
             .args(&self.args)
             .env(TAKE_OVER_ENV, path)
@@ -170,7 +204,7 @@ impl Upgrader {
                         .map(|(kind, fd)| fd.try_clone().map(|fd| (*kind, fd)))
                         .collect::<std::io::Result<_>>()
                         .map_err(|error| format!("cannot copy a socket: {error}"))?;
-                    tokio::task::spawn_blocking(move || offer(stream, &sockets, &sessions, shared))
+                    tokio::task::spawn_blocking(move || offer(stream, &sockets, sessions, shared))
                         .await
                         .unwrap_or_else(|_| Err(String::from("the hand-over stopped (a bug)")))
                 }
@@ -179,13 +213,13 @@ impl Upgrader {
             Err(why) => Err(why),
         };
         match offered {
-            Ok(pid) => {
+            Ok(new) => {
                 *self
                     .successor
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner) =
                     Some(Successor::new(child));
-                Ok(pid)
+                Ok(new)
             }
             Err(why) => {
                 // Whatever it did, it serves nothing: it must not linger.
@@ -209,9 +243,9 @@ impl Upgrader {
 fn offer(
     mut stream: std::os::unix::net::UnixStream,
     sockets: &[(Socket, OwnedFd)],
-    sessions: &[(Vec<u8>, OwnedFd)],
+    sessions: Vec<Moving>,
     shared: serde_json::Value,
-) -> Result<u32, String> {
+) -> Result<NewServer, String> {
     let broken = |error: std::io::Error| format!("the new server stopped answering: {error}");
     stream
         .set_nonblocking(false)
@@ -225,7 +259,7 @@ fn offer(
     }
     let offer = Offer {
         format: wire::FORMAT,
-        version: wire::VERSION.to_string(),
+        version: wire::version(),
         sockets: sockets.iter().map(|(kind, _)| *kind).collect(),
         sessions: sessions.len(),
         shared,
@@ -234,12 +268,32 @@ fn offer(
         serde_json::to_vec(&offer).map_err(|error| format!("cannot write the offer: {error}"))?;
     let fds: Vec<BorrowedFd<'_>> = sockets.iter().map(|(_, fd)| fd.as_fd()).collect();
     fds::send(&mut stream, &json, &fds).map_err(broken)?;
-    for (state, socket) in sessions {
-        fds::send(&mut stream, state, &[socket.as_fd()]).map_err(broken)?;
+    // Each session's socket is asked for a few sessions ahead of its turn, and its copy
+    // closed once sent.
+    let mut coming = std::collections::VecDeque::with_capacity(COPIES_AHEAD);
+    let mut sessions = sessions.into_iter();
+    loop {
+        while coming.len() < COPIES_AHEAD {
+            let Some(Moving { state, socket }) = sessions.next() else {
+                break;
+            };
+            coming.push_back((state, socket()));
+        }
+        let Some((state, socket)) = coming.pop_front() else {
+            break;
+        };
+        let socket = socket
+            .blocking_recv()
+            .map_err(|_| String::from("a session ended before its socket was handed over"))?
+            .map_err(|error| format!("cannot copy a session's socket: {error}"))?;
+        fds::send(&mut stream, &state, &[socket.as_fd()]).map_err(broken)?;
     }
     let (bytes, _) = fds::receive(&mut stream).map_err(broken)?;
     match serde_json::from_slice(&bytes) {
-        Ok(Verdict::Ready { pid }) => Ok(pid),
+        Ok(Verdict::Ready { pid, version }) => Ok(NewServer {
+            pid,
+            version: crate::text::one_line(&version),
+        }),
         Ok(Verdict::Failed { reason }) => Err(format!(
             "the new server could not serve: {}",
             crate::text::one_line(&reason)

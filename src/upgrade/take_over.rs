@@ -45,6 +45,7 @@ impl Arrival {
     pub fn ready(self) {
         self.say(&Verdict::Ready {
             pid: std::process::id(),
+            version: wire::version(),
         });
     }
 

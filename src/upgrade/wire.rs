@@ -18,6 +18,29 @@ pub const FORMAT: u32 = 2;
 /// The server's version, as `arcade --version` prints it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 
+/// A mark a build can carry in its binary, `arcade-build:` and a tag padded with `_`
+/// to 16 bytes: a copy of the binary with the tag written into it (same length) is
+/// a second build that says so ([`version`]), without compiling it again. The tests
+/// upgrade to such a copy.
+const BUILD_MARK: &str = "arcade-build:________________";
+
+/// This binary's version in the hand-over: [`VERSION`], with `+TAG` when its build
+/// mark carries one.
+pub fn version() -> String {
+    // Through black_box: the mark is read from the binary as it is on disk, never
+    // folded into a constant by the compiler.
+    let mark = std::hint::black_box(BUILD_MARK);
+    let tag = mark
+        .strip_prefix("arcade-build:")
+        .unwrap_or_default()
+        .trim_end_matches('_');
+    if tag.is_empty() {
+        VERSION.to_string()
+    } else {
+        format!("{VERSION}+{}", crate::text::one_line(tag))
+    }
+}
+
 /// New to old: who is taking over.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hello {
@@ -34,7 +57,7 @@ impl Hello {
     pub fn ours() -> Hello {
         Hello {
             format: FORMAT,
-            version: VERSION.to_string(),
+            version: version(),
             pid: std::process::id(),
         }
     }
@@ -80,6 +103,9 @@ pub enum Verdict {
     Ready {
         /// Its process id.
         pid: u32,
+        /// Its version ([`version`]).
+        #[serde(default)]
+        version: String,
     },
     /// It cannot: why. It exits; the old one goes on.
     Failed {
@@ -93,9 +119,10 @@ pub enum Verdict {
 pub fn refuse(hello: &Hello) -> Option<String> {
     (hello.format != FORMAT).then(|| {
         format!(
-            "the new server ({}) reads hand-over format {}, this one ({VERSION}) writes format {FORMAT}: stop and start it instead",
+            "the new server ({}) reads hand-over format {}, this one ({}) writes format {FORMAT}: stop and start it instead",
             crate::text::one_line(&hello.version),
-            hello.format
+            hello.format,
+            version()
         )
     })
 }

@@ -7,6 +7,10 @@
 //! nothing happened). An SSH session cannot move: it is told once the new server
 //! serves, and closed, its game kept for `resume`.
 //!
+//! The copy of its socket is made when the hand-over asks for it, not when the session
+//! answers the roll call: a few copies exist at once, not one per session (a server
+//! near its open-file limit has no descriptor to spare for each).
+//!
 //! In the new process [`restore`] makes the session again from the same state, and
 //! its first words are `The server was upgraded.` and the prompt, sent as a message.
 
@@ -22,7 +26,7 @@ use crate::console::{Console, ConsoleState};
 use crate::net::idle::{IdleState, IdleTimer, Timeouts};
 use crate::net::tty::Tty;
 use crate::players::inbox::{Inbox, Message};
-use crate::players::moves::{Packed, Verdict};
+use crate::players::moves::{Ask, Packed, Verdict};
 use crate::players::registry::Registration;
 use crate::seat::Services;
 
@@ -71,30 +75,42 @@ impl<S: Transport> Session<S> {
         };
         let services = seat.services().clone();
         let id = seat.id();
-        let packed = match self.stream.socket().map(|fd| fd.try_clone_to_owned()) {
-            None => Packed::Closes,
-            Some(Err(error)) => {
-                Packed::Refuses(format!("cannot copy session {id}'s socket: {error}"))
-            }
-            Some(Ok(socket)) => match self.pack() {
-                Ok(state) => Packed::Moves { state, socket },
+        let packed = if self.stream.socket().is_none() {
+            Packed::Closes
+        } else {
+            match self.pack() {
+                Ok(state) => Packed::Moves { state },
                 Err(why) => Packed::Refuses(why),
-            },
+            }
         };
         let closes = matches!(packed, Packed::Closes);
-        let Some(waiting) = services.roll_call.answer(id, packed) else {
+        let Some(mut asks) = services.roll_call.answer(id, packed) else {
             return Ok(None);
         };
-        match waiting.await {
-            Ok(Verdict::Moved) if closes => {
+        let verdict = loop {
+            match asks.recv().await {
+                // A copy of the socket, made only when its turn in the hand-over comes.
+                Some(Ask::Socket(reply)) => {
+                    let copy = self.stream.socket().map_or_else(
+                        || Err(std::io::Error::other("not a socket")),
+                        |fd| fd.try_clone_to_owned(),
+                    );
+                    let _ = reply.send(copy);
+                }
+                Some(Ask::Verdict(verdict)) => break verdict,
+                None => break Verdict::Stay,
+            }
+        };
+        match verdict {
+            Verdict::Moved if closes => {
                 let text = self.console.server_says(SSH_CANNOT_MOVE);
                 Ok(Some(self.last_words(&text, Ending::Closed).await))
             }
-            Ok(Verdict::Moved) => {
+            Verdict::Moved => {
                 self.console.moved_away();
                 Ok(Some(Ending::Moved))
             }
-            Ok(Verdict::Stay) | Err(_) => Ok(None),
+            Verdict::Stay => Ok(None),
         }
     }
 
