@@ -972,3 +972,51 @@ fn an_ssh_session_is_told_and_closed_and_finds_its_game_with_resume() {
     assert!(resumed.contains("Step: 1"), "{resumed}");
     assert_eq!(server.stop(), Some(0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ladder_being_played_refuses_the_upgrade_by_name_and_everyone_stays() {
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let server = Running::start_prepared(&["--admin", "teacher"], |data| {
+        let data = data.to_string_lossy().to_string();
+        common::set_password_with_cli("teacher", "secret-teacher", &["--data-dir", &data]);
+    });
+    let (mut teacher, said) = common::log_in(server.addr(), "teacher", "secret-teacher").await;
+    assert!(said.contains("You are now teacher."), "{said}");
+    assert!(ask(&mut teacher, "ladder open wumpus seeds=1-2", "> ")
+        .await
+        .contains("Ladder 1"));
+    let mut ada = common::named_at(server.addr(), "ada").await;
+    let entered = ask(&mut ada, "ladder enter 1", PROMPT).await;
+    assert!(entered.contains("Ladder 1: seed 1 of 2."), "{entered}");
+    // ada is in the middle of a ladder's seed: the upgrade is refused, naming her.
+    let data = server.data.clone();
+    let (ok, answer) = tokio::task::spawn_blocking(move || {
+        let output = Command::new(env!("CARGO_BIN_EXE_arcade"))
+            .arg("upgrade")
+            .arg("--data-dir")
+            .arg(&data)
+            .output()
+            .expect("arcade upgrade");
+        (
+            output.status.success(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ),
+        )
+    })
+    .await
+    .expect("the upgrade's answer");
+    assert!(!ok, "{answer}");
+    assert!(
+        answer.contains("upgrade failed: ada is playing through ladder 1: ladders do not move yet"),
+        "{answer}"
+    );
+    // Everyone stayed, and was told nothing.
+    let turned = ask(&mut ada, "turn left", PROMPT).await;
+    assert!(!turned.contains("upgraded"), "{turned}");
+    let who = ask(&mut teacher, "who", "> ").await;
+    assert!(who.contains("ada") && !who.contains("upgraded"), "{who}");
+    assert_eq!(server.stop(), Some(0));
+}
