@@ -1020,3 +1020,48 @@ async fn a_ladder_being_played_refuses_the_upgrade_by_name_and_everyone_stays() 
     assert!(who.contains("ada") && !who.contains("upgraded"), "{who}");
     assert_eq!(server.stop(), Some(0));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_reads_nothing_holds_up_the_upgrade_by_name_and_nobody_is_dropped() {
+    let _alone = ONE_AT_A_TIME.lock().await;
+    let server = Running::start(&[]);
+    let mut ann = common::named_at(server.addr(), "ann").await;
+    // A client with a small receive buffer asks for page after page and reads none:
+    // its session waits to write, not between two lines.
+    let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+    socket.set_recv_buffer_size(4096).expect("a small buffer");
+    let mut stuck = Client::from_stream(socket.connect(server.addr()).await.expect("connect"));
+    stuck.read_until("> ").await;
+    let pages = "help\r\n".repeat(4000);
+    stuck.send_raw(pages.as_bytes()).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let data = server.data.clone();
+    let (ok, answer) = tokio::task::spawn_blocking(move || {
+        let output = Command::new(env!("CARGO_BIN_EXE_arcade"))
+            .arg("upgrade")
+            .arg("--data-dir")
+            .arg(&data)
+            .output()
+            .expect("arcade upgrade");
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+        )
+    })
+    .await
+    .expect("the upgrade's answer");
+    assert!(!ok, "{answer}");
+    assert!(
+        answer.contains("upgrade failed: 1 session did not answer within 10s (guest-"),
+        "{answer}"
+    );
+    let stuck_name = answer
+        .split_once("within 10s (")
+        .and_then(|(_, rest)| rest.split(')').next())
+        .expect("the name")
+        .to_string();
+    // ann, who answered, stayed and plays on; the stuck client is still connected.
+    let who = ask(&mut ann, "who", "> ").await;
+    assert!(who.contains("ann") && who.contains(&stuck_name), "{who}");
+    assert_eq!(server.stop(), Some(0));
+}

@@ -13,8 +13,8 @@
 //! registry's layer knows nothing of sessions, consoles or codecs.
 
 use std::os::fd::OwnedFd;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::atomic::Ordering;
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use tokio::sync::{mpsc, oneshot};
@@ -22,10 +22,8 @@ use tokio::sync::{mpsc, oneshot};
 use crate::players::accounts::PlayerName;
 use crate::players::ids::SessionId;
 use crate::players::inbox::{self, Bell, Inbox};
-use crate::players::place::Place;
-use crate::players::presence::Presence;
 use crate::players::registry::Races;
-use crate::players::registry::{seconds_since, Activity, Entry, Home, Registration, Registry};
+use crate::players::registry::{Home, Registration, Registry};
 use crate::races::moving::RacesState;
 
 /// What one session answers the roll call.
@@ -120,18 +118,19 @@ impl RollCall {
 impl Registry {
     /// Ring [`Bell::Move`] for each local session not in `answered`: the roll call's
     /// bell, rung again for whoever has not answered yet (a session let in meanwhile).
-    /// How many local sessions there are.
-    pub fn call_the_roll(&self, answered: &std::collections::HashSet<SessionId>) -> usize {
-        let mut here = 0;
+    /// The names of those (none: everyone has answered).
+    pub fn call_the_roll(
+        &self,
+        answered: &std::collections::HashSet<SessionId>,
+    ) -> Vec<PlayerName> {
+        let mut missing = Vec::new();
         for entry in &self.shared.sessions {
-            if matches!(entry.home, Home::Here(_)) {
-                here += 1;
-                if !answered.contains(entry.key()) {
-                    entry.inbox.ring(Bell::Move);
-                }
+            if matches!(entry.home, Home::Here(_)) && !answered.contains(entry.key()) {
+                entry.inbox.ring(Bell::Move);
+                missing.push(entry.name.clone());
             }
         }
-        here
+        missing
     }
 }
 
@@ -167,27 +166,7 @@ impl Registry {
         }
         shared.next_id.fetch_max(number, Ordering::Relaxed);
         *shared.per_address.entry(peer.ip()).or_insert(0) += 1;
-        let (sender, inbox) = inbox::inbox();
-        let activity = Arc::new(Activity {
-            epoch: shared.epoch,
-            last: AtomicU32::new(seconds_since(shared.epoch)),
-            progress: std::sync::Mutex::new(None),
-        });
-        shared.sessions.insert(
-            id,
-            Entry {
-                home: Home::Here(peer),
-                inbox: sender,
-                name,
-                place: Place::Lobby,
-                watchers: 0,
-                chat: true,
-                bot: false,
-                activity: Arc::clone(&activity),
-            },
-        );
-        self.tell_bus(Presence::Changed(id));
-        Some((Registration::new(self.clone(), id, activity), inbox))
+        Some(self.enter(id, peer, name))
     }
 }
 

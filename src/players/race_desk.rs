@@ -2,7 +2,7 @@
 //! registry under one lock. Players here and racers of other instances (whose
 //! requests arrive over the bus) are served by the same code.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::Instant;
 
 use crate::games::Progress;
@@ -129,5 +129,36 @@ impl Registry {
             timer_registry.deliver(notices);
         });
         self.time_race(race_id, timer.abort_handle());
+    }
+
+    /// Keep race `race`'s timer, to abort it when the race closes (at once if it is
+    /// closed already).
+    pub fn time_race(&self, race: RaceId, timer: tokio::task::AbortHandle) {
+        let races = self
+            .shared
+            .races
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !races.has(race) {
+            timer.abort();
+            return;
+        }
+        let mut timers = self
+            .shared
+            .race_timers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(old) = timers.insert(race, timer) {
+            old.abort();
+        }
+    }
+
+    /// How many race timers are running: for the tests and /metrics.
+    pub fn race_timers(&self) -> usize {
+        self.shared
+            .race_timers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
     }
 }

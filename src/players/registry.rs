@@ -332,16 +332,27 @@ impl Registry {
             *count += 1;
         }
         let id = SessionId(self.shared.next_id.fetch_add(1, Ordering::Relaxed) + 1);
+        // No chosen name can start with `guest-`, and session numbers are never
+        // reused, so a guest's name is always free.
+        let name = PlayerName::guest(id.0);
+        self.shared.names.insert(name.shared_key(), id);
+        Ok(self.enter(id, peer, name))
+    }
+
+    /// Session `id` from `peer`, its `name` already taken for it, in the registry: its
+    /// registration and its inbox.
+    pub(super) fn enter(
+        &self,
+        id: SessionId,
+        peer: SocketAddr,
+        name: PlayerName,
+    ) -> (Registration, Inbox) {
         let (sender, inbox) = inbox::inbox();
         let activity = Arc::new(Activity {
             epoch: self.shared.epoch,
             last: AtomicU32::new(seconds_since(self.shared.epoch)),
             progress: Mutex::new(None),
         });
-        // No chosen name can start with `guest-`, and session numbers are never
-        // reused, so a guest's name is always free.
-        let name = PlayerName::guest(id.0);
-        self.shared.names.insert(name.shared_key(), id);
         self.shared.sessions.insert(
             id,
             Entry {
@@ -363,7 +374,7 @@ impl Registry {
         }
         let registration = Registration::new(self.clone(), id, activity);
         self.tell_bus(Presence::Changed(id));
-        Ok((registration, inbox))
+        (registration, inbox)
     }
 
     /// The server is shutting down: ring [`Bell::Shutdown`] for every session of this
@@ -461,37 +472,6 @@ impl Registry {
             }
         }
         result
-    }
-
-    /// Keep race `race`'s timer, to abort it when the race closes (at once if it is
-    /// closed already).
-    pub fn time_race(&self, race: RaceId, timer: tokio::task::AbortHandle) {
-        let races = self
-            .shared
-            .races
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if !races.has(race) {
-            timer.abort();
-            return;
-        }
-        let mut timers = self
-            .shared
-            .race_timers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        if let Some(old) = timers.insert(race, timer) {
-            old.abort();
-        }
-    }
-
-    /// How many race timers are running: for the tests and /metrics.
-    pub fn race_timers(&self) -> usize {
-        self.shared
-            .race_timers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
     }
 
     /// Send what the races had to say.

@@ -304,17 +304,9 @@ impl Recorder {
         level: String,
         helped: bool,
     ) -> Tape {
-        self.send(Change::State {
-            id: listed.id,
-            state: RecordingState::Open,
-            outcome: None,
-            played: None,
-        });
-        let mut tape = Tape::new(self.clone(), listed.id, player, &recording.start, level);
-        tape.offset_ms = listed.duration_ms;
-        tape.inputs = recording.inputs.len() as u64;
-        tape.helped = helped;
-        tape
+        self.mark_open(listed.id);
+        let played = (recording.inputs.len() as u64, listed.duration_ms);
+        self.tape_of(player, (listed, recording), level, helped, played)
     }
 
     /// Carry on recording `listed`, a game moved here by an upgrade (SPEC section 11)
@@ -327,16 +319,33 @@ impl Recorder {
         (listed, recording): (&Listed, &Recording),
         level: String,
         helped: bool,
-        (inputs, duration_ms): (u64, u64),
+        played: (u64, u64),
     ) -> Tape {
         if self.0.store.is_shared() {
-            self.send(Change::State {
-                id: listed.id,
-                state: RecordingState::Open,
-                outcome: None,
-                played: None,
-            });
+            self.mark_open(listed.id);
         }
+        self.tape_of(player, (listed, recording), level, helped, played)
+    }
+
+    /// Recording `id` is open again, this instance's.
+    fn mark_open(&self, id: i64) {
+        self.send(Change::State {
+            id,
+            state: RecordingState::Open,
+            outcome: None,
+            played: None,
+        });
+    }
+
+    /// The tape of a recording taken up again, with `(inputs, duration_ms)` played.
+    fn tape_of(
+        &self,
+        player: Player,
+        (listed, recording): (&Listed, &Recording),
+        level: String,
+        helped: bool,
+        (inputs, duration_ms): (u64, u64),
+    ) -> Tape {
         let mut tape = Tape::new(self.clone(), listed.id, player, &recording.start, level);
         tape.offset_ms = duration_ms;
         tape.inputs = inputs;

@@ -160,12 +160,12 @@ async fn call_the_roll(services: &Services) -> Result<Vec<Parcel>, (Vec<Parcel>,
     let mut parcels = Vec::new();
     let mut missing = None;
     loop {
-        let here = services.registry.call_the_roll(&answered);
-        if answered.len() >= here {
+        let not_yet = services.registry.call_the_roll(&answered);
+        if not_yet.is_empty() {
             break;
         }
         if Instant::now() >= deadline {
-            missing = Some(here - answered.len());
+            missing = Some(not_yet);
             break;
         }
         if let Ok(Some(parcel)) = tokio::time::timeout(RING_AGAIN, answers.recv()).await {
@@ -184,14 +184,21 @@ async fn call_the_roll(services: &Services) -> Result<Vec<Parcel>, (Vec<Parcel>,
     }
     match missing {
         None => Ok(parcels),
-        Some(missing) => Err((
-            parcels,
-            format!(
-                "{} did not answer within {} (a session answers between two lines: one may be waiting for the database or a slow client); try again",
-                crate::text::count(u64::try_from(missing).unwrap_or(u64::MAX), "session", "sessions"),
-                humantime::format_duration(ROLL_CALL_WAIT)
-            ),
-        )),
+        Some(missing) => {
+            let mut names: Vec<String> = missing.iter().take(5).map(ToString::to_string).collect();
+            if missing.len() > names.len() {
+                names.push(String::from("..."));
+            }
+            Err((
+                parcels,
+                format!(
+                    "{} did not answer within {} ({}): a session answers between two lines, and one may be waiting for the database or for a client that reads nothing; try again, or kick it",
+                    crate::text::count(u64::try_from(missing.len()).unwrap_or(u64::MAX), "session", "sessions"),
+                    humantime::format_duration(ROLL_CALL_WAIT),
+                    names.join(", ")
+                ),
+            ))
+        }
     }
 }
 
