@@ -1065,3 +1065,44 @@ async fn a_client_that_reads_nothing_holds_up_the_upgrade_by_name_and_nobody_is_
     assert!(who.contains("ann") && who.contains(&stuck_name), "{who}");
     assert_eq!(server.stop(), Some(0));
 }
+
+#[test]
+fn a_game_the_new_server_cannot_rebuild_fails_the_upgrade_and_plays_on_here() {
+    let _alone = one_at_a_time();
+    let levels = tempfile::tempdir().expect("a levels folder");
+    std::fs::create_dir(levels.path().join("starpusher")).expect("starpusher/");
+    let level = levels.path().join("starpusher").join("pushes.txt");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/levels/starpusher/pushes.txt"),
+        &level,
+    )
+    .expect("the level");
+    let server = Running::start(&["--levels", &levels.path().to_string_lossy()]);
+    let mut player = server.banner();
+    player
+        .write_all(b"play starpusher pushes\r\n")
+        .expect("send");
+    read_until(&mut player, "Enter command: ");
+    player.write_all(b"d\r\n").expect("send");
+    read_until(&mut player, "Enter command: ");
+    player.write_all(b"/look\r\n").expect("send");
+    let before = read_until(&mut player, "Enter command: ");
+    // The level's file is gone: the new server cannot replay the game, so nobody moves.
+    std::fs::remove_file(&level).expect("remove the level");
+    let (ok, answer) = server.upgrade();
+    assert!(!ok, "{answer}");
+    assert!(
+        answer.contains("upgrade failed: the new server could not serve: cannot take the sessions over: the game of session"),
+        "{answer}"
+    );
+    // The player plays on in the old process, the game as it was.
+    player.write_all(b"/look\r\n").expect("send");
+    assert_eq!(read_until(&mut player, "Enter command: "), before);
+    player.write_all(b"s\r\n").expect("send");
+    let moved = read_until(&mut player, "Enter command: ");
+    assert!(
+        moved.contains("Moves: 2") && !moved.contains("upgraded"),
+        "{moved}"
+    );
+    assert_eq!(server.stop(), Some(0));
+}

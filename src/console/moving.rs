@@ -87,6 +87,17 @@ impl Console {
         })
     }
 
+    /// This process records the game from now on ([`crate::records::recorder::Tape::claim`]).
+    pub fn claim_game(&self) {
+        if let Some(tape) = self
+            .game
+            .as_ref()
+            .and_then(|playing| playing.tape.as_deref())
+        {
+            tape.claim();
+        }
+    }
+
     /// The console moved to the new process: its game's tape writes nothing more here
     /// (the new process records it), and the game is dropped without a word.
     pub fn moved_away(&mut self) {

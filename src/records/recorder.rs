@@ -311,8 +311,9 @@ impl Recorder {
 
     /// Carry on recording `listed`, a game moved here by an upgrade (SPEC section 11)
     /// with `played` so far (inputs, milliseconds), whose `recording` was played again
-    /// to where it stopped. It is still open: only a shared store (PostgreSQL), where
-    /// an open recording names the instance that holds it, is told it is this one's.
+    /// to where it stopped. It is still open, and nothing is written until the new
+    /// process has taken every session ([`Tape::claim`]): if it cannot, the old one
+    /// carries on as if nothing happened.
     pub fn carry_on(
         &self,
         player: Player,
@@ -321,9 +322,6 @@ impl Recorder {
         helped: bool,
         played: (u64, u64),
     ) -> Tape {
-        if self.0.store.is_shared() {
-            self.mark_open(listed.id);
-        }
         self.tape_of(player, (listed, recording), level, helped, played)
     }
 
@@ -608,6 +606,16 @@ impl Tape {
     /// The game moved to the new server process, which records it now: this tape
     /// writes nothing more.
     pub fn moved(self) {}
+
+    /// This process records the game from now on (the new one, once it has taken every
+    /// session in an upgrade; the old one, when the upgrade failed): on a shared store
+    /// (PostgreSQL), where an open recording names the instance that holds it, it is
+    /// marked this instance's. Nothing to write on SQLite.
+    pub fn claim(&self) {
+        if self.recorded && !self.cut && self.recorder.0.store.is_shared() {
+            self.recorder.mark_open(self.id);
+        }
+    }
 
     /// Whether an interruption keeps the game for `resume`.
     pub fn is_kept(&self) -> bool {

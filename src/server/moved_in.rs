@@ -64,13 +64,27 @@ pub(super) async fn take_in(
         .buffer_unordered(AT_ONCE)
         .collect()
         .await;
-    let made: Vec<Moved> = made.into_iter().collect::<Result<_, _>>()?;
+    let mut taken = Vec::with_capacity(made.len());
+    let mut why_not = None;
+    for session in made {
+        match session {
+            Ok(session) => taken.push(session),
+            Err(why) => why_not = why_not.or(Some(why)),
+        }
+    }
+    if let Some(why) = why_not {
+        // Nothing of them may be written here: the old process goes on with them.
+        taken.into_iter().for_each(Moved::abandon);
+        return Err(why);
+    }
     // The games' recordings are this process's before the old one lets go of them
     // (on PostgreSQL an open recording names the instance that holds it).
-    if !made.is_empty() && !shared.services.recorder.flush(FLUSH_WAIT).await {
+    taken.iter().for_each(Moved::claim);
+    if !taken.is_empty() && !shared.services.recorder.flush(FLUSH_WAIT).await {
+        taken.into_iter().for_each(Moved::abandon);
         return Err(String::from(
-            "the games' recordings could not be reopened in time (is the database away?)",
+            "the games' recordings could not be claimed in time (is the database away?)",
         ));
     }
-    Ok(made)
+    Ok(taken)
 }

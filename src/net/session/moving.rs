@@ -110,7 +110,11 @@ impl<S: Transport> Session<S> {
                 self.console.moved_away();
                 Ok(Some(Ending::Moved))
             }
-            Verdict::Stay => Ok(None),
+            Verdict::Stay => {
+                // The new process may have claimed the game before it failed.
+                self.console.claim_game();
+                Ok(None)
+            }
         }
     }
 
@@ -148,6 +152,17 @@ pub struct Moved {
 }
 
 impl Moved {
+    /// Its game is this process's to record from now on: once every session is taken.
+    pub fn claim(&self) {
+        self.session.console.claim_game();
+    }
+
+    /// Not taken after all (another session could not be): dropped without a word or
+    /// a write, the old process keeps it.
+    pub fn abandon(mut self) {
+        self.session.console.moved_away();
+    }
+
     /// Run it: its first words are [`UPGRADED`] and its prompt.
     pub fn start(self) {
         let session = self.session;
