@@ -118,7 +118,17 @@ impl Running {
     }
 
     /// SIGTERM to the first process, and its exit code.
-    fn stop(mut self) -> Option<i32> {
+    fn stop(self) -> Option<i32> {
+        self.stop_keeping_files().0
+    }
+
+    /// [`Running::stop`], keeping its folder (the data directory) for a look after.
+    fn stop_keeping_files(mut self) -> (Option<i32>, tempfile::TempDir) {
+        let code = self.stop_process();
+        (code, self._dir)
+    }
+
+    fn stop_process(&mut self) -> Option<i32> {
         let pid = rustix::process::Pid::from_child(&self.child);
         rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("SIGTERM");
         let deadline = Instant::now() + Duration::from_secs(20);
@@ -376,6 +386,7 @@ fn python3() -> Result<String, String> {
 
 mod common;
 
+use arcade::games::Game as _;
 use common::keys::{keys_on, IAC, WILL};
 use common::{Client, BACK_OUT, TO_THE_GOLD};
 
@@ -727,6 +738,11 @@ async fn a_class_online_moves_to_the_new_server_and_plays_on() {
         let answer = ask(&mut player.client, "u", PROMPT).await;
         assert_eq!(Some(&answer), expected.last(), "{}", player.name);
     }
+    // Where the other games stand at the end, for their recordings' replay below.
+    let mut finals = Vec::new();
+    for player in &mut class[..150] {
+        finals.push(ask(&mut player.client, "/look", PROMPT).await);
+    }
     // The wumpus players climb out with the gold: results for recordings that span
     // the upgrade.
     for player in &mut class[150..] {
@@ -854,8 +870,52 @@ async fn a_class_online_moves_to_the_new_server_and_plays_on() {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     let log = server.log();
-    assert_eq!(server.stop(), Some(0));
+    let data = server.data.clone();
+    let (code, _kept) = server.stop_keeping_files();
+    assert_eq!(code, Some(0));
     assert!(!log.contains(" ERROR "), "{log}");
+
+    // Every other game's recording, made by two processes, replays to where its
+    // player's game stood at the end.
+    let store = arcade::store::Store::open(&arcade::store::DbUrl::Sqlite(data.join("arcade.db")))
+        .await
+        .expect("the store");
+    let context = arcade::catalog::table::Context {
+        levels: arcade::catalog::levels::Levels::built_in().0,
+        data_dir: data.clone(),
+    };
+    for (index, (player, last)) in class[..150].iter().zip(&finals).enumerate() {
+        // Five 2048 players made one move more, checked against `arcade play`.
+        let extra = usize::from((100..105).contains(&index));
+        let listed = store
+            .recordings(Some(&player.name), 5)
+            .await
+            .expect("the recordings");
+        assert_eq!(listed.len(), 1, "{}: {listed:?}", player.name);
+        let (_, recording) = arcade::records::recording::load(&store, listed[0].id)
+            .await
+            .expect("a recording")
+            .expect("there");
+        assert_eq!(
+            recording.inputs.len(),
+            player.before.len() + player.after.len() + extra,
+            "{}",
+            player.name
+        );
+        let (mut replay, _) =
+            arcade::records::recording::Replay::begin(&recording.start, &context).expect("begins");
+        for input in &recording.inputs {
+            replay.step(&input.line);
+        }
+        let (game, memory) = replay.into_game();
+        let described = game.describe(&memory).replace('\n', "\r\n");
+        assert_eq!(
+            last.trim_end(),
+            described.trim_end(),
+            "{}",
+            player.name
+        );
+    }
 }
 
 /// Read `source` into a shared buffer, on a thread, until it ends.
