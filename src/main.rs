@@ -352,7 +352,7 @@ fn serve(options: Options) -> ExitCode {
     };
     let served = runtime.block_on(async move {
         let (listeners, mut upgrades, arrival) = match taken {
-            Some(taken) => match taken_listeners(taken) {
+            Some(taken) => match server::taken_over(taken) {
                 Ok(parts) => parts,
                 Err((error, arrival)) => {
                     let reason = format!("cannot use the sockets handed over: {error}");
@@ -381,6 +381,13 @@ fn serve(options: Options) -> ExitCode {
         upgrades.upgrader = upgrader.clone();
         let (started, serving) = tokio::sync::oneshot::channel();
         upgrades.started = Some(started);
+        // Taking over: the old server's go-ahead, passed on to the server.
+        let mut let_go = None;
+        if arrival.is_some() {
+            let (go, went) = tokio::sync::oneshot::channel();
+            upgrades.go = Some(went);
+            let_go = Some(go);
+        }
         let serve = server::serve_with(
             listeners,
             options,
@@ -395,7 +402,12 @@ fn serve(options: Options) -> ExitCode {
             served = &mut serve => served,
             Ok(()) = serving => {
                 if let Some(arrival) = arrival.take() {
-                    arrival.ready();
+                    let went = tokio::task::spawn_blocking(move || arrival.ready())
+                        .await
+                        .unwrap_or(false);
+                    if let Some(go) = let_go.take() {
+                        let _ = go.send(went);
+                    }
                 }
                 serve.await
             }
@@ -435,55 +447,6 @@ fn bind_listeners(options: &Options) -> Result<server::Listeners, String> {
             .map(|address| bind(address, "serve SSH"))
             .transpose()?,
     })
-}
-
-/// What an old server handed over, as this one's listeners and upgrades.
-#[allow(clippy::type_complexity)]
-fn taken_listeners(
-    taken: arcade::upgrade::take_over::Taken,
-) -> Result<
-    (
-        server::Listeners,
-        server::Upgrades,
-        Option<arcade::upgrade::take_over::Arrival>,
-    ),
-    (std::io::Error, arcade::upgrade::take_over::Arrival),
-> {
-    let tokio_listener = |listener: std::net::TcpListener| {
-        listener.set_nonblocking(true)?;
-        tokio::net::TcpListener::from_std(listener)
-    };
-    let arcade::upgrade::take_over::Taken {
-        telnet,
-        web,
-        ssh,
-        control,
-        lock,
-        sessions,
-        shared,
-        arrival,
-    } = taken;
-    let listeners = (|| {
-        Ok(server::Listeners {
-            telnet: tokio_listener(telnet)?,
-            web: web.map(tokio_listener).transpose()?,
-            ssh: ssh.map(tokio_listener).transpose()?,
-        })
-    })();
-    match listeners {
-        Ok(listeners) => Ok((
-            listeners,
-            server::Upgrades {
-                control,
-                lock: Some(lock),
-                moved: sessions,
-                shared,
-                ..server::Upgrades::default()
-            },
-            Some(arrival),
-        )),
-        Err(error) => Err((error, arrival)),
-    }
 }
 
 /// Completes on Ctrl-C or SIGTERM (what `docker stop` sends).

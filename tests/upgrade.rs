@@ -542,6 +542,11 @@ async fn a_class_online_moves_to_the_new_server_and_plays_on() {
         .expect("POST /login");
     assert_eq!(login.status(), reqwest::StatusCode::SEE_OTHER);
 
+    // zed is kicked for ten minutes: the ban moves too.
+    let mut zed = common::named_at(addr, "zed").await;
+    ask(&mut teacher, "kick zed for 10m", "> ").await;
+    zed.read_to_end().await;
+
     // 200 players mid-game, 50 of each game.
     let mut class = Vec::new();
     for (name, play, before, after) in class_plan() {
@@ -829,6 +834,11 @@ async fn a_class_online_moves_to_the_new_server_and_plays_on() {
         String::from_utf8_lossy(&asked_again)
     );
 
+    // The ban from before the upgrade still keeps zed out.
+    let mut again = Client::connect(addr).await;
+    let refused = ask(&mut again, "name zed", "> ").await;
+    assert!(refused.contains("zed was kicked by an admin"), "{refused}");
+
     // The half-typed password and line go on where they were.
     assert!(ask(&mut newcomer, "secret-newcomer", "Type it again: ")
         .await
@@ -851,7 +861,8 @@ async fn a_class_online_moves_to_the_new_server_and_plays_on() {
     .await;
     assert!(ended.is_ok(), "the old page's stream did not end");
     let (online, _) = online_on_the_page(&page, &base).await;
-    assert_eq!(online, u64::try_from(everyone).unwrap());
+    // Everyone, and the connection that asked for zed's name.
+    assert_eq!(online, u64::try_from(everyone + 1).unwrap());
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let (status, csv) = common::http::get(&page, &format!("{base}/results.csv")).await;
@@ -909,12 +920,7 @@ async fn a_class_online_moves_to_the_new_server_and_plays_on() {
         }
         let (game, memory) = replay.into_game();
         let described = game.describe(&memory).replace('\n', "\r\n");
-        assert_eq!(
-            last.trim_end(),
-            described.trim_end(),
-            "{}",
-            player.name
-        );
+        assert_eq!(last.trim_end(), described.trim_end(), "{}", player.name);
     }
 }
 

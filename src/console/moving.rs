@@ -127,7 +127,7 @@ impl Console {
         state: ConsoleState,
         context: Arc<Context>,
     ) -> Result<(Console, String), String> {
-        let (seat, replaying) = Seat::unpack(services.clone(), id, address, state.seat)
+        let (seat, mut said) = Seat::unpack(services.clone(), id, address, state.seat)
             .ok_or_else(|| format!("session {id} is not registered"))?;
         let mut memory = Memory::default();
         for (game, text) in &state.memory {
@@ -144,7 +144,6 @@ impl Console {
                 ladder: None,
             }));
         }
-        let mut said = String::new();
         if let Some((recording, played)) = state.recording {
             let player = console
                 .seat
@@ -178,11 +177,9 @@ impl Console {
             said.push_str(&format!(
                 "Your {game} game was not being recorded, so it could not move to the new server.\n"
             ));
-        }
-        if let Some(replay) = replaying {
-            said.push_str(&format!(
-                "Replay of recording {replay} stopped: type replay {replay} to watch it again.\n"
-            ));
+            if let Some(seat) = &console.seat {
+                seat.set_place(crate::players::registry::Place::Lobby);
+            }
         }
         Ok((console, said))
     }

@@ -40,6 +40,14 @@ pub enum NameTaken {
     },
 }
 
+/// The bans as they move to a new server process in an upgrade (SPEC section 11):
+/// each name and address with the seconds it still runs, rounded up.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct MovedBans {
+    names: Vec<(String, u64)>,
+    addresses: Vec<(IpAddr, u64)>,
+}
+
 /// A ban's time left as the player reads it: `9m59s`, `1h02m`.
 pub fn clock(left: &Duration) -> String {
     crate::text::clock(*left)
@@ -61,6 +69,37 @@ struct Table {
 }
 
 impl Bans {
+    /// Every ban still running, to move.
+    pub fn pack(&self) -> MovedBans {
+        let now = Instant::now();
+        let left = |until: &Instant| until.saturating_duration_since(now).as_secs() + 1;
+        let table = self.lock();
+        MovedBans {
+            names: table
+                .names
+                .iter()
+                .filter(|(_, until)| **until > now)
+                .map(|(key, until)| (key.clone(), left(until)))
+                .collect(),
+            addresses: table
+                .addresses
+                .iter()
+                .filter(|(_, until)| **until > now)
+                .map(|(address, until)| (*address, left(until)))
+                .collect(),
+        }
+    }
+
+    /// Keep out again what `moved` kept out in the old process, for what it had left.
+    pub fn unpack(&self, moved: MovedBans) {
+        for (key, left) in moved.names.into_iter().take(MAX_BANS) {
+            self.ban(&key, None, Duration::from_secs(left));
+        }
+        for (address, left) in moved.addresses.into_iter().take(MAX_BANS) {
+            self.ban_address(address, Duration::from_secs(left));
+        }
+    }
+
     /// Keep the name `key` (lower case), and `address` if known, out for `length`
     /// (at most [`MAX_BAN`]) from now. A longer ban already running is kept.
     pub fn ban(&self, key: &str, address: Option<IpAddr>, length: Duration) {

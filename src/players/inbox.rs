@@ -392,8 +392,9 @@ impl Inbox {
         .await;
     }
 
-    /// A bell rung and not heard yet: shutdown (every time), else an upgrade's roll
-    /// call (once), else the alarm (once).
+    /// A bell rung and not heard yet: shutdown (every time), else the alarm (once),
+    /// else an upgrade's roll call (once), but only once every message queued has been
+    /// delivered: what waits in the inbox would not move with the session.
     fn heard(&self) -> Option<Bell> {
         let bells = self.shared.bells.load(Ordering::Acquire);
         if bells == 0 {
@@ -402,16 +403,19 @@ impl Inbox {
         if bells & Bell::Shutdown.bit() != 0 {
             return Some(Bell::Shutdown);
         }
-        if bells & Bell::Move.bit() != 0 {
+        if bells & Bell::Alarm.bit() != 0 {
+            self.shared
+                .bells
+                .fetch_and(!Bell::Alarm.bit(), Ordering::AcqRel);
+            return Some(Bell::Alarm);
+        }
+        if bells & Bell::Move.bit() != 0 && self.shared.waiting.load(Ordering::Acquire) == 0 {
             self.shared
                 .bells
                 .fetch_and(!Bell::Move.bit(), Ordering::AcqRel);
             return Some(Bell::Move);
         }
-        self.shared
-            .bells
-            .fetch_and(!Bell::Alarm.bit(), Ordering::AcqRel);
-        Some(Bell::Alarm)
+        None
     }
 
     /// The next delivery, waiting until there is one; bells are not heard.
@@ -636,6 +640,29 @@ mod tests {
             .expect("woken")
             .expect("no panic");
         assert_eq!(delivery, message(line("wake up"), 0).unwrap());
+    }
+
+    #[tokio::test]
+    async fn the_roll_call_is_heard_after_the_messages_queued_before_it() {
+        let (sender, mut inbox) = inbox();
+        sender.send(Message::Line(Arc::from("one"))).unwrap();
+        sender.send(Message::Line(Arc::from("two"))).unwrap();
+        sender.ring(Bell::Move);
+        for line in ["one", "two"] {
+            match inbox.next().await {
+                Next::Delivery(Delivery {
+                    message: Message::Line(text),
+                    ..
+                }) => {
+                    assert_eq!(&*text, line);
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert_eq!(inbox.next().await, Next::Bell(Bell::Move));
+        // Heard once.
+        sender.send(Message::Line(Arc::from("three"))).unwrap();
+        assert!(matches!(inbox.next().await, Next::Delivery(_)));
     }
 
     #[tokio::test]

@@ -112,14 +112,14 @@ impl Seat {
     }
 
     /// The seat of a session moved here as `id`, registered under its name: as it
-    /// was, but for a replay being played back, which stopped (its number is given,
-    /// to tell the player).
+    /// was, but for a replay being played back, which stopped, and watching a player
+    /// who did not move (an SSH session): what to tell the player of those.
     pub fn unpack(
         services: Services,
         id: SessionId,
         address: IpAddr,
         state: SeatState,
-    ) -> Option<(Seat, Option<i64>)> {
+    ) -> Option<(Seat, String)> {
         let mut seat = Seat::new(services, id, address)?;
         seat.registered = state.registered;
         seat.settings = state.settings;
@@ -134,11 +134,21 @@ impl Seat {
         if seat.bot {
             registry.set_bot(id);
         }
+        let mut said = String::new();
         if let Some((number, name, game)) = state.watching {
             if let Some(watched) = registry.numbered(number) {
                 let game = game.as_deref().and_then(GameKind::from_name);
                 seat.watching = Some(Box::new((watched, name, game)));
+            } else {
+                said.push_str(&format!(
+                    "You stop watching {name}: their connection could not move to the new server.\n"
+                ));
             }
+        }
+        if let Some(replay) = state.replaying {
+            said.push_str(&format!(
+                "Replay of recording {replay} stopped: type replay {replay} to watch it again.\n"
+            ));
         }
         let place = match state.place {
             PlaceState::Lobby => Place::Lobby,
@@ -157,7 +167,7 @@ impl Seat {
             PlaceState::WatchingRace(race) => Place::WatchingRace(race),
         };
         seat.set_place(place);
-        Some((seat, state.replaying))
+        Some((seat, said))
     }
 
     /// Ask the watched session again for its frames, once every moved session is

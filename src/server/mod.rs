@@ -35,6 +35,7 @@ use crate::upgrade::hand_over::{Held, Upgrader};
 use crate::upgrade::wire::Socket;
 
 mod moved_in;
+pub use moved_in::taken_over;
 mod options;
 mod roll_call;
 pub use options::Options;
@@ -207,6 +208,9 @@ pub struct Upgrades {
     pub moved: Vec<(Vec<u8>, std::os::fd::OwnedFd)>,
     /// What they share (the races), as the old server wrote it.
     pub shared: serde_json::Value,
+    /// Taking over: told whether the old server let go, after this one said it is
+    /// ready; nothing is served before.
+    pub go: Option<tokio::sync::oneshot::Receiver<bool>>,
 }
 
 /// [`serve`], with `upgrades`.
@@ -352,19 +356,10 @@ pub async fn serve_with(
     let handed = roll_call::Shared::read(std::mem::take(&mut upgrades.shared))
         .map_err(StartError::Sessions)?;
     let web_logins = Arc::new(crate::web::logins::Logins::unpack(handed.web_logins));
+    registry.bans().unpack(handed.bans);
     let web_timeouts = crate::web::Timeouts {
         idle: options.http_idle_timeout,
     };
-    let web = web.map(|web| {
-        tokio::spawn(crate::web::serve(
-            web,
-            services.clone(),
-            Arc::clone(&web_logins),
-            web_timeouts,
-            crate::net::proxy::Proxies::new(options.proxy_from.clone()),
-            stop_web.clone(),
-        ))
-    });
     // The web page's connections come out of the same file descriptors.
     let capacity = session_capacity().saturating_sub(if web.is_some() {
         crate::web::MAX_CONNECTIONS + crate::web::RESERVED
@@ -442,6 +437,28 @@ pub async fn serve_with(
     if let Some(started) = upgrades.started.take() {
         let _ = started.send(());
     }
+    // Taking over: nothing is served until the old server lets go (it may still keep
+    // the sessions, and the page's admins act on one process).
+    if let Some(go) = upgrades.go.take() {
+        if go.await != Ok(true) {
+            moved
+                .into_iter()
+                .for_each(crate::net::session::Moved::abandon);
+            return Err(StartError::Sessions(String::from(
+                "the old server did not let go, and keeps the sessions",
+            )));
+        }
+    }
+    let web = web.map(|web| {
+        tokio::spawn(crate::web::serve(
+            web,
+            listener.gate.shared.services.clone(),
+            Arc::clone(&web_logins),
+            web_timeouts,
+            crate::net::proxy::Proxies::new(options.proxy_from.clone()),
+            stop_web.clone(),
+        ))
+    });
     for session in moved {
         session.start();
     }

@@ -1,8 +1,8 @@
-//! The new process's side of moving sessions in an upgrade (SPEC section 11): every
-//! session the old process handed over is registered under its number and name, then
-//! made again from its state, its game rebuilt by replay, several at a time. Nothing
-//! runs before every one of them is made: if one cannot be, the new process says why
-//! and the old one keeps them all.
+//! The new process's side of an upgrade (SPEC section 11): what the old process handed
+//! over, as this server's listeners; then every session it handed over registered
+//! under its number and name, and made again from its state, its game rebuilt by
+//! replay, several at a time. Nothing runs before every one of them is made: if one
+//! cannot be, the new process says why and the old one keeps them all.
 
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
@@ -87,4 +87,57 @@ pub(super) async fn take_in(
         ));
     }
     Ok(taken)
+}
+
+/// What an old server handed over, as this one's listeners and upgrades; the sockets
+/// that cannot be used, with the line back to say so.
+///
+/// # Errors
+/// When a listening socket cannot be used by tokio.
+#[allow(clippy::type_complexity)]
+pub fn taken_over(
+    taken: crate::upgrade::take_over::Taken,
+) -> Result<
+    (
+        super::Listeners,
+        super::Upgrades,
+        Option<crate::upgrade::take_over::Arrival>,
+    ),
+    (std::io::Error, crate::upgrade::take_over::Arrival),
+> {
+    let tokio_listener = |listener: std::net::TcpListener| {
+        listener.set_nonblocking(true)?;
+        tokio::net::TcpListener::from_std(listener)
+    };
+    let crate::upgrade::take_over::Taken {
+        telnet,
+        web,
+        ssh,
+        control,
+        lock,
+        sessions,
+        shared,
+        arrival,
+    } = taken;
+    let listeners = (|| {
+        Ok(super::Listeners {
+            telnet: tokio_listener(telnet)?,
+            web: web.map(tokio_listener).transpose()?,
+            ssh: ssh.map(tokio_listener).transpose()?,
+        })
+    })();
+    match listeners {
+        Ok(listeners) => Ok((
+            listeners,
+            super::Upgrades {
+                control,
+                lock: Some(lock),
+                moved: sessions,
+                shared,
+                ..super::Upgrades::default()
+            },
+            Some(arrival),
+        )),
+        Err(error) => Err((error, arrival)),
+    }
 }

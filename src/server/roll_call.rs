@@ -37,6 +37,9 @@ pub(super) struct Shared {
     pub(super) races: serde_json::Value,
     #[serde(default)]
     pub(super) web_logins: Vec<MovedLogin>,
+    /// The names and addresses an admin kicked for a while.
+    #[serde(default)]
+    pub(super) bans: crate::players::bans::MovedBans,
 }
 
 impl Shared {
@@ -63,6 +66,13 @@ pub(super) async fn upgrade(
     web_logins: &Logins,
 ) -> Result<NewServer, String> {
     let started = Instant::now();
+    if services.bus.is_some() && services.registry.here() > 0 {
+        // The new process would be a new instance on the bus, where the old one's
+        // players still are: their names would be taken.
+        return Err(String::from(
+            "with --bus, sessions do not move yet: drain this instance behind HAProxy first, and upgrade it once nobody is connected (docs/operating.md, \"Upgrades\")",
+        ));
+    }
     let parcels = call_the_roll(services).await;
     let answered = started.elapsed();
     let (parcels, why_not) = match parcels {
@@ -84,6 +94,7 @@ pub(super) async fn upgrade(
         serde_json::to_value(Shared {
             races,
             web_logins: web_logins.pack(),
+            bans: services.registry.bans().pack(),
         })
         .map_err(|error| format!("cannot write what the sessions share: {error}"))
     });

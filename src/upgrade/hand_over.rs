@@ -250,6 +250,7 @@ fn offer(
     stream
         .set_nonblocking(false)
         .and_then(|()| stream.set_read_timeout(Some(START_WAIT)))
+        .and_then(|()| stream.set_write_timeout(Some(START_WAIT)))
         .map_err(broken)?;
     let (bytes, _) = fds::receive(&mut stream).map_err(broken)?;
     let hello: Hello = serde_json::from_slice(&bytes)
@@ -290,10 +291,19 @@ fn offer(
     }
     let (bytes, _) = fds::receive(&mut stream).map_err(broken)?;
     match serde_json::from_slice(&bytes) {
-        Ok(Verdict::Ready { pid, version }) => Ok(NewServer {
-            pid,
-            version: crate::text::one_line(&version),
-        }),
+        Ok(Verdict::Ready { pid, version }) => {
+            // The new process starts its sessions only once told: until then the old
+            // one may still keep them all.
+            let go = serde_json::to_vec(&wire::LetGo {
+                format: wire::FORMAT,
+            })
+            .map_err(|error| format!("cannot write the go-ahead: {error}"))?;
+            fds::send(&mut stream, &go, &[]).map_err(broken)?;
+            Ok(NewServer {
+                pid,
+                version: crate::text::one_line(&version),
+            })
+        }
         Ok(Verdict::Failed { reason }) => Err(format!(
             "the new server could not serve: {}",
             crate::text::one_line(&reason)

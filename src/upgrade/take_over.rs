@@ -41,12 +41,35 @@ pub struct Taken {
 pub struct Arrival(UnixStream);
 
 impl Arrival {
-    /// Tell the old process this one serves: it lets go.
-    pub fn ready(self) {
-        self.say(&Verdict::Ready {
+    /// Tell the old process this one is ready to serve, and wait (blocking) for it to
+    /// let go: whether it did. If it did not (it gave up meanwhile and keeps the
+    /// sessions), this process must exit without touching them.
+    pub fn ready(mut self) -> bool {
+        let said = serde_json::to_vec(&Verdict::Ready {
             pid: std::process::id(),
             version: wire::version(),
-        });
+        })
+        .map_err(std::io::Error::other)
+        .and_then(|json| fds::send(&mut self.0, &json, &[]));
+        if let Err(error) = said {
+            tracing::error!(%error, "cannot answer the old server");
+            return false;
+        }
+        let heard = self
+            .0
+            .set_read_timeout(Some(super::hand_over::START_WAIT))
+            .and_then(|()| fds::receive(&mut self.0));
+        match heard.map(|(bytes, _)| serde_json::from_slice::<wire::LetGo>(&bytes)) {
+            Ok(Ok(_)) => true,
+            Ok(Err(error)) => {
+                tracing::error!(%error, "the old server's go-ahead is unreadable");
+                false
+            }
+            Err(error) => {
+                tracing::error!(%error, "the old server did not let go");
+                false
+            }
+        }
     }
 
     /// Tell the old process this one cannot serve, and why: it goes on.

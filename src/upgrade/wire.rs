@@ -114,6 +114,15 @@ pub enum Verdict {
     },
 }
 
+/// Old to new, after [`Verdict::Ready`]: the old process lets go, and the new one
+/// starts the sessions. Without it (the old one gave up meanwhile: it keeps them all)
+/// the new process exits without touching them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LetGo {
+    /// The format the old process writes.
+    pub format: u32,
+}
+
 /// Whether a process that writes `ours` can hand over to one that says `hello`: why
 /// not, in words for the admin.
 pub fn refuse(hello: &Hello) -> Option<String> {
