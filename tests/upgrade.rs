@@ -99,18 +99,7 @@ impl Running {
 
     /// `arcade upgrade --data-dir DATA`: whether it succeeded, and what it printed.
     fn upgrade(&self) -> (bool, String) {
-        let output = Command::new(env!("CARGO_BIN_EXE_arcade"))
-            .arg("upgrade")
-            .arg("--data-dir")
-            .arg(&self.data)
-            .output()
-            .expect("arcade upgrade");
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        (output.status.success(), text)
+        ask_for_upgrade(&self.data)
     }
 
     fn log(&self) -> String {
@@ -140,6 +129,32 @@ impl Running {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
+}
+
+/// `arcade upgrade --data-dir DATA`: whether it succeeded, and what it printed.
+fn ask_for_upgrade(data: &Path) -> (bool, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_arcade"))
+        .arg("upgrade")
+        .arg("--data-dir")
+        .arg(data)
+        .output()
+        .expect("arcade upgrade");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), text)
+}
+
+/// `arcade upgrade` from an async test, which must be refused with `why`: the answer.
+async fn refused_upgrade(server: &Running, why: &str) -> String {
+    let data = server.data.clone();
+    let (ok, answer) = tokio::task::spawn_blocking(move || ask_for_upgrade(&data))
+        .await
+        .expect("the upgrade's answer");
+    assert!(!ok && answer.contains(why), "{answer}");
+    answer
 }
 
 /// Put `from` at `bin` as an operator installs a new version: a new file renamed over
@@ -1055,30 +1070,11 @@ async fn a_ladder_being_played_refuses_the_upgrade_by_name_and_everyone_stays() 
     let entered = ask(&mut ada, "ladder enter 1", PROMPT).await;
     assert!(entered.contains("Ladder 1: seed 1 of 2."), "{entered}");
     // ada is in the middle of a ladder's seed: the upgrade is refused, naming her.
-    let data = server.data.clone();
-    let (ok, answer) = tokio::task::spawn_blocking(move || {
-        let output = Command::new(env!("CARGO_BIN_EXE_arcade"))
-            .arg("upgrade")
-            .arg("--data-dir")
-            .arg(&data)
-            .output()
-            .expect("arcade upgrade");
-        (
-            output.status.success(),
-            format!(
-                "{}{}",
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            ),
-        )
-    })
-    .await
-    .expect("the upgrade's answer");
-    assert!(!ok, "{answer}");
-    assert!(
-        answer.contains("upgrade failed: ada is playing through ladder 1: ladders do not move yet"),
-        "{answer}"
-    );
+    refused_upgrade(
+        &server,
+        "upgrade failed: ada is playing through ladder 1: ladders do not move yet",
+    )
+    .await;
     // Everyone stayed, and was told nothing.
     let turned = ask(&mut ada, "turn left", PROMPT).await;
     assert!(!turned.contains("upgraded"), "{turned}");
@@ -1101,26 +1097,11 @@ async fn a_client_that_reads_nothing_holds_up_the_upgrade_by_name_and_nobody_is_
     let pages = "help\r\n".repeat(4000);
     stuck.send_raw(pages.as_bytes()).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let data = server.data.clone();
-    let (ok, answer) = tokio::task::spawn_blocking(move || {
-        let output = Command::new(env!("CARGO_BIN_EXE_arcade"))
-            .arg("upgrade")
-            .arg("--data-dir")
-            .arg(&data)
-            .output()
-            .expect("arcade upgrade");
-        (
-            output.status.success(),
-            String::from_utf8_lossy(&output.stdout).into_owned(),
-        )
-    })
-    .await
-    .expect("the upgrade's answer");
-    assert!(!ok, "{answer}");
-    assert!(
-        answer.contains("upgrade failed: 1 session did not answer within 10s (guest-"),
-        "{answer}"
-    );
+    let answer = refused_upgrade(
+        &server,
+        "upgrade failed: 1 session did not answer within 10s (guest-",
+    )
+    .await;
     let stuck_name = answer
         .split_once("within 10s (")
         .and_then(|(_, rest)| rest.split(')').next())
