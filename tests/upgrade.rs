@@ -1055,7 +1055,7 @@ fn an_ssh_session_is_told_and_closed_and_finds_its_game_with_resume() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_ladder_being_played_refuses_the_upgrade_by_name_and_everyone_stays() {
+async fn a_ladder_being_played_moves_with_its_clock_and_its_results_count() {
     let _alone = ONE_AT_A_TIME.lock().await;
     let server = Running::start_prepared(&["--admin", "teacher"], |data| {
         let data = data.to_string_lossy().to_string();
@@ -1063,23 +1063,49 @@ async fn a_ladder_being_played_refuses_the_upgrade_by_name_and_everyone_stays() 
     });
     let (mut teacher, said) = common::log_in(server.addr(), "teacher", "secret-teacher").await;
     assert!(said.contains("You are now teacher."), "{said}");
-    assert!(ask(&mut teacher, "ladder open wumpus seeds=1-2", "> ")
-        .await
-        .contains("Ladder 1"));
+    assert!(
+        ask(&mut teacher, "ladder open wumpus seeds=1-2 move=30s", "> ")
+            .await
+            .contains("Ladder 1")
+    );
     let mut ada = common::named_at(server.addr(), "ada").await;
     let entered = ask(&mut ada, "ladder enter 1", PROMPT).await;
     assert!(entered.contains("Ladder 1: seed 1 of 2."), "{entered}");
-    // ada is in the middle of a ladder's seed: the upgrade is refused, naming her.
-    refused_upgrade(
-        &server,
-        "upgrade failed: ada is playing through ladder 1: ladders do not move yet",
-    )
-    .await;
-    // Everyone stayed, and was told nothing.
-    let turned = ask(&mut ada, "turn left", PROMPT).await;
-    assert!(!turned.contains("upgraded"), "{turned}");
-    let who = ask(&mut teacher, "who", "> ").await;
-    assert!(who.contains("ada") && !who.contains("upgraded"), "{who}");
+    ask(&mut ada, "turn left", PROMPT).await;
+    // ada is in the middle of a ladder's seed, its move clock running: she moves.
+    let (ok, answer) = tokio::task::spawn_blocking({
+        let data = server.data.clone();
+        move || ask_for_upgrade(&data)
+    })
+    .await
+    .expect("the upgrade's answer");
+    assert!(ok, "{answer}\n{}", server.log());
+    teacher
+        .read_text_until("The server was upgraded.\r\n> ")
+        .await;
+    ada.read_text_until("The server was upgraded.\r\nEnter command: ")
+        .await;
+    // The ladder goes on in the new process: the next seed, then the end.
+    let next = ask(&mut ada, "climb", PROMPT).await;
+    assert!(next.contains("Ladder 1: seed 2 of 2."), "{next}");
+    ask(&mut ada, "turn left", PROMPT).await;
+    let end = ask(&mut ada, "climb", "> ").await;
+    assert!(
+        end.contains("You have played every seed of ladder 1"),
+        "{end}"
+    );
+    // Both of ada's results, the first from a game played by two processes, are
+    // checked by replay and counted.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let table = ask(&mut teacher, "ladder 1", "> ").await;
+        let row = table.lines().find(|line| line.contains(" ada "));
+        if row.is_some_and(|row| row.contains(" 2/2 ") && row.trim_end().ends_with(" 0")) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{table}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     assert_eq!(server.stop(), Some(0));
 }
 

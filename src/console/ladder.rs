@@ -71,6 +71,56 @@ impl LadderRun {
     }
 }
 
+/// An entrant's place in a ladder as it moves to a new server process in an upgrade
+/// (SPEC section 11): the move being waited for as how long it has waited, since each
+/// process has its own clock.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(super) struct LadderState {
+    id: i64,
+    game: String,
+    seed: u64,
+    last: u64,
+    move_limit_ms: Option<u64>,
+    waited_ms: Option<u64>,
+    clock_due: bool,
+    forfeit: bool,
+    stopping: bool,
+}
+
+impl LadderRun {
+    /// This run at `now` (the session's milliseconds), to move.
+    pub(super) fn pack(&self, now: u64) -> LadderState {
+        LadderState {
+            id: self.id,
+            game: self.kind.name.to_string(),
+            seed: self.seed,
+            last: self.last,
+            move_limit_ms: self.limit_ms(),
+            waited_ms: self.move_since.map(|since| now.saturating_sub(since)),
+            clock_due: self.clock_due,
+            forfeit: self.forfeit,
+            stopping: self.stopping,
+        }
+    }
+
+    /// The run moved here at `now` (this process's milliseconds), as it was packed;
+    /// `None` for a game this server does not have.
+    pub(super) fn unpack(state: LadderState, now: u64) -> Option<LadderRun> {
+        let mut run = LadderRun::new(
+            state.id,
+            GameKind::from_name(&state.game)?,
+            state.seed,
+            state.last,
+            state.move_limit_ms.map(Duration::from_millis),
+        );
+        run.move_since = state.waited_ms.map(|waited| now.saturating_sub(waited));
+        run.clock_due = state.clock_due;
+        run.forfeit = state.forfeit;
+        run.stopping = state.stopping;
+        Some(run)
+    }
+}
+
 /// A seed's game to start, and what to say before it.
 pub(super) struct NextSeed {
     /// The game.

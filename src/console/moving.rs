@@ -3,9 +3,8 @@
 //! console made again from it in the new process, the game rebuilt exactly by
 //! replay ([`super::resume::rebuild`], as `resume` does).
 //!
-//! What cannot move yet refuses the upgrade, which then does not happen and drops
-//! nobody: a ladder's run, and a race on another instance. (The races themselves
-//! move with the registry.) A game without a recording (past a quota, or short of
+//! A ladder being played through moves too (its seed, and how long the move being
+//! waited for has waited). A game without a recording (past a quota, or short of
 //! disk) cannot be rebuilt: its player finds the lobby and is told.
 
 use std::net::IpAddr;
@@ -20,6 +19,7 @@ use crate::races::rules::RaceId;
 use crate::seat::{Seat, SeatState, Services};
 
 use super::game::Playing;
+use super::ladder::{LadderRun, LadderState};
 use super::{bot, Console, Rare};
 
 /// What moves of a console.
@@ -39,26 +39,23 @@ pub struct ConsoleState {
     /// A game without a recording, which could not move: its name, to tell the player.
     left_behind: Option<String>,
     bot: bool,
+    /// The ladder being played through, if any.
+    ladder: Option<LadderState>,
 }
 
 impl Console {
-    /// This console as it moves, its game's tape told so, or why it cannot move now.
+    /// This console as it moves at `now` (the session's milliseconds), or why it
+    /// cannot move now.
     ///
     /// # Errors
-    /// The reason, in words for the admin (a race, a ladder's run).
-    pub fn pack(&mut self) -> Result<ConsoleState, String> {
+    /// The reason, in words for the admin.
+    pub fn pack(&mut self, now: u64) -> Result<ConsoleState, String> {
         let seat = self
             .seat
             .as_ref()
             .ok_or_else(|| String::from("a console without a seat"))?;
-        let name = seat.name().clone();
-        if let Some(ladder) = self.ladder() {
-            return Err(format!(
-                "{name} is playing through ladder {}: ladders do not move yet",
-                ladder.id
-            ));
-        }
         let seat = seat.pack()?;
+        let ladder = self.ladder().map(|run| run.pack(now));
         let memory = GAMES
             .iter()
             .map(|kind| (kind.name.to_string(), (kind.memory.remember)(&self.memory)))
@@ -84,6 +81,7 @@ impl Console {
             race,
             left_behind,
             bot: self.bot().is_some(),
+            ladder,
         })
     }
 
@@ -122,10 +120,10 @@ impl Console {
     /// the upgrade fails, and the old process keeps it.
     pub async fn unpack(
         services: Services,
-        id: SessionId,
-        address: IpAddr,
+        (id, address): (SessionId, IpAddr),
         state: ConsoleState,
         context: Arc<Context>,
+        now: u64,
     ) -> Result<(Console, String), String> {
         let (seat, mut said) = Seat::unpack(services.clone(), id, address, state.seat)
             .ok_or_else(|| format!("session {id} is not registered"))?;
@@ -138,10 +136,16 @@ impl Console {
         let mut console = Console::lobby(seat);
         console.new_saves = state.new_saves;
         console.ended_unlisted = state.ended_unlisted;
-        if state.bot {
+        let ladder = match state.ladder {
+            Some(ladder) => Some(LadderRun::unpack(ladder, now).ok_or_else(|| {
+                format!("session {id}'s ladder is of a game this server does not have")
+            })?),
+            None => None,
+        };
+        if state.bot || ladder.is_some() {
             console.rare = Some(Box::new(Rare {
-                bot: Some(bot::BotMode::default()),
-                ladder: None,
+                bot: state.bot.then(bot::BotMode::default),
+                ladder,
             }));
         }
         if let Some((recording, played)) = state.recording {

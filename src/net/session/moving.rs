@@ -125,7 +125,7 @@ impl<S: Transport> Session<S> {
             .peer()
             .ok_or_else(|| String::from("a session that left the registry"))?;
         let now = self.registration.now_ms();
-        let console = self.console.pack()?;
+        let console = self.console.pack(now)?;
         let packing = Packing {
             number: self.registration.id().number(),
             peer,
@@ -210,15 +210,15 @@ pub async fn restore(
         .map_err(|error| format!("session {}'s socket: {error}", state.number))?;
     let stream = TcpStream::from_std(std_socket)
         .map_err(|error| format!("session {}'s socket: {error}", state.number))?;
+    let now = registration.now_ms();
     let (console, said) = Console::unpack(
         services,
-        registration.id(),
-        state.peer.ip(),
+        (registration.id(), state.peer.ip()),
         state.console,
         Arc::clone(&context),
+        now,
     )
     .await?;
-    let now = registration.now_ms();
     let idle = IdleTimer::unpack(timeouts, now, &state.idle);
     registration.alarm_at(idle.due());
     if let Some(seat) = console.seat() {
