@@ -423,3 +423,72 @@ async fn without_the_bus_each_instance_carries_on_alone() {
         "{closed}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_instance_upgrades_in_place_and_its_players_stay_on_the_bus() {
+    let Some(postgres) = Postgres::start() else {
+        return;
+    };
+    let Some(nats) = Nats::start().await else {
+        return;
+    };
+    let (db, bus) = (postgres.database("arcade"), nats.url());
+    let args = ["--db", db.as_str(), "--bus", bus.as_str()];
+    let mut one = Instance::start(&args).await;
+    let mut two = Instance::start(&args).await;
+    let mut ann = one.client().await;
+    let mut bob = two.client().await;
+    for (client, name) in [(&mut ann, "ann"), (&mut bob, "bob")] {
+        client.send(&format!("name {name}")).await;
+        client.read_text_until("> ").await;
+    }
+    ann.send("play 2048 seed=3").await;
+    ann.read_text_until("Enter command: ").await;
+    ann.send("l").await;
+    ann.read_text_until("Enter command: ").await;
+    ann.send("/look").await;
+    let before = ann.read_text_until("Enter command: ").await;
+    until(&mut bob, "who", "ann ").await;
+
+    // ann's instance upgrades in place: a new process, a new instance on the bus.
+    let data = one.data_dir().to_path_buf();
+    let upgraded = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_arcade"))
+            .arg("upgrade")
+            .arg("--data-dir")
+            .arg(&data)
+            .output()
+            .expect("arcade upgrade")
+    })
+    .await
+    .expect("the upgrade");
+    let answer = String::from_utf8_lossy(&upgraded.stdout).into_owned();
+    assert!(upgraded.status.success(), "{answer}\n{}", one.log());
+    ann.read_text_until("The server was upgraded.\r\nEnter command: ")
+        .await;
+    ann.send("/look").await;
+    assert_eq!(ann.read_text_until("Enter command: ").await, before);
+
+    // Across the bus, each finds the other again, by name, where they are.
+    let who = until(&mut bob, "who", "2048 seed=3").await;
+    assert!(
+        who.contains("ann ") && who.contains("2 players online:"),
+        "{who}"
+    );
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    bob.send("tell ann still there?").await;
+    bob.read_text_until("> ").await;
+    assert!(ann
+        .read_text_until("still there?")
+        .await
+        .contains("[bob tells you] still there?"));
+    ann.read_text_until("Enter command: ").await;
+    ann.send("/tell bob yes").await;
+    ann.read_text_until("Enter command: ").await;
+    assert!(bob
+        .read_text_until("yes")
+        .await
+        .contains("[ann tells you] yes"));
+    assert_eq!(one.terminate(), Some(0));
+    assert_eq!(two.terminate(), Some(0));
+}

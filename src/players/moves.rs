@@ -159,7 +159,19 @@ impl Registry {
             return None;
         }
         match shared.names.entry(name.shared_key()) {
-            dashmap::mapref::entry::Entry::Occupied(_) => return None,
+            // With `--bus` the old process's players are still announced as another
+            // instance's: the name is the moved session's, the old one's ghost leaves
+            // with its instance.
+            dashmap::mapref::entry::Entry::Occupied(mut held) => {
+                let ghost = shared
+                    .sessions
+                    .get(held.get())
+                    .is_some_and(|entry| matches!(entry.home, Home::Away(_)));
+                if !ghost {
+                    return None;
+                }
+                held.insert(id);
+            }
             dashmap::mapref::entry::Entry::Vacant(vacant) => {
                 vacant.insert(id);
             }
@@ -220,5 +232,47 @@ impl Registry {
             self.race_clock(race, left);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::players::ids::Remote;
+    use crate::players::place::{PlaceView, SessionView};
+
+    #[tokio::test]
+    async fn a_moved_session_takes_its_name_from_the_old_instances_ghost_not_from_a_player_here() {
+        let registry = Registry::new();
+        let peer = std::net::SocketAddr::from(([127, 0, 0, 1], 4000));
+        let ann = PlayerName::parse("ann").unwrap();
+        // With `--bus`, the old process's ann is still announced as another instance's.
+        let view = SessionView {
+            name: String::from("ann"),
+            place: PlaceView::Lobby,
+            idle: 0,
+            watchers: 0,
+            chat: true,
+            bot: false,
+        };
+        let remote = Remote {
+            instance: 1,
+            session: 1_000_001,
+        };
+        registry.ghost(remote, &view, || inbox::inbox().0).unwrap();
+        let (moved, _inbox) = registry
+            .register_moved(1_000_001, peer, ann.clone())
+            .expect("the name is the moved session's");
+        assert_eq!(registry.find("ann").map(|(id, _, _)| id), Some(moved.id()));
+        // The old instance's ghost leaves: ann stays.
+        registry.forget_ghost(remote);
+        assert_eq!(registry.find("ann").map(|(id, _, _)| id), Some(moved.id()));
+        // A player here with the name keeps it, and the number is taken too.
+        assert!(registry.register_moved(7, peer, ann).is_none());
+        let bob = PlayerName::parse("bob").unwrap();
+        assert!(registry.register_moved(1_000_001, peer, bob).is_none());
+        // Numbers given from now on are above the moved ones.
+        let (next, _inbox) = registry.register(peer, 10).unwrap();
+        assert!(next.id().number() > 1_000_001);
     }
 }

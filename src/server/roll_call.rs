@@ -66,13 +66,6 @@ pub(super) async fn upgrade(
     web_logins: &Logins,
 ) -> Result<NewServer, String> {
     let started = Instant::now();
-    if services.bus.is_some() && services.registry.here() > 0 {
-        // The new process would be a new instance on the bus, where the old one's
-        // players still are: their names would be taken.
-        return Err(String::from(
-            "with --bus, sessions do not move yet: drain this instance behind HAProxy first, and upgrade it once nobody is connected (docs/operating.md, \"Upgrades\")",
-        ));
-    }
     let parcels = call_the_roll(services).await;
     let answered = started.elapsed();
     let (parcels, why_not) = match parcels {

@@ -173,6 +173,26 @@ impl Instance {
         }
     }
 
+    /// Stop it with SIGTERM (what `docker stop` sends: after an upgrade the first
+    /// process passes it on to the server it handed over to) and wait until it exits:
+    /// its exit code.
+    pub fn terminate(&mut self) -> Option<i32> {
+        let mut child = self.child.take()?;
+        let pid = rustix::process::Pid::from_child(&child);
+        rustix::process::kill_process(pid, rustix::process::Signal::TERM).expect("SIGTERM");
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                return status.code();
+            }
+            if Instant::now() > deadline {
+                kill_and_reap(&mut child);
+                panic!("arcade did not stop; its log:\n{}", self.log());
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+
     /// Kill it if it runs, then start it again on the same ports, data directory and
     /// arguments, and wait until it listens.
     pub async fn restart(&mut self) {
