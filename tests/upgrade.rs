@@ -1120,7 +1120,9 @@ async fn a_client_that_reads_nothing_holds_up_the_upgrade_by_name_and_nobody_is_
     socket.set_recv_buffer_size(4096).expect("a small buffer");
     let mut stuck = Client::from_stream(socket.connect(server.addr()).await.expect("connect"));
     stuck.read_until("> ").await;
-    let pages = "help\r\n".repeat(4000);
+    // Far more than the kernel buffers between them (4 MiB by default, and more
+    // where it is tuned up): some 60 MB of pages.
+    let pages = "help\r\n".repeat(20_000);
     stuck.send_raw(pages.as_bytes()).await;
     tokio::time::sleep(Duration::from_millis(500)).await;
     let answer = refused_upgrade(
