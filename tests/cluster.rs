@@ -58,12 +58,17 @@ async fn until_line(client: &mut Client, line: &str, wanted: impl Fn(&str) -> bo
     panic!("{line} never showed the line wanted; last: {last}");
 }
 
+/// A throwaway PostgreSQL and nats-server for instances to share, or `None` when one
+/// of them is missing (skipped; a failure under CI=true).
+async fn shared_store_and_bus() -> Option<(Postgres, Nats)> {
+    let postgres = Postgres::start()?;
+    let nats = Nats::start().await?;
+    Some((postgres, nats))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn three_instances_behind_haproxy_play_as_one_arcade() {
-    let Some(postgres) = Postgres::start() else {
-        return;
-    };
-    let Some(nats) = Nats::start().await else {
+    let Some((postgres, nats)) = shared_store_and_bus().await else {
         return;
     };
     let (db, bus) = (postgres.database("arcade"), nats.url());
@@ -315,10 +320,7 @@ async fn three_instances_behind_haproxy_play_as_one_arcade() {
 /// again. An admin's broadcast and kick, and a name taken over, cross instances.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn without_the_bus_each_instance_carries_on_alone() {
-    let Some(postgres) = Postgres::start() else {
-        return;
-    };
-    let Some(mut nats) = Nats::start().await else {
+    let Some((postgres, mut nats)) = shared_store_and_bus().await else {
         return;
     };
     let (db, bus) = (postgres.database("arcade"), nats.url());
@@ -426,10 +428,7 @@ async fn without_the_bus_each_instance_carries_on_alone() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn an_instance_upgrades_in_place_and_its_players_stay_on_the_bus() {
-    let Some(postgres) = Postgres::start() else {
-        return;
-    };
-    let Some(nats) = Nats::start().await else {
+    let Some((postgres, nats)) = shared_store_and_bus().await else {
         return;
     };
     let (db, bus) = (postgres.database("arcade"), nats.url());

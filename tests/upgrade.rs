@@ -231,6 +231,17 @@ fn read_until(stream: &mut TcpStream, end: &str) -> String {
     String::from_utf8_lossy(&said).into_owned()
 }
 
+/// A player whose game was `before` (its `/look`) after an upgrade that did not
+/// happen: the game is the same, and `line` is answered, up to the game's prompt.
+fn plays_on(player: &mut TcpStream, before: &str, line: &str) -> String {
+    player.write_all(b"/look\r\n").expect("send");
+    assert_eq!(read_until(player, "Enter command: "), before);
+    player
+        .write_all(format!("{line}\r\n").as_bytes())
+        .expect("send");
+    read_until(player, "Enter command: ")
+}
+
 /// The process id in `upgraded: process P ...`.
 fn new_pid(answer: &str) -> u32 {
     answer
@@ -327,10 +338,7 @@ fn an_upgrade_that_cannot_happen_leaves_the_old_server_serving() {
             && answer.contains("exited (exit status: 3) before it took over"),
         "{answer}"
     );
-    player.write_all(b"/look\r\n").expect("send");
-    assert_eq!(read_until(&mut player, "Enter command: "), before);
-    player.write_all(b"u\r\n").expect("send");
-    let moved = read_until(&mut player, "Enter command: ");
+    let moved = plays_on(&mut player, &before, "u");
     assert!(
         moved.ends_with("Enter command: ") && !moved.contains("upgraded"),
         "{moved}"
@@ -1171,10 +1179,7 @@ fn a_game_the_new_server_cannot_rebuild_fails_the_upgrade_and_plays_on_here() {
         "{answer}"
     );
     // The player plays on in the old process, the game as it was.
-    player.write_all(b"/look\r\n").expect("send");
-    assert_eq!(read_until(&mut player, "Enter command: "), before);
-    player.write_all(b"s\r\n").expect("send");
-    let moved = read_until(&mut player, "Enter command: ");
+    let moved = plays_on(&mut player, &before, "s");
     assert!(
         moved.contains("Moves: 2") && !moved.contains("upgraded"),
         "{moved}"
