@@ -156,6 +156,36 @@ impl Board {
     }
 
     /// Squares in the area.
+    /// Mark with `mark` every square reached from `from` without crossing a box
+    /// (`box_at[s] != 0`) or a square marked already, and return the smallest one
+    /// reached (`from` itself is marked too).
+    pub(crate) fn fill(
+        &self,
+        box_at: &[u16],
+        seen: &mut [u32],
+        mark: u32,
+        queue: &mut Vec<u32>,
+        from: u32,
+    ) -> u32 {
+        queue.clear();
+        queue.push(from);
+        seen[from as usize] = mark;
+        let mut least = from;
+        let mut at = 0;
+        while at < queue.len() {
+            let square = queue[at];
+            at += 1;
+            least = least.min(square);
+            for &next in &self.next[square as usize] {
+                if next != NONE && seen[next as usize] != mark && box_at[next as usize] == 0 {
+                    seen[next as usize] = mark;
+                    queue.push(next);
+                }
+            }
+        }
+        least
+    }
+
     pub(crate) fn squares(&self) -> usize {
         self.grid_of.len()
     }

@@ -13,7 +13,8 @@
 //! Files: `board.rs` (the compact board and its tables), `bound.rs` (the matching),
 //! `freeze.rs`, `table.rs` (the transposition table), `search.rs`, `moves.rs` (walks
 //! between pushes), `dead.rs` (the cheap checks), `corral.rs`, `pi.rs` (PI-corral
-//! pruning).
+//! pruning), `open.rs` (the open list and its cells), `regions.rs` (the player's
+//! regions, the quick search's cells).
 
 mod board;
 mod bound;
@@ -21,7 +22,9 @@ mod corral;
 mod dead;
 mod freeze;
 mod moves;
+mod open;
 mod pi;
+mod regions;
 mod search;
 mod table;
 
@@ -61,7 +64,8 @@ impl Budget {
 /// What a search looks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
-    /// Any solution, fast: best-first on the lower bound.
+    /// Any solution, fast: best-first on the lower bound, positions grouped by how
+    /// many regions the boxes part the floor into, the groups taking turns.
     Quick,
     /// A solution with the fewest pushes: A* with an admissible bound.
     FewestPushes,
@@ -316,7 +320,7 @@ pub fn solve(
         stop,
     };
     let order = match strategy {
-        Strategy::Quick => Order::Greedy,
+        Strategy::Quick => Order::Regions,
         Strategy::FewestPushes => Order::Optimal,
     };
     match search::search(&problem, order, &limits) {

@@ -2,8 +2,10 @@
 //!
 //! A* on pushes + matching bound finds the fewest pushes (the bound is consistent, so
 //! a position's first expansion is at its best cost); the quick search orders by the
-//! bound first, which finds a solution long before A* would on hard levels. Both keep
-//! every position in the transposition table, so both are complete: running out of
+//! bound first, which finds a solution long before A* would on hard levels, and
+//! groups positions by the player's regions, the groups taking turns (FESS's
+//! connectivity feature: `regions.rs`, `open.rs`). All keep
+//! every position in the transposition table, so all are complete: running out of
 //! positions proves there is no solution. Pruning only ever drops dead positions (dead
 //! squares, frozen boxes off goals, an impossible matching), so that proof stands.
 
@@ -13,7 +15,9 @@ use std::time::Instant;
 use super::board::{reverse, Board, NONE};
 use super::bound::{Matching, DEAD};
 use super::freeze::Freeze;
+use super::open::Open;
 use super::pi::{Corrals, Cut};
+use super::regions::Regions;
 use super::table::{player_mix, Nodes, NO_NODE};
 
 /// Why a search stopped without an answer.
@@ -43,6 +47,9 @@ pub(crate) enum Order {
     Optimal,
     /// By the bound, then pushes: any solution, fast.
     Greedy,
+    /// As `Greedy` among the positions of one number of player regions, the numbers
+    /// taking turns: any solution, fast, where the bound alone leads astray.
+    Regions,
 }
 
 /// The limits of one search.
@@ -111,57 +118,7 @@ fn flood(
         seen.fill(0);
         *mark = 1;
     }
-    let mark = *mark;
-    queue.clear();
-    queue.push(from);
-    seen[from as usize] = mark;
-    let mut least = from;
-    let mut at = 0;
-    while at < queue.len() {
-        let square = queue[at];
-        at += 1;
-        least = least.min(square);
-        for &next in &board.next[square as usize] {
-            if next != NONE && seen[next as usize] != mark && box_at[next as usize] == 0 {
-                seen[next as usize] = mark;
-                queue.push(next);
-            }
-        }
-    }
-    least
-}
-
-/// The open list: a bucket per priority, last in first out within one.
-struct Open {
-    buckets: Vec<Vec<u32>>,
-    least: usize,
-    entries: usize,
-    bytes: usize,
-}
-
-impl Open {
-    fn push(&mut self, priority: usize, node: u32) {
-        if priority >= self.buckets.len() {
-            self.buckets.resize_with(priority + 1, Vec::new);
-        }
-        let bucket = &mut self.buckets[priority];
-        let before = bucket.capacity();
-        bucket.push(node);
-        self.bytes += (bucket.capacity() - before) * 4;
-        self.least = self.least.min(priority);
-        self.entries += 1;
-    }
-
-    fn pop(&mut self) -> Option<u32> {
-        while self.least < self.buckets.len() {
-            if let Some(node) = self.buckets[self.least].pop() {
-                self.entries -= 1;
-                return Some(node);
-            }
-            self.least += 1;
-        }
-        None
-    }
+    board.fill(box_at, seen, *mark, queue, from)
 }
 
 /// Search `problem` within `limits`.
@@ -179,16 +136,18 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
     let fill = !problem.strict || k == board.goals.len();
     let mut allowed = vec![true; k];
     let mut nodes = Nodes::new(k);
-    let mut open = Open {
-        buckets: Vec::new(),
-        least: 0,
-        entries: 0,
-        bytes: 0,
-    };
-    let priority = |cost: u16, bound: u16| -> usize {
+    let mut open = Open::default();
+    // A position's cell of the open list and its priority there.
+    let mut regions = (order == Order::Regions).then(|| Regions::new(board.squares()));
+    let mut rank = |cost: u16, bound: u16, box_at: &[u16]| -> (u32, usize) {
         match order {
-            Order::Optimal => usize::from(cost) + usize::from(bound),
-            Order::Greedy => usize::from(bound) * 4 + usize::from(cost).min(3),
+            Order::Optimal => (0, usize::from(cost) + usize::from(bound)),
+            Order::Greedy | Order::Regions => (
+                regions
+                    .as_mut()
+                    .map_or(0, |regions| regions.count(board, box_at)),
+                usize::from(bound) * 4 + usize::from(cost).min(3),
+            ),
         }
     };
 
@@ -222,15 +181,16 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
             }
         }
     }
-    for &square in &start {
-        scratch.box_at[square as usize] = 0;
-    }
     let bound = base.solve(board, &start);
     if bound == DEAD {
         return Outcome::NoSolution;
     }
     if bound == 0 {
         return Outcome::Solved(Vec::new());
+    }
+    let (cell, priority) = rank(0, clamp(bound), &scratch.box_at);
+    for &square in &start {
+        scratch.box_at[square as usize] = 0;
     }
     let box_hash = start
         .iter()
@@ -245,7 +205,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
         0,
         clamp(bound),
     );
-    open.push(priority(0, clamp(bound)), root);
+    open.push(cell, priority, root);
 
     let fixed_bytes = board.bytes() + board.squares() * 14 + k * k * 16;
     let mut generated: u64 = 0;
@@ -289,7 +249,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
         base.solve(board, &boxes);
         // PI-corrals cut the quick search only: A* keeps every push, so that its
         // fewest pushes need no argument beyond the bound's.
-        let cut = if order == Order::Greedy {
+        let cut = if order != Order::Optimal {
             let (reach, mark) = (&scratch.reach, scratch.mark);
             corrals.cut(
                 board,
@@ -366,7 +326,9 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
                                 nodes.cost[known as usize] = child_cost;
                                 nodes.parent[known as usize] = node;
                                 nodes.push[known as usize] = (from as u16, direction as u8);
-                                open.push(priority(child_cost, nodes.bound[known as usize]), known);
+                                let bound = nodes.bound[known as usize];
+                                let (cell, priority) = rank(child_cost, bound, &scratch.box_at);
+                                open.push(cell, priority, known);
                             }
                         }
                         None => {
@@ -380,10 +342,11 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
                                 child_cost,
                                 bound,
                             );
-                            if order == Order::Greedy && bound == 0 {
+                            if order != Order::Optimal && bound == 0 {
                                 outcome = Some(Outcome::Solved(path(&nodes, new)));
                             } else {
-                                open.push(priority(child_cost, bound), new);
+                                let (cell, priority) = rank(child_cost, bound, &scratch.box_at);
+                                open.push(cell, priority, new);
                             }
                         }
                     }

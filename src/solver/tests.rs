@@ -217,7 +217,9 @@ fn fewest_pushes_is_optimal_on_microban_1() {
 
 #[test]
 fn budgets_are_honoured() {
-    let Some(level) = microban(155).into_iter().nth(145) else {
+    // Microban 153: the quick search has no solution within its first 256 expansions,
+    // when the stop flag is first read.
+    let Some(level) = microban(155).into_iter().nth(152) else {
         return;
     };
     let analysis = Analysis::new(&level);
