@@ -155,7 +155,6 @@ impl Board {
         Some(board)
     }
 
-    /// Squares in the area.
     /// Mark with `mark` every square reached from `from` without crossing a box
     /// (`box_at[s] != 0`) or a square marked already, and return the smallest one
     /// reached (`from` itself is marked too).
@@ -186,6 +185,7 @@ impl Board {
         least
     }
 
+    /// Squares in the area.
     pub(crate) fn squares(&self) -> usize {
         self.grid_of.len()
     }

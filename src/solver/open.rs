@@ -50,8 +50,6 @@ pub(crate) struct Open {
     index: HashMap<u32, usize>,
     /// The cell to pop from next.
     turn: usize,
-    /// Positions waiting, in all cells.
-    pub(crate) entries: usize,
     /// Bytes taken by the buckets and cells.
     pub(crate) bytes: usize,
 }
@@ -64,12 +62,12 @@ impl Open {
             None => {
                 self.cells.push(Buckets::default());
                 self.index.insert(cell, self.cells.len() - 1);
+                // The cell, and its key and index in the map (rounded up).
                 self.bytes += std::mem::size_of::<Buckets>() + 16;
                 self.cells.len() - 1
             }
         };
         self.bytes += self.cells[at].push(priority, node);
-        self.entries += 1;
     }
 
     /// The best position of the next cell in turn that has one.
@@ -78,7 +76,6 @@ impl Open {
             let at = self.turn % self.cells.len();
             self.turn = self.turn.wrapping_add(1);
             if let Some(node) = self.cells[at].pop() {
-                self.entries -= 1;
                 return Some(node);
             }
         }
@@ -99,7 +96,7 @@ mod tests {
         open.push(0, 9, 4);
         let order: Vec<u32> = std::iter::from_fn(|| open.pop()).collect();
         assert_eq!(order, vec![3, 2, 1, 4]);
-        assert_eq!(open.entries, 0);
+        assert_eq!(open.pop(), None);
     }
 
     #[test]
