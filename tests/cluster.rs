@@ -46,16 +46,21 @@ async fn until(client: &mut Client, line: &str, wanted: &str) -> String {
 
 /// Ask `line` until a line of the answer passes `wanted`.
 async fn until_line(client: &mut Client, line: &str, wanted: impl Fn(&str) -> bool) -> String {
+    until_answer(client, line, |answer| answer.lines().any(&wanted)).await
+}
+
+/// Ask `line` until the whole answer passes `wanted`.
+async fn until_answer(client: &mut Client, line: &str, wanted: impl Fn(&str) -> bool) -> String {
     let mut last = String::new();
     for _ in 0..100 {
         client.send(line).await;
         last = client.read_text_until("> ").await;
-        if last.lines().any(&wanted) {
+        if wanted(&last) {
             return last;
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("{line} never showed the line wanted; last: {last}");
+    panic!("{line} never showed the answer wanted; last: {last}");
 }
 
 /// A throwaway PostgreSQL and nats-server for instances to share, or `None` when one
@@ -471,15 +476,10 @@ async fn an_instance_upgrades_in_place_and_its_players_stay_on_the_bus() {
     // Across the bus, each finds the other again, by name, where they are. (For a
     // moment the other instance may list ann twice: the old instance's, until its
     // players' leaving reaches it, and the new one's.)
-    let mut who = String::new();
-    for _ in 0..100 {
-        bob.send("who").await;
-        who = bob.read_text_until("> ").await;
-        if who.contains("2 players online:") && who.contains("2048 seed=3") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let who = until_answer(&mut bob, "who", |who| {
+        who.contains("2 players online:") && who.contains("2048 seed=3")
+    })
+    .await;
     assert!(
         who.contains("2 players online:") && who.matches("ann ").count() == 1,
         "{who}"
