@@ -155,6 +155,41 @@ impl Board {
         Some(board)
     }
 
+    /// The board of the pull search (`backward.rs`): the same area, with `targets`
+    /// (the boxes' squares of the position to reach) as its goals, dead squares those
+    /// from which no pulls bring a box to a target, and distances counted in pulls.
+    pub(crate) fn reversed(&self, targets: &[u16]) -> Board {
+        let squares = self.squares();
+        let mut goal = vec![false; squares];
+        for &target in targets {
+            goal[target as usize] = true;
+        }
+        let goals: Vec<u32> = (0..squares as u32)
+            .filter(|&square| goal[square as usize])
+            .collect();
+        // Pulls from a square to a target are pushes from the target to the square.
+        let reach = self.push_distances(&goals);
+        let distance = (goals.len().saturating_mul(squares) <= MAX_DISTANCE_ENTRIES).then(|| {
+            goals
+                .iter()
+                .flat_map(|&target| self.push_distances(&[target]))
+                .collect()
+        });
+        Board {
+            width: self.width,
+            height: self.height,
+            grid_of: self.grid_of.clone(),
+            square_of: self.square_of.clone(),
+            next: self.next.clone(),
+            goal,
+            goals,
+            outside_goals: Vec::new(),
+            dead: reach.iter().map(|&d| d == FAR).collect(),
+            distance,
+            box_key: self.box_key.clone(),
+        }
+    }
+
     /// Mark with `mark` every square reached from `from` without crossing a box
     /// (`box_at[s] != 0`) or a square marked already, and return the smallest one
     /// reached (`from` itself is marked too).
@@ -252,6 +287,35 @@ impl Board {
                 }
                 distance[from as usize] = next;
                 queue.push(from);
+            }
+        }
+        distance
+    }
+
+    /// The fewest pushes from any of `sources` to each square on an empty board: a
+    /// breadth-first search of pushes (box at `s`, player at `s - d`, box to `s + d`).
+    fn push_distances(&self, sources: &[u32]) -> Vec<u16> {
+        let mut distance = vec![FAR; self.squares()];
+        let mut queue: Vec<u32> = Vec::with_capacity(self.squares());
+        for &source in sources {
+            distance[source as usize] = 0;
+            queue.push(source);
+        }
+        let mut at = 0;
+        while at < queue.len() {
+            let from = queue[at];
+            at += 1;
+            let next = distance[from as usize].saturating_add(1);
+            for direction in 0..4 {
+                let to = self.next[from as usize][direction];
+                if to == NONE || distance[to as usize] != FAR {
+                    continue;
+                }
+                if self.next[from as usize][reverse(direction)] == NONE {
+                    continue;
+                }
+                distance[to as usize] = next;
+                queue.push(to);
             }
         }
         distance

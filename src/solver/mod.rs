@@ -5,7 +5,7 @@
 //! ([`Analysis`]: its area, dead squares, push distances), shared behind an `Arc` by
 //! every search and check on it. [`solve`] searches pushes over normalised positions
 //! (A* with a matching lower bound for the fewest pushes, or a greedy order for any
-//! solution fast), within a [`Budget`] of nodes, time and memory and a stop flag.
+//! solution fast, forwards and then backwards from the goals), within a [`Budget`] of nodes, time and memory and a stop flag.
 //! [`deadlock`] is the cheap check after a push (dead squares, frozen boxes, boxes
 //! that cannot all reach goals); [`corral_deadlock`] proves a corral dead with a small
 //! search. A warning is never wrong: every check only reports what it proved.
@@ -14,8 +14,9 @@
 //! `freeze.rs`, `table.rs` (the transposition table), `search.rs`, `moves.rs` (walks
 //! between pushes), `dead.rs` (the cheap checks), `corral.rs`, `pi.rs` (PI-corral
 //! pruning), `open.rs` (the open list and its cells), `regions.rs` (the player's
-//! regions, the quick search's cells).
+//! regions, the quick search's cells), `backward.rs` (the pull search).
 
+mod backward;
 mod board;
 mod bound;
 mod corral;
@@ -65,7 +66,8 @@ impl Budget {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Strategy {
     /// Any solution, fast: best-first on the lower bound, positions grouped by how
-    /// many regions the boxes part the floor into, the groups taking turns.
+    /// many regions the boxes part the floor into, the groups taking turns; forwards
+    /// with half the budget, then backwards from the goals with the rest.
     Quick,
     /// A solution with the fewest pushes: A* with an admissible bound.
     FewestPushes,
@@ -288,6 +290,27 @@ pub fn solve(
     budget: &Budget,
     stop: &AtomicBool,
 ) -> Verdict {
+    solve_with(
+        analysis,
+        world,
+        budget,
+        stop,
+        |problem, limits| match strategy {
+            Strategy::Quick => quick(problem, limits),
+            Strategy::FewestPushes => search::search(problem, Order::Optimal, limits),
+        },
+    )
+}
+
+/// [`solve`] with the search `run`: the position made a problem, the pushes found
+/// played through.
+fn solve_with(
+    analysis: &Analysis,
+    world: &World,
+    budget: &Budget,
+    stop: &AtomicBool,
+    run: impl FnOnce(&Problem<'_>, &Limits<'_>) -> Outcome,
+) -> Verdict {
     if world.is_solved() {
         return Verdict::Solved(Solution {
             pushes: Vec::new(),
@@ -319,11 +342,7 @@ pub fn solve(
         memory: budget.memory,
         stop,
     };
-    let order = match strategy {
-        Strategy::Quick => Order::Regions,
-        Strategy::FewestPushes => Order::Optimal,
-    };
-    match search::search(&problem, order, &limits) {
+    match run(&problem, &limits) {
         Outcome::NoSolution => Verdict::NoSolution,
         Outcome::GaveUp(stop) => Verdict::GaveUp(stop.into()),
         Outcome::Solved(found) => {
@@ -353,6 +372,33 @@ pub fn solve(
                 None => Verdict::GaveUp(Limit::Stopped),
             }
         }
+    }
+}
+
+/// The quick search: forwards first with half the budget (a dead position is proven
+/// so fastest, and most levels are solved so), then backwards (`backward.rs`) with
+/// the rest, where packing the goals in the right order is what makes a level hard.
+fn quick(problem: &Problem<'_>, limits: &Limits<'_>) -> Outcome {
+    if !backward::applies(problem) {
+        return search::search(problem, Order::Regions, limits);
+    }
+    let now = Instant::now();
+    let first = Limits {
+        nodes: limits.nodes / 2,
+        deadline: limits
+            .deadline
+            .map(|deadline| now + deadline.saturating_duration_since(now) / 2),
+        ..*limits
+    };
+    match search::search(problem, Order::Regions, &first) {
+        Outcome::GaveUp(Stop::Nodes | Stop::Time | Stop::Memory) => {
+            let rest = Limits {
+                nodes: limits.nodes - first.nodes,
+                ..*limits
+            };
+            backward::search(problem, &rest)
+        }
+        outcome => outcome,
     }
 }
 

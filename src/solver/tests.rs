@@ -7,7 +7,9 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use proptest::prelude::{any, prop_assert, prop_assert_eq, proptest, ProptestConfig};
+use proptest::prelude::{
+    any, prop_assert, prop_assert_eq, prop_assert_ne, proptest, ProptestConfig,
+};
 
 use super::Strategy;
 use super::*;
@@ -120,7 +122,12 @@ fn random_level(seed: u64) -> Option<Arc<Level>> {
 }
 
 fn microban(count: usize) -> Vec<Arc<Level>> {
-    let Some(text) = crate::games::testing::shared_levels("microban_155.xsb") else {
+    collection("microban_155.xsb", count)
+}
+
+/// The first `count` levels of a collection in `../shared/data/levels/`.
+fn collection(name: &str, count: usize) -> Vec<Arc<Level>> {
+    let Some(text) = crate::games::testing::shared_levels(name) else {
         return Vec::new();
     };
     crate::games::starpusher::xsb::parse_collection(&text)
@@ -192,6 +199,36 @@ fn the_quick_search_never_calls_a_microban_level_unsolvable() {
         );
         assert_ne!(verdict, Verdict::NoSolution, "Microban {}", number + 1);
     }
+}
+
+/// Star Pusher 17 (Sasquatch I 16): eleven boxes to pack into a goal room in one
+/// order. The forward search alone is lost among the wrong orders; backwards, the
+/// boxes come out of the room in any order that works.
+#[test]
+fn the_pull_search_packs_a_goal_room_the_forward_search_cannot() {
+    let Some(level) = collection("starPusherLevels.txt", 17).pop() else {
+        return;
+    };
+    let analysis = Analysis::new(&level);
+    let world = World::new(Arc::clone(&level));
+    let forwards = solve_with(
+        &analysis,
+        &world,
+        &budget(200_000),
+        &never(),
+        |problem, limits| search::search(problem, search::Order::Regions, limits),
+    );
+    assert_eq!(forwards, Verdict::GaveUp(Limit::Nodes));
+    let Verdict::Solved(solution) = solve(
+        &analysis,
+        &world,
+        Strategy::Quick,
+        &budget(400_000),
+        &never(),
+    ) else {
+        panic!("Star Pusher 17 not solved");
+    };
+    assert!(replays(&world, &solution));
 }
 
 #[test]
@@ -382,6 +419,40 @@ proptest! {
                 }
                 Verdict::NoSolution => prop_assert_eq!(truth, None),
                 Verdict::GaveUp(limit) => prop_assert!(false, "gave up: {limit:?}"),
+            }
+        }
+        // The pull search alone, where it applies (the quick search reaches it only
+        // when the forward search runs out of its half of the budget).
+        let mut applied = false;
+        let backwards = solve_with(&analysis, &world, &budget(1_000_000), &never(), |problem, limits| {
+            applied = backward::applies(problem);
+            if applied {
+                backward::search(problem, limits)
+            } else {
+                search::Outcome::NoSolution
+            }
+        });
+        if applied {
+            match backwards {
+                Verdict::Solved(solution) => {
+                    prop_assert!(replays(&world, &solution));
+                    prop_assert!(truth.is_some());
+                }
+                Verdict::NoSolution => prop_assert_eq!(truth, None),
+                Verdict::GaveUp(limit) => prop_assert!(false, "backwards gave up: {limit:?}"),
+            }
+        }
+        // Budgets so small that the forward search gives up at once and the pull
+        // search has the rest.
+        for nodes in [2, 6, 20, 60] {
+            match solve(&analysis, &world, Strategy::Quick, &budget(nodes), &never()) {
+                Verdict::Solved(solution) => {
+                    prop_assert!(replays(&world, &solution));
+                    prop_assert!(truth.is_some());
+                }
+                Verdict::NoSolution => prop_assert_eq!(truth, None),
+                // `Stopped` without a stop flag: pushes found that did not play through.
+                Verdict::GaveUp(limit) => prop_assert_ne!(limit, Limit::Stopped),
             }
         }
         if truth.is_some() {

@@ -1,0 +1,270 @@
+//! The pull search: the quick search run backwards, from the boxes on their goals to
+//! the position given, each step a pull.
+//!
+//! Levels whose boxes must be packed into a goal room or a goal corridor in one right
+//! order are hard forwards (a box pushed in too early walls the others out, and the
+//! bound cannot see it) and easy backwards: from the packed room the boxes come out
+//! in any order that works, and the order found is the packing order. Solvers that
+//! search both ways (YASS, Sokolution) solve such levels where a forward search alone
+//! runs out of time. The search is the forward one's mirror: a box at `b` with the
+//! player at `b + d` is pulled to `b + d`, the player stepping back to `b + 2d`; the
+//! matching bound counts pulls to the start's boxes on a [`Board::reversed`]; the
+//! positions are grouped by the player's regions, the groups taking turns. It starts
+//! from every area the player may finish in and ends at the position given, with the
+//! player anywhere in its own area.
+//!
+//! Every position stays in the table and only boxes on squares from which no pull
+//! brings a box back to the start's squares are dropped, so running out of positions
+//! proves, as forwards, that no solution exists.
+
+use std::time::Instant;
+
+use super::board::{reverse, Board, NONE};
+use super::bound::{Matching, DEAD};
+use super::open::Open;
+use super::regions::Regions;
+use super::search::{Limits, Outcome, Problem, Stop};
+use super::table::{player_mix, Nodes, NO_NODE};
+use std::sync::atomic::Ordering;
+
+/// How often the clock and the stop flag are read, in expansions.
+const CHECK_EVERY: u64 = 256;
+
+/// Whether the pull search applies to `problem`: only when every box must end on a
+/// goal and every goal takes a box is the solved position one set of squares.
+pub(crate) fn applies(problem: &Problem<'_>) -> bool {
+    let k = problem.boxes.len();
+    problem.strict && k == problem.board.goals.len() && k > 0
+}
+
+/// Search `problem` backwards within `limits` (it must [`applies`]).
+pub(crate) fn search(problem: &Problem<'_>, limits: &Limits<'_>) -> Outcome {
+    let forward = problem.board;
+    let k = problem.boxes.len();
+    let mut target = problem.boxes.clone();
+    target.sort_unstable();
+    if target.windows(2).any(|pair| pair[0] == pair[1]) {
+        return Outcome::NoSolution;
+    }
+    let board = forward.reversed(&target);
+    let Some(mut base) = Matching::new(&board, k, true) else {
+        return Outcome::NoSolution;
+    };
+    let mut work = base.clone();
+    let squares = board.squares();
+    let mut box_at = vec![0u16; squares];
+    let mut reach = Reach::new(squares);
+    let mut child_reach = Reach::new(squares);
+    let mut queue = Vec::with_capacity(squares);
+    let mut regions = Regions::new(squares);
+
+    // The player's area in the position to reach, by its smallest square.
+    for &square in &target {
+        box_at[square as usize] = 1;
+    }
+    let wanted = reach.fill(&board, &box_at, &mut queue, problem.player);
+    for &square in &target {
+        box_at[square as usize] = 0;
+    }
+
+    let mut nodes = Nodes::new(k);
+    let mut open = Open::default();
+    let solved: Vec<u16> = forward.goals.iter().map(|&goal| goal as u16).collect();
+    for &square in &solved {
+        if board.dead[square as usize] {
+            return Outcome::NoSolution;
+        }
+        box_at[square as usize] = 1;
+    }
+    let bound = base.solve(&board, &solved);
+    if bound == DEAD {
+        return Outcome::NoSolution;
+    }
+    let box_hash = solved
+        .iter()
+        .fold(0, |hash, &square| hash ^ board.box_key[square as usize]);
+    // One root per area the player may finish in.
+    let mut roots = vec![false; squares];
+    for square in 0..squares as u32 {
+        if box_at[square as usize] != 0 {
+            continue;
+        }
+        let least = reach.fill(&board, &box_at, &mut queue, square);
+        if roots[least as usize] {
+            continue;
+        }
+        roots[least as usize] = true;
+        if bound == 0 && least == wanted {
+            return Outcome::Solved(Vec::new());
+        }
+        let root = nodes.insert(
+            Nodes::hash(box_hash, player_mix(least as u16)),
+            box_hash,
+            &solved,
+            least as u16,
+            NO_NODE,
+            (0, 0),
+            0,
+            clamp(bound),
+        );
+        let cell = regions.count(&board, &box_at);
+        open.push(cell, rank(0, clamp(bound)), root);
+    }
+    for &square in &solved {
+        box_at[square as usize] = 0;
+    }
+
+    let fixed_bytes = 2 * board.bytes() + squares * 14 + k * k * 16;
+    let mut generated: u64 = 0;
+    let mut expanded: u64 = 0;
+    let mut boxes = vec![0u16; k];
+    let mut child = vec![0u16; k];
+    while let Some(node) = open.pop() {
+        if nodes.closed[node as usize] {
+            continue;
+        }
+        expanded += 1;
+        if expanded.is_multiple_of(CHECK_EVERY) {
+            if limits.stop.load(Ordering::Relaxed) {
+                return Outcome::GaveUp(Stop::Stopped);
+            }
+            if limits
+                .deadline
+                .is_some_and(|deadline| Instant::now() >= deadline)
+            {
+                return Outcome::GaveUp(Stop::Time);
+            }
+        }
+        nodes.closed[node as usize] = true;
+        let cost = nodes.cost[node as usize];
+        boxes.copy_from_slice(nodes.boxes(node));
+        let node_hash = nodes.box_hash(node);
+        for (slot, &square) in boxes.iter().enumerate() {
+            box_at[square as usize] = slot as u16 + 1;
+        }
+        reach.fill(&board, &box_at, &mut queue, u32::from(nodes.player(node)));
+        base.solve(&board, &boxes);
+        let mut outcome = None;
+        'boxes: for slot in 0..k {
+            let from = u32::from(boxes[slot]);
+            for direction in 0..4 {
+                // The player stands at `to` and steps back to `back`, pulling the box.
+                let to = board.next[from as usize][direction];
+                if to == NONE || !reach.has(to) {
+                    continue;
+                }
+                let back = board.next[to as usize][direction];
+                if back == NONE || box_at[back as usize] != 0 || board.dead[to as usize] {
+                    continue;
+                }
+                box_at[from as usize] = 0;
+                box_at[to as usize] = slot as u16 + 1;
+                work.copy_from(&base);
+                let bound = work.moved(&board, slot, to as u16);
+                if bound != DEAD {
+                    generated += 1;
+                    child.copy_from_slice(&boxes);
+                    child[slot] = to as u16;
+                    child.sort_unstable();
+                    let player = child_reach.fill(&board, &box_at, &mut queue, back);
+                    let box_hash =
+                        node_hash ^ board.box_key[from as usize] ^ board.box_key[to as usize];
+                    let hash = Nodes::hash(box_hash, player_mix(player as u16));
+                    if nodes.find(hash, &child, player as u16).is_none() {
+                        // Forwards, this pull is the push of the box on `to` back
+                        // to `from`, the player on `back`.
+                        let new = nodes.insert(
+                            hash,
+                            box_hash,
+                            &child,
+                            player as u16,
+                            node,
+                            (to as u16, reverse(direction) as u8),
+                            cost.saturating_add(1),
+                            clamp(bound),
+                        );
+                        if bound == 0 && player == wanted {
+                            outcome = Some(Outcome::Solved(pulls(&nodes, new)));
+                        } else {
+                            let cell = regions.count(&board, &box_at);
+                            open.push(cell, rank(cost.saturating_add(1), clamp(bound)), new);
+                        }
+                    }
+                }
+                box_at[to as usize] = 0;
+                box_at[from as usize] = slot as u16 + 1;
+                if outcome.is_some() {
+                    break 'boxes;
+                }
+                if generated >= limits.nodes {
+                    outcome = Some(Outcome::GaveUp(Stop::Nodes));
+                    break 'boxes;
+                }
+                if nodes.bytes() + open.bytes + fixed_bytes > limits.memory {
+                    outcome = Some(Outcome::GaveUp(Stop::Memory));
+                    break 'boxes;
+                }
+            }
+        }
+        for &square in &boxes {
+            box_at[square as usize] = 0;
+        }
+        if let Some(outcome) = outcome {
+            return outcome;
+        }
+    }
+    Outcome::NoSolution
+}
+
+/// The squares the player reaches in one position, marked with a number that changes
+/// at each fill so that nothing needs clearing.
+struct Reach {
+    seen: Vec<u32>,
+    mark: u32,
+}
+
+impl Reach {
+    fn new(squares: usize) -> Reach {
+        Reach {
+            seen: vec![0; squares],
+            mark: 0,
+        }
+    }
+
+    /// Mark the squares reached from `from`; returns the smallest (the normal form).
+    fn fill(&mut self, board: &Board, box_at: &[u16], queue: &mut Vec<u32>, from: u32) -> u32 {
+        self.mark = self.mark.wrapping_add(1);
+        if self.mark == 0 {
+            self.seen.fill(0);
+            self.mark = 1;
+        }
+        board.fill(box_at, &mut self.seen, self.mark, queue, from)
+    }
+
+    /// Whether the last fill reached `square`.
+    fn has(&self, square: u32) -> bool {
+        self.seen[square as usize] == self.mark
+    }
+}
+
+/// A position's priority within its cell: greedy on the bound, as forwards.
+fn rank(cost: u16, bound: u16) -> usize {
+    usize::from(bound) * 4 + usize::from(cost).min(3)
+}
+
+/// A bound as stored (bounds past `u16` are rare and only order the search).
+fn clamp(bound: u32) -> u16 {
+    bound.min(u32::from(u16::MAX - 1)) as u16
+}
+
+/// The pulls from a root to `node`, as the pushes they undo: the last pull is the
+/// first push.
+fn pulls(nodes: &Nodes, node: u32) -> Vec<(u16, u8)> {
+    let mut pushes = Vec::new();
+    let mut at = node;
+    while nodes.parent[at as usize] != NO_NODE {
+        pushes.push(nodes.push[at as usize]);
+        at = nodes.parent[at as usize];
+    }
+    pushes
+}
