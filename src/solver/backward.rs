@@ -23,7 +23,7 @@ use super::board::{reverse, Board, NONE};
 use super::bound::{Matching, DEAD};
 use super::open::Open;
 use super::regions::Regions;
-use super::search::{Limits, Outcome, Problem, Stop};
+use super::search::{Limits, Order, Outcome, Problem, Stop};
 use super::table::{player_mix, Nodes, NO_NODE};
 use std::sync::atomic::Ordering;
 
@@ -37,8 +37,10 @@ pub(crate) fn applies(problem: &Problem<'_>) -> bool {
     problem.strict && k == problem.board.goals.len() && k > 0
 }
 
-/// Search `problem` backwards within `limits` (it must [`applies`]).
-pub(crate) fn search(problem: &Problem<'_>, limits: &Limits<'_>) -> Outcome {
+/// Search `problem` backwards within `limits` (it must [`applies`]), in the quick
+/// search's `order` ([`Order::Optimal`] is taken as [`Order::Greedy`]: the pull
+/// search finds a solution, not the fewest pushes).
+pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -> Outcome {
     let forward = problem.board;
     let k = problem.boxes.len();
     let mut target = problem.boxes.clone();
@@ -107,7 +109,7 @@ pub(crate) fn search(problem: &Problem<'_>, limits: &Limits<'_>) -> Outcome {
             0,
             clamp(bound),
         );
-        let cell = regions.count(&board, &box_at);
+        let cell = cell(order, &mut regions, &board, &box_at);
         open.push(cell, rank(0, clamp(bound)), root);
     }
     for &square in &solved {
@@ -186,7 +188,7 @@ pub(crate) fn search(problem: &Problem<'_>, limits: &Limits<'_>) -> Outcome {
                         if bound == 0 && player == wanted {
                             outcome = Some(Outcome::Solved(pulls(&nodes, new)));
                         } else {
-                            let cell = regions.count(&board, &box_at);
+                            let cell = cell(order, &mut regions, &board, &box_at);
                             open.push(cell, rank(cost.saturating_add(1), clamp(bound)), new);
                         }
                     }
@@ -244,6 +246,15 @@ impl Reach {
     /// Whether the last fill reached `square`.
     fn has(&self, square: u32) -> bool {
         self.seen[square as usize] == self.mark
+    }
+}
+
+/// A position's cell of the open list: its number of player regions by
+/// [`Order::Regions`], else one cell for all.
+fn cell(order: Order, regions: &mut Regions, board: &Board, box_at: &[u16]) -> u32 {
+    match order {
+        Order::Regions => regions.count(board, box_at),
+        Order::Optimal | Order::Greedy => 0,
     }
 }
 

@@ -67,7 +67,8 @@ impl Budget {
 pub enum Strategy {
     /// Any solution, fast: best-first on the lower bound, positions grouped by how
     /// many regions the boxes part the floor into, the groups taking turns; forwards
-    /// with half the budget, then backwards from the goals with the rest.
+    /// with a third of the budget, then backwards from the goals twice (by regions,
+    /// then greedy), each with a share of what is left.
     Quick,
     /// A solution with the fewest pushes: A* with an admissible bound.
     FewestPushes,
@@ -375,31 +376,57 @@ fn solve_with(
     }
 }
 
-/// The quick search: forwards first with half the budget (a dead position is proven
-/// so fastest, and most levels are solved so), then backwards (`backward.rs`) with
-/// the rest, where packing the goals in the right order is what makes a level hard.
+/// The quick search's phases, in turn, each with an equal share of the budget left
+/// (time and positions). Forwards first: a dead position (`/hint`'s count back to the
+/// last safe one) is proven dead fastest so, and most levels are solved so. Then
+/// backwards (`backward.rs`), where packing the goals in the right order is what makes
+/// a level hard: once by regions, once greedy on the bound alone, whose misses differ
+/// (docs/BENCHMARKS.md, run BJ).
+const QUICK: [(Way, Order); 3] = [
+    (Way::Forwards, Order::Regions),
+    (Way::Backwards, Order::Regions),
+    (Way::Backwards, Order::Greedy),
+];
+
+/// Which way a phase of the quick search goes.
+#[derive(Debug, Clone, Copy)]
+enum Way {
+    /// Pushes from the position asked about ([`search`]).
+    Forwards,
+    /// Pulls from the boxes on their goals ([`backward`]).
+    Backwards,
+}
+
+/// The quick search: the phases of [`QUICK`] until one has an answer.
 fn quick(problem: &Problem<'_>, limits: &Limits<'_>) -> Outcome {
     if !backward::applies(problem) {
         return search::search(problem, Order::Regions, limits);
     }
-    let now = Instant::now();
-    let first = Limits {
-        nodes: limits.nodes / 2,
-        deadline: limits
-            .deadline
-            .map(|deadline| now + deadline.saturating_duration_since(now) / 2),
-        ..*limits
-    };
-    match search::search(problem, Order::Regions, &first) {
-        Outcome::GaveUp(Stop::Nodes | Stop::Time | Stop::Memory) => {
-            let rest = Limits {
-                nodes: limits.nodes - first.nodes,
-                ..*limits
-            };
-            backward::search(problem, &rest)
+    let mut nodes = limits.nodes;
+    let mut last = Outcome::GaveUp(Stop::Nodes);
+    for (done, &(way, order)) in QUICK.iter().enumerate() {
+        let left = (QUICK.len() - done) as u32;
+        let now = Instant::now();
+        let share = Limits {
+            nodes: nodes / u64::from(left),
+            deadline: limits
+                .deadline
+                .map(|deadline| now + deadline.saturating_duration_since(now) / left),
+            ..*limits
+        };
+        nodes -= share.nodes;
+        last = match way {
+            Way::Forwards => search::search(problem, order, &share),
+            Way::Backwards => backward::search(problem, order, &share),
+        };
+        if !matches!(
+            last,
+            Outcome::GaveUp(Stop::Nodes | Stop::Time | Stop::Memory)
+        ) {
+            break;
         }
-        outcome => outcome,
     }
+    last
 }
 
 /// A key for a position that ignores where the player stands within the area the

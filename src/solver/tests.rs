@@ -421,29 +421,32 @@ proptest! {
                 Verdict::GaveUp(limit) => prop_assert!(false, "gave up: {limit:?}"),
             }
         }
-        // The pull search alone, where it applies (the quick search reaches it only
-        // when the forward search runs out of its half of the budget).
-        let mut applied = false;
-        let backwards = solve_with(&analysis, &world, &budget(1_000_000), &never(), |problem, limits| {
-            applied = backward::applies(problem);
-            if applied {
-                backward::search(problem, limits)
-            } else {
-                search::Outcome::NoSolution
-            }
-        });
-        if applied {
-            match backwards {
-                Verdict::Solved(solution) => {
-                    prop_assert!(replays(&world, &solution));
-                    prop_assert!(truth.is_some());
+        // The pull search alone in either order, where it applies (the quick search
+        // reaches it only when the forward search runs out of its share).
+        for order in [search::Order::Regions, search::Order::Greedy] {
+            let mut applied = false;
+            let pulls = |problem: &search::Problem<'_>, limits: &search::Limits<'_>| {
+                applied = backward::applies(problem);
+                if applied {
+                    backward::search(problem, order, limits)
+                } else {
+                    search::Outcome::NoSolution
                 }
-                Verdict::NoSolution => prop_assert_eq!(truth, None),
-                Verdict::GaveUp(limit) => prop_assert!(false, "backwards gave up: {limit:?}"),
+            };
+            let backwards = solve_with(&analysis, &world, &budget(1_000_000), &never(), pulls);
+            if applied {
+                match backwards {
+                    Verdict::Solved(solution) => {
+                        prop_assert!(replays(&world, &solution));
+                        prop_assert!(truth.is_some());
+                    }
+                    Verdict::NoSolution => prop_assert_eq!(truth, None),
+                    Verdict::GaveUp(limit) => prop_assert!(false, "backwards gave up: {limit:?}"),
+                }
             }
         }
-        // Budgets so small that the forward search gives up at once and the pull
-        // search has the rest.
+        // Budgets so small that each phase of the quick search gives up at once and
+        // hands the rest to the next.
         for nodes in [2, 6, 20, 60] {
             match solve(&analysis, &world, Strategy::Quick, &budget(nodes), &never()) {
                 Verdict::Solved(solution) => {
