@@ -17,18 +17,12 @@
 //! brings a box back to the start's squares are dropped, so running out of positions
 //! proves, as forwards, that no solution exists.
 
-use std::time::Instant;
-
 use super::board::{reverse, Board, NONE};
 use super::bound::{Matching, DEAD};
 use super::open::Open;
 use super::regions::Regions;
-use super::search::{Limits, Order, Outcome, Problem, Stop};
+use super::search::{clamp, Limits, Order, Outcome, Problem};
 use super::table::{player_mix, Nodes, NO_NODE};
-use std::sync::atomic::Ordering;
-
-/// How often the clock and the stop flag are read, in expansions.
-const CHECK_EVERY: u64 = 256;
 
 /// Whether the pull search applies to `problem`: only when every box must end on a
 /// goal and every goal takes a box is the solved position one set of squares.
@@ -126,16 +120,8 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
             continue;
         }
         expanded += 1;
-        if expanded.is_multiple_of(CHECK_EVERY) {
-            if limits.stop.load(Ordering::Relaxed) {
-                return Outcome::GaveUp(Stop::Stopped);
-            }
-            if limits
-                .deadline
-                .is_some_and(|deadline| Instant::now() >= deadline)
-            {
-                return Outcome::GaveUp(Stop::Time);
-            }
+        if let Some(stop) = limits.interrupted(expanded) {
+            return Outcome::GaveUp(stop);
         }
         nodes.closed[node as usize] = true;
         let cost = nodes.cost[node as usize];
@@ -195,15 +181,11 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
                 }
                 box_at[to as usize] = 0;
                 box_at[from as usize] = slot as u16 + 1;
+                if outcome.is_none() {
+                    let bytes = nodes.bytes() + open.bytes + fixed_bytes;
+                    outcome = limits.spent(generated, bytes).map(Outcome::GaveUp);
+                }
                 if outcome.is_some() {
-                    break 'boxes;
-                }
-                if generated >= limits.nodes {
-                    outcome = Some(Outcome::GaveUp(Stop::Nodes));
-                    break 'boxes;
-                }
-                if nodes.bytes() + open.bytes + fixed_bytes > limits.memory {
-                    outcome = Some(Outcome::GaveUp(Stop::Memory));
                     break 'boxes;
                 }
             }
@@ -261,11 +243,6 @@ fn cell(order: Order, regions: &mut Regions, board: &Board, box_at: &[u16]) -> u
 /// A position's priority within its cell: greedy on the bound, as forwards.
 fn rank(cost: u16, bound: u16) -> usize {
     usize::from(bound) * 4 + usize::from(cost).min(3)
-}
-
-/// A bound as stored (bounds past `u16` are rare and only order the search).
-fn clamp(bound: u32) -> u16 {
-    bound.min(u32::from(u16::MAX - 1)) as u16
 }
 
 /// The pulls from a root to `node`, as the pushes they undo: the last pull is the

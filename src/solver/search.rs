@@ -77,6 +77,31 @@ pub(crate) struct Problem<'a> {
 /// How often the clock and the stop flag are read, in expansions.
 const CHECK_EVERY: u64 = 256;
 
+impl Limits<'_> {
+    /// Why a search must stop after `expanded` expansions (the stop flag raised, or the
+    /// deadline past), read once every [`CHECK_EVERY`].
+    pub(crate) fn interrupted(&self, expanded: u64) -> Option<Stop> {
+        if !expanded.is_multiple_of(CHECK_EVERY) {
+            return None;
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            return Some(Stop::Stopped);
+        }
+        self.deadline
+            .is_some_and(|deadline| Instant::now() >= deadline)
+            .then_some(Stop::Time)
+    }
+
+    /// Why a search must stop having generated `generated` positions held in `bytes`.
+    pub(crate) fn spent(&self, generated: u64, bytes: usize) -> Option<Stop> {
+        if generated >= self.nodes {
+            Some(Stop::Nodes)
+        } else {
+            (bytes > self.memory).then_some(Stop::Memory)
+        }
+    }
+}
+
 /// The search's scratch space, sized for one board.
 struct Scratch {
     /// 1 + the slot of the box on each square, 0 for none.
@@ -217,16 +242,8 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
             continue;
         }
         expanded += 1;
-        if expanded.is_multiple_of(CHECK_EVERY) {
-            if limits.stop.load(Ordering::Relaxed) {
-                return Outcome::GaveUp(Stop::Stopped);
-            }
-            if limits
-                .deadline
-                .is_some_and(|deadline| Instant::now() >= deadline)
-            {
-                return Outcome::GaveUp(Stop::Time);
-            }
+        if let Some(stop) = limits.interrupted(expanded) {
+            return Outcome::GaveUp(stop);
         }
         let cost = nodes.cost[node as usize];
         if order == Order::Optimal && nodes.bound[node as usize] == 0 {
@@ -353,15 +370,11 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
                 }
                 scratch.box_at[to as usize] = 0;
                 scratch.box_at[from as usize] = slot as u16 + 1;
+                if outcome.is_none() {
+                    let bytes = nodes.bytes() + open.bytes + fixed_bytes;
+                    outcome = limits.spent(generated, bytes).map(Outcome::GaveUp);
+                }
                 if outcome.is_some() {
-                    break 'boxes;
-                }
-                if generated >= limits.nodes {
-                    outcome = Some(Outcome::GaveUp(Stop::Nodes));
-                    break 'boxes;
-                }
-                if nodes.bytes() + open.bytes + fixed_bytes > limits.memory {
-                    outcome = Some(Outcome::GaveUp(Stop::Memory));
                     break 'boxes;
                 }
             }
@@ -403,7 +416,7 @@ fn child_bound(
 }
 
 /// A bound as stored (bounds past `u16` are rare and only order the search).
-fn clamp(bound: u32) -> u16 {
+pub(crate) fn clamp(bound: u32) -> u16 {
     bound.min(u32::from(u16::MAX - 1)) as u16
 }
 
