@@ -5,7 +5,8 @@
 //! ([`Analysis`]: its area, dead squares, push distances), shared behind an `Arc` by
 //! every search and check on it. [`solve`] searches pushes over normalised positions
 //! (A* with a matching lower bound for the fewest pushes, or a greedy order for any
-//! solution fast, forwards and then backwards from the goals), within a [`Budget`] of nodes, time and memory and a stop flag.
+//! solution fast, forwards and then backwards from the goals), within a [`Budget`] of
+//! nodes, time and memory and a stop flag.
 //! [`deadlock`] is the cheap check after a push (dead squares, frozen boxes, boxes
 //! that cannot all reach goals); [`corral_deadlock`] proves a corral dead with a small
 //! search. A warning is never wrong: every check only reports what it proved.
@@ -381,7 +382,7 @@ fn solve_with(
 /// last safe one) is proven dead fastest so, and most levels are solved so. Then
 /// backwards (`backward.rs`), where packing the goals in the right order is what makes
 /// a level hard: once by regions, once greedy on the bound alone, whose misses differ
-/// (docs/BENCHMARKS.md, run BJ).
+/// (docs/BENCHMARKS.md, runs BJ and BK).
 const QUICK: [(Way, Order); 3] = [
     (Way::Forwards, Order::Regions),
     (Way::Backwards, Order::Regions),
