@@ -79,17 +79,16 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
     let box_hash = solved
         .iter()
         .fold(0, |hash, &square| hash ^ board.box_key[square as usize]);
-    // One root per area the player may finish in.
-    let mut roots = vec![false; squares];
+    // One root per area the player may finish in: each square is flooded once.
+    let mut covered = vec![false; squares];
     for square in 0..squares as u32 {
-        if box_at[square as usize] != 0 {
+        if box_at[square as usize] != 0 || covered[square as usize] {
             continue;
         }
         let least = reach.fill(&board, &box_at, &mut queue, square);
-        if roots[least as usize] {
-            continue;
+        for &reached in &queue {
+            covered[reached as usize] = true;
         }
-        roots[least as usize] = true;
         if bound == 0 && least == wanted {
             return Outcome::Solved(Vec::new());
         }

@@ -377,8 +377,9 @@ fn solve_with(
     }
 }
 
-/// The quick search's phases, in turn, each with an equal share of the budget left
-/// (time and positions). Forwards first: a dead position (`/hint`'s count back to the
+/// The quick search's phases, in turn, each with an equal share of the budget left:
+/// a third of the time and positions, then half of what is left, then the rest (the
+/// positions a phase did not use are not handed on). Forwards first: a dead position (`/hint`'s count back to the
 /// last safe one) is proven dead fastest so, and most levels are solved so. Then
 /// backwards (`backward.rs`), where packing the goals in the right order is what makes
 /// a level hard: once by regions, once greedy on the bound alone, whose misses differ
