@@ -182,7 +182,8 @@ async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Fail
         }
     }
     recorder.stall.notices(connection.upgrade_notices);
-    if watched.is_some() {
+    if let Some(frames) = &watched {
+        frames.watched.set_stage(Stage::Sent);
         // Stay while the watchers receive the last frames: leaving would end their
         // watching.
         recorder.drained(plan.drain_deadline()).await;

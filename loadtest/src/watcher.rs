@@ -100,8 +100,12 @@ async fn watch(
             () = tokio::time::sleep_until(plan.end) => break,
         }
     }
-    // Stay for the frames still on their way.
-    let drained = recorder.drained(plan.drain_deadline());
+    // Stay for the frames still on their way: those of every command the player sends
+    // in the window, the last of which may leave after the window's end.
+    let drained = async {
+        watched.wait_sent(plan.drain_deadline()).await;
+        recorder.drained(plan.drain_deadline()).await;
+    };
     tokio::pin!(drained);
     loop {
         tokio::select! {
