@@ -21,7 +21,7 @@ use super::board::{reverse, Board, NONE};
 use super::bound::{Matching, DEAD};
 use super::open::Open;
 use super::regions::Regions;
-use super::search::{clamp, Limits, Order, Outcome, Problem};
+use super::search::{clamp, greedy_priority, Limits, Order, Outcome, Problem};
 use super::table::{player_mix, Nodes, NO_NODE};
 
 /// Whether the pull search applies to `problem`: only when every box must end on a
@@ -103,7 +103,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
             clamp(bound),
         );
         let cell = cell(order, &mut regions, &board, &box_at);
-        open.push(cell, rank(0, clamp(bound)), root);
+        open.push(cell, greedy_priority(0, clamp(bound)), root);
     }
     for &square in &solved {
         box_at[square as usize] = 0;
@@ -174,7 +174,11 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
                             outcome = Some(Outcome::Solved(pulls(&nodes, new)));
                         } else {
                             let cell = cell(order, &mut regions, &board, &box_at);
-                            open.push(cell, rank(cost.saturating_add(1), clamp(bound)), new);
+                            open.push(
+                                cell,
+                                greedy_priority(cost.saturating_add(1), clamp(bound)),
+                                new,
+                            );
                         }
                     }
                 }
@@ -237,11 +241,6 @@ fn cell(order: Order, regions: &mut Regions, board: &Board, box_at: &[u16]) -> u
         Order::Regions => regions.count(board, box_at),
         Order::Optimal | Order::Greedy => 0,
     }
-}
-
-/// A position's priority within its cell: greedy on the bound, as forwards.
-fn rank(cost: u16, bound: u16) -> usize {
-    usize::from(bound) * 4 + usize::from(cost).min(3)
 }
 
 /// The pulls from a root to `node`, as the pushes they undo: the last pull is the

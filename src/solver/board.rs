@@ -263,38 +263,28 @@ impl Board {
 
     /// The fewest pushes from each square to any of `targets` on an empty board:
     /// a breadth-first search of pulls from the targets. A box at `s` is pushed in
-    /// direction `d` to `s + d` with the player at `s - d`: both must be open.
+    /// direction `d` to `s + d` with the player at `s - d`: both must be open. So a
+    /// box at `t` is pulled in direction `d` to `t + d` with the player at `t + 2d`.
     fn pull_distances(&self, targets: &[u32]) -> Vec<u16> {
-        let mut distance = vec![FAR; self.squares()];
-        let mut queue: Vec<u32> = Vec::with_capacity(self.squares());
-        for &target in targets {
-            distance[target as usize] = 0;
-            queue.push(target);
-        }
-        let mut at = 0;
-        while at < queue.len() {
-            let to = queue[at];
-            at += 1;
-            let next = distance[to as usize].saturating_add(1);
-            for direction in 0..4 {
-                let from = self.next[to as usize][reverse(direction)];
-                if from == NONE || distance[from as usize] != FAR {
-                    continue;
-                }
-                let player = self.next[from as usize][reverse(direction)];
-                if player == NONE {
-                    continue;
-                }
-                distance[from as usize] = next;
-                queue.push(from);
-            }
-        }
-        distance
+        self.distances(targets, |at, direction| {
+            let to = self.next[at as usize][direction];
+            (to != NONE && self.next[to as usize][direction] != NONE).then_some(to)
+        })
     }
 
     /// The fewest pushes from any of `sources` to each square on an empty board: a
     /// breadth-first search of pushes (box at `s`, player at `s - d`, box to `s + d`).
     fn push_distances(&self, sources: &[u32]) -> Vec<u16> {
+        self.distances(sources, |at, direction| {
+            let to = self.next[at as usize][direction];
+            (to != NONE && self.next[at as usize][reverse(direction)] != NONE).then_some(to)
+        })
+    }
+
+    /// A breadth-first search from `sources`, where `step(square, direction)` is the
+    /// square one move leads to, if the move can be made: the steps' count to each
+    /// square, [`FAR`] where none leads.
+    fn distances(&self, sources: &[u32], step: impl Fn(u32, usize) -> Option<u32>) -> Vec<u16> {
         let mut distance = vec![FAR; self.squares()];
         let mut queue: Vec<u32> = Vec::with_capacity(self.squares());
         for &source in sources {
@@ -303,19 +293,16 @@ impl Board {
         }
         let mut at = 0;
         while at < queue.len() {
-            let from = queue[at];
+            let square = queue[at];
             at += 1;
-            let next = distance[from as usize].saturating_add(1);
+            let next = distance[square as usize].saturating_add(1);
             for direction in 0..4 {
-                let to = self.next[from as usize][direction];
-                if to == NONE || distance[to as usize] != FAR {
-                    continue;
+                if let Some(to) = step(square, direction) {
+                    if distance[to as usize] == FAR {
+                        distance[to as usize] = next;
+                        queue.push(to);
+                    }
                 }
-                if self.next[from as usize][reverse(direction)] == NONE {
-                    continue;
-                }
-                distance[to as usize] = next;
-                queue.push(to);
             }
         }
         distance

@@ -171,7 +171,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
                 regions
                     .as_mut()
                     .map_or(0, |regions| regions.count(board, box_at)),
-                usize::from(bound) * 4 + usize::from(cost).min(3),
+                greedy_priority(cost, bound),
             ),
         }
     };
@@ -413,6 +413,12 @@ fn child_bound(
     work.copy_from(base);
     let bound = work.moved(board, slot, to as u16);
     (bound != DEAD).then_some(bound)
+}
+
+/// A position's priority in the quick search's orders, lower first: the bound first,
+/// then the pushes so far up to 3 (deep first among equal bounds, no further).
+pub(crate) fn greedy_priority(cost: u16, bound: u16) -> usize {
+    usize::from(bound) * 4 + usize::from(cost).min(3)
 }
 
 /// A bound as stored (bounds past `u16` are rare and only order the search).
