@@ -17,7 +17,7 @@
 //! brings a box back to the start's squares are dropped, so running out of positions
 //! proves, as forwards, that no solution exists.
 
-use super::board::{reverse, Board, NONE};
+use super::board::{reverse, Board, Reach, NONE};
 use super::bound::{Matching, DEAD};
 use super::open::Open;
 use super::regions::Regions;
@@ -201,37 +201,6 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
         }
     }
     Outcome::NoSolution
-}
-
-/// The squares the player reaches in one position, marked with a number that changes
-/// at each fill so that nothing needs clearing.
-struct Reach {
-    seen: Vec<u32>,
-    mark: u32,
-}
-
-impl Reach {
-    fn new(squares: usize) -> Reach {
-        Reach {
-            seen: vec![0; squares],
-            mark: 0,
-        }
-    }
-
-    /// Mark the squares reached from `from`; returns the smallest (the normal form).
-    fn fill(&mut self, board: &Board, box_at: &[u16], queue: &mut Vec<u32>, from: u32) -> u32 {
-        self.mark = self.mark.wrapping_add(1);
-        if self.mark == 0 {
-            self.seen.fill(0);
-            self.mark = 1;
-        }
-        board.fill(box_at, &mut self.seen, self.mark, queue, from)
-    }
-
-    /// Whether the last fill reached `square`.
-    fn has(&self, square: u32) -> bool {
-        self.seen[square as usize] == self.mark
-    }
 }
 
 /// A position's cell of the open list: its number of player regions by

@@ -309,6 +309,43 @@ impl Board {
     }
 }
 
+/// The squares the player reaches in one position, marked with a number that changes
+/// at each fill so that nothing needs clearing.
+pub(crate) struct Reach {
+    seen: Vec<u32>,
+    mark: u32,
+}
+
+impl Reach {
+    pub(crate) fn new(squares: usize) -> Reach {
+        Reach {
+            seen: vec![0; squares],
+            mark: 0,
+        }
+    }
+
+    /// Mark the squares reached from `from`; returns the smallest (the normal form).
+    pub(crate) fn fill(
+        &mut self,
+        board: &Board,
+        box_at: &[u16],
+        queue: &mut Vec<u32>,
+        from: u32,
+    ) -> u32 {
+        self.mark = self.mark.wrapping_add(1);
+        if self.mark == 0 {
+            self.seen.fill(0);
+            self.mark = 1;
+        }
+        board.fill(box_at, &mut self.seen, self.mark, queue, from)
+    }
+
+    /// Whether the last fill reached `square`.
+    pub(crate) fn has(&self, square: u32) -> bool {
+        self.seen[square as usize] == self.mark
+    }
+}
+
 /// SplitMix64: a fixed stream of well-mixed numbers for the Zobrist keys.
 pub(crate) fn splitmix(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);

@@ -12,7 +12,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use super::board::{reverse, Board, NONE};
+use super::board::{reverse, Board, Reach, NONE};
 use super::bound::{Matching, DEAD};
 use super::freeze::Freeze;
 use super::open::Open;
@@ -106,12 +106,10 @@ impl Limits<'_> {
 struct Scratch {
     /// 1 + the slot of the box on each square, 0 for none.
     box_at: Vec<u16>,
-    /// Squares the player reaches in the expanded position: `reach[s] == mark`.
-    reach: Vec<u32>,
-    mark: u32,
+    /// Squares the player reaches in the expanded position.
+    reach: Reach,
     /// The same for a child's normalisation.
-    child_reach: Vec<u32>,
-    child_mark: u32,
+    child_reach: Reach,
     queue: Vec<u32>,
 }
 
@@ -119,31 +117,11 @@ impl Scratch {
     fn new(squares: usize) -> Scratch {
         Scratch {
             box_at: vec![0; squares],
-            reach: vec![0; squares],
-            mark: 0,
-            child_reach: vec![0; squares],
-            child_mark: 0,
+            reach: Reach::new(squares),
+            child_reach: Reach::new(squares),
             queue: Vec::with_capacity(squares),
         }
     }
-}
-
-/// Mark every square the player reaches from `from` without crossing a box, and
-/// return the smallest one (the position's normal form).
-fn flood(
-    board: &Board,
-    box_at: &[u16],
-    seen: &mut [u32],
-    mark: &mut u32,
-    queue: &mut Vec<u32>,
-    from: u32,
-) -> u32 {
-    *mark = mark.wrapping_add(1);
-    if *mark == 0 {
-        seen.fill(0);
-        *mark = 1;
-    }
-    board.fill(box_at, seen, *mark, queue, from)
 }
 
 /// Search `problem` within `limits`.
@@ -184,14 +162,9 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
     for &square in &start {
         scratch.box_at[square as usize] = 1;
     }
-    let player = flood(
-        board,
-        &scratch.box_at,
-        &mut scratch.reach,
-        &mut scratch.mark,
-        &mut scratch.queue,
-        problem.player,
-    );
+    let player = scratch
+        .reach
+        .fill(board, &scratch.box_at, &mut scratch.queue, problem.player);
     if problem.strict {
         let box_at = &scratch.box_at;
         let is_box = |square: u32| box_at[square as usize] != 0;
@@ -255,11 +228,9 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
         for (slot, &square) in boxes.iter().enumerate() {
             scratch.box_at[square as usize] = slot as u16 + 1;
         }
-        flood(
+        scratch.reach.fill(
             board,
             &scratch.box_at,
-            &mut scratch.reach,
-            &mut scratch.mark,
             &mut scratch.queue,
             u32::from(nodes.player(node)),
         );
@@ -267,11 +238,11 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
         // PI-corrals cut the quick search only: A* keeps every push, so that its
         // fewest pushes need no argument beyond the bound's.
         let cut = if order != Order::Optimal {
-            let (reach, mark) = (&scratch.reach, scratch.mark);
+            let reach = &scratch.reach;
             corrals.cut(
                 board,
                 &scratch.box_at,
-                &|s| reach[s as usize] == mark,
+                &|s| reach.has(s),
                 problem.strict,
                 fill,
             )
@@ -296,7 +267,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
             let from = u32::from(boxes[slot]);
             for direction in 0..4 {
                 let behind = board.next[from as usize][reverse(direction)];
-                if behind == NONE || scratch.reach[behind as usize] != scratch.mark {
+                if behind == NONE || !scratch.reach.has(behind) {
                     continue;
                 }
                 let to = board.next[from as usize][direction];
@@ -323,14 +294,11 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
                     child.copy_from_slice(&boxes);
                     child[slot] = to as u16;
                     child.sort_unstable();
-                    let player = flood(
-                        board,
-                        &scratch.box_at,
-                        &mut scratch.child_reach,
-                        &mut scratch.child_mark,
-                        &mut scratch.queue,
-                        from,
-                    ) as u16;
+                    let player =
+                        scratch
+                            .child_reach
+                            .fill(board, &scratch.box_at, &mut scratch.queue, from)
+                            as u16;
                     let box_hash =
                         node_hash ^ board.box_key[from as usize] ^ board.box_key[to as usize];
                     let hash = Nodes::hash(box_hash, player_mix(player));
