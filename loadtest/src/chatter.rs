@@ -19,16 +19,21 @@ use super::driver::{self, Ready};
 use super::failure::{Failure, Waiting};
 use super::parse::{self, LobbyLine};
 use super::plan::{Mode, Plan};
-use super::stats::Recorder;
+use super::stats::{Recorder, Sending};
 
 /// Run lobby session `index` of `plan`, recording into `recorder`; a failure is
 /// recorded with its reason and ends only this session.
-pub(crate) async fn session(index: usize, plan: Arc<Plan>, recorder: Arc<Recorder>) {
+pub(crate) async fn session(
+    index: usize,
+    plan: Arc<Plan>,
+    recorder: Arc<Recorder>,
+    sending: Sending,
+) {
     tokio::time::sleep_until(plan.connect_at(index)).await;
     if Instant::now() >= plan.end {
         return;
     }
-    if let Err(failure) = sit(index, &plan, &recorder).await {
+    if let Err(failure) = sit(index, &plan, &recorder, sending).await {
         recorder.failure(failure.to_string());
     }
 }
@@ -58,7 +63,12 @@ struct Chatter<'a> {
     outstanding: VecDeque<Said>,
 }
 
-async fn sit(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Failure> {
+async fn sit(
+    index: usize,
+    plan: &Plan,
+    recorder: &Recorder,
+    sending: Sending,
+) -> Result<(), Failure> {
     // The name is taken below, among the lines of chat that may already arrive.
     let mut connection = driver::connect(index, plan, recorder, false).await?;
     let name = plan.name(index);
@@ -110,6 +120,8 @@ async fn sit(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Failu
             () = tokio::time::sleep_until(plan.end) => break,
         }
     }
+    // Nothing is said after the end: the drain need not wait for this session.
+    drop(sending);
     // Stay for the lines still on their way to this session and to the others.
     let drained = recorder.drained(plan.drain_deadline());
     tokio::pin!(drained);

@@ -13,7 +13,7 @@ use super::failure::{Failure, Waiting};
 use super::plan::{Mode, Plan};
 use super::script::{Step, StepKind};
 use super::social::{GoneOnDrop, Sent, Stage, Watched};
-use super::stats::Recorder;
+use super::stats::{Recorder, Sending};
 
 /// Counts a session as ready (in its game, settled in the lobby, or watching) for as
 /// long as it lives.
@@ -35,14 +35,19 @@ impl Drop for Ready<'_> {
 
 /// Run session `index` of `plan`, recording into `recorder`; a failure is recorded
 /// with its reason and ends only this session.
-pub(crate) async fn session(index: usize, plan: Arc<Plan>, recorder: Arc<Recorder>) {
+pub(crate) async fn session(
+    index: usize,
+    plan: Arc<Plan>,
+    recorder: Arc<Recorder>,
+    sending: Sending,
+) {
     // However the session ends, its watchers stop waiting for it.
     let _gone = GoneOnDrop(plan.watched.get(index));
     tokio::time::sleep_until(plan.connect_at(index)).await;
     if Instant::now() >= plan.end {
         return;
     }
-    if let Err(failure) = play(index, &plan, &recorder).await {
+    if let Err(failure) = play(index, &plan, &recorder, sending).await {
         recorder.failure(failure.to_string());
     }
 }
@@ -94,7 +99,12 @@ fn named(name: &str) -> String {
     format!("{}\r\n{}", name_line(name), arcade::console::lobby::PROMPT)
 }
 
-async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Failure> {
+async fn play(
+    index: usize,
+    plan: &Plan,
+    recorder: &Recorder,
+    sending: Sending,
+) -> Result<(), Failure> {
     let mut connection = connect(index, plan, recorder, true).await?;
     set_up(&mut connection, plan, recorder).await?;
     connection.send_line(plan.script.lobby_line()).await?;
@@ -182,8 +192,9 @@ async fn play(index: usize, plan: &Plan, recorder: &Recorder) -> Result<(), Fail
         }
     }
     recorder.stall.notices(connection.upgrade_notices);
-    if let Some(frames) = &watched {
-        frames.watched.set_stage(Stage::Sent);
+    // Its last command is out: the drain need not wait for this session.
+    drop(sending);
+    if watched.is_some() {
         // Stay while the watchers receive the last frames: leaving would end their
         // watching.
         recorder.drained(plan.drain_deadline()).await;

@@ -249,12 +249,17 @@ pub async fn run(options: &Options) -> Result<Report, Error> {
         let (plan, recorder) = (Arc::clone(&plan), Arc::clone(&recorder));
         if index >= sessions {
             tasks.spawn(watcher::session(index, plan, recorder));
-        } else if lobby {
-            tasks.spawn(chatter::session(index, plan, recorder));
+            continue;
+        }
+        // Counted before any session starts, so that no drain can end before a
+        // session that has yet to send.
+        let sending = recorder.sending();
+        if lobby {
+            tasks.spawn(chatter::session(index, plan, recorder, sending));
         } else if racing {
-            tasks.spawn(racer::session(index, plan, recorder));
+            tasks.spawn(racer::session(index, plan, recorder, sending));
         } else {
-            tasks.spawn(driver::session(index, plan, recorder));
+            tasks.spawn(driver::session(index, plan, recorder, sending));
         }
     }
     let upgrading = options.upgrade_after.map(|after| {

@@ -35,7 +35,7 @@ use super::parse::{self, News, RaceLine, Unit};
 use super::plan::{Mode, Plan};
 use super::racing::{Group, Moves, Racing};
 use super::social::{self, Sent};
-use super::stats::Recorder;
+use super::stats::{Recorder, Sending};
 use arcade::races::rules::RaceId;
 
 /// The keys a racer plays, one chosen at random for each move.
@@ -43,7 +43,12 @@ const KEYS: [&str; 4] = ["w", "a", "s", "d"];
 
 /// Run racer session `index` of `plan`, recording into `recorder`; a failure is
 /// recorded with its reason and ends only this session.
-pub(crate) async fn session(index: usize, plan: Arc<Plan>, recorder: Arc<Recorder>) {
+pub(crate) async fn session(
+    index: usize,
+    plan: Arc<Plan>,
+    recorder: Arc<Recorder>,
+    sending: Sending,
+) {
     let Some(racing) = &plan.race else {
         return;
     };
@@ -60,7 +65,7 @@ pub(crate) async fn session(index: usize, plan: Arc<Plan>, recorder: Arc<Recorde
     if Instant::now() >= plan.end {
         return;
     }
-    if let Err(failure) = race(index, &plan, racing, &recorder, &mut membership).await {
+    if let Err(failure) = race(index, &plan, racing, &recorder, &mut membership, sending).await {
         recorder.failure(failure.to_string());
     }
 }
@@ -90,6 +95,7 @@ async fn race(
     racing: &Racing,
     recorder: &Recorder,
     membership: &mut Membership<'_>,
+    sending: Sending,
 ) -> Result<(), Failure> {
     let mut connection = driver::connect(index, plan, recorder, true).await?;
     let group = membership.group;
@@ -125,7 +131,7 @@ async fn race(
         last_reply: Instant::now(),
         playing: Some(Ready::enter(recorder)),
     };
-    racer.play(&mut connection).await
+    racer.play(&mut connection, sending).await
 }
 
 /// The next whole unit received (up to a prompt), read until `deadline`.
@@ -286,7 +292,7 @@ struct Racer<'a> {
 impl Racer<'_> {
     /// Play until the end of the measured window (or the end of the game), then stay
     /// while the last lines are on their way.
-    async fn play(&mut self, connection: &mut Connection) -> Result<(), Failure> {
+    async fn play(&mut self, connection: &mut Connection, sending: Sending) -> Result<(), Failure> {
         let Mode::Open(interval) = self.plan.mode else {
             // run() gives races the open loop only.
             return Ok(());
@@ -314,6 +320,8 @@ impl Racer<'_> {
                 () = tokio::time::sleep_until(end), if idle => break,
             }
         }
+        // No move goes out after this: the drain need not wait for this racer.
+        drop(sending);
         if self.playing.is_some() {
             self.recorder.racers_playing.fetch_add(1, Ordering::Relaxed);
         }

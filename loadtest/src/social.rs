@@ -49,8 +49,6 @@ pub(crate) enum Stage {
     Starting,
     /// In its game: it can be watched.
     Playing,
-    /// It has sent its last command: every frame it causes is expected by now.
-    Sent,
     /// Failed or finished: it will not be watched (any more).
     Gone,
 }
@@ -122,16 +120,6 @@ impl Watched {
             tokio::time::timeout_at(deadline, stage.wait_for(|stage| *stage != Stage::Starting))
                 .await;
         matches!(playing, Ok(Ok(stage)) if *stage == Stage::Playing)
-    }
-
-    /// For a watcher after the measured window: wait until the player has sent its
-    /// last command or is gone, at most until `deadline`. Until then a command due in
-    /// the window may still be on its way out, its frames not yet expected, so the
-    /// deliveries counted so far are not the last.
-    pub(crate) async fn wait_sent(&self, deadline: Instant) {
-        let mut stage = self.stage.subscribe();
-        let sent = stage.wait_for(|stage| matches!(stage, Stage::Sent | Stage::Gone));
-        let _in_time = tokio::time::timeout_at(deadline, sent).await;
     }
 
     /// For a watcher that has the first board: count it in, unless the player has

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
@@ -107,6 +107,11 @@ pub(crate) struct Recorder {
     /// Set at the end of the measured window: from then on no delivery is expected
     /// any more, and every one received may be the last.
     ended: AtomicBool,
+    /// Sessions that may still send something in the measured window, and so expect
+    /// more deliveries: one [`Sending`] each, taken before the sessions are spawned.
+    /// Until it is zero, the deliveries counted are not the last even after the end:
+    /// a line due in the window may still be on its way out.
+    senders: AtomicU64,
     /// Wakes the sessions waiting for the last deliveries after the end.
     delivered: Notify,
     /// The replies to `--setup` of the first session that had them all.
@@ -152,6 +157,7 @@ impl Recorder {
             racers_done: AtomicU64::new(0),
             racers_playing: AtomicU64::new(0),
             ended: AtomicBool::new(false),
+            senders: AtomicU64::new(0),
             delivered: Notify::new(),
             setup_replies: OnceLock::new(),
             stall: crate::upgrade::Stall::default(),
@@ -254,13 +260,21 @@ impl Recorder {
         self.delivered.notify_waiters();
     }
 
-    fn all_delivered(&self) -> bool {
-        self.deliveries_received.load(Ordering::Relaxed)
-            >= self.deliveries_expected.load(Ordering::Relaxed)
+    /// Count in one session that may send: the drain waits until the returned guard
+    /// is dropped, when the session has sent its last line.
+    pub(crate) fn sending(self: &Arc<Self>) -> Sending {
+        self.senders.fetch_add(1, Ordering::Relaxed);
+        Sending(Arc::clone(self))
     }
 
-    /// After the end of the measured window: wait until every expected delivery has
-    /// come, or until `deadline`, so that sessions stay to receive what is still on
+    fn all_delivered(&self) -> bool {
+        self.senders.load(Ordering::Relaxed) == 0
+            && self.deliveries_received.load(Ordering::Relaxed)
+                >= self.deliveries_expected.load(Ordering::Relaxed)
+    }
+
+    /// After the end of the measured window: wait until every session has sent its
+    /// last line and every expected delivery has come, or until `deadline`, so that sessions stay to receive what is still on
     /// its way, and no longer than that.
     pub(crate) async fn drained(&self, deadline: Instant) {
         loop {
@@ -358,6 +372,19 @@ impl Recorder {
     /// The failure reasons so far, with their counts.
     pub(crate) fn failure_reasons(&self) -> BTreeMap<String, u64> {
         lock(&self.failure_reasons).clone()
+    }
+}
+
+/// One session that may still send in the measured window (see
+/// [`Recorder::sending`]); dropped when it has sent its last line, or failed.
+pub(crate) struct Sending(Arc<Recorder>);
+
+impl Drop for Sending {
+    fn drop(&mut self) {
+        if self.0.senders.fetch_sub(1, Ordering::Relaxed) == 1 {
+            // The last sender: the drain may be over, if the deliveries are in too.
+            self.0.delivered.notify_waiters();
+        }
     }
 }
 
@@ -505,6 +532,38 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(5), waiting)
             .await
             .expect("the last delivery ends the drain")
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn the_drain_waits_for_the_last_sender_even_when_all_is_delivered() {
+        let recorder = Arc::new(Recorder::new(false));
+        let sender = recorder.sending();
+        recorder.end();
+        let soon = Instant::now() + Duration::from_millis(20);
+        recorder.drained(soon).await;
+        assert!(
+            Instant::now() >= soon,
+            "a sender may still expect deliveries"
+        );
+        let waiting = tokio::spawn({
+            let recorder = Arc::clone(&recorder);
+            async move {
+                recorder
+                    .drained(Instant::now() + Duration::from_secs(30))
+                    .await;
+            }
+        });
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        // Its last line, due in the window, went out after the end.
+        recorder.expect_deliveries(1);
+        drop(sender);
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        assert!(!waiting.is_finished(), "its delivery is still to come");
+        recorder.delivery(1, Duration::from_millis(1), true);
+        tokio::time::timeout(Duration::from_secs(5), waiting)
+            .await
+            .expect("the last delivery after the last sender ends the drain")
             .unwrap();
     }
 

@@ -101,11 +101,9 @@ async fn watch(
         }
     }
     // Stay for the frames still on their way: those of every command the player sends
-    // in the window, the last of which may leave after the window's end.
-    let drained = async {
-        watched.wait_sent(plan.drain_deadline()).await;
-        recorder.drained(plan.drain_deadline()).await;
-    };
+    // in the window, the last of which may leave after the window's end (the drain
+    // waits for the player's last send too).
+    let drained = recorder.drained(plan.drain_deadline());
     tokio::pin!(drained);
     loop {
         tokio::select! {
