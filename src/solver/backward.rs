@@ -20,6 +20,7 @@
 use super::board::{reverse, Board, Reach, NONE};
 use super::bound::{Matching, DEAD};
 use super::open::Open;
+use super::recent::Recent;
 use super::regions::Regions;
 use super::search::{clamp, greedy_priority, Limits, Order, Outcome, Problem};
 use super::table::{player_mix, Nodes, NO_NODE};
@@ -47,6 +48,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
         return Outcome::NoSolution;
     };
     let mut work = base.clone();
+    let mut recent = Recent::new(&base, k);
     let squares = board.squares();
     let mut box_at = vec![0u16; squares];
     let mut reach = Reach::new(squares);
@@ -109,7 +111,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
         box_at[square as usize] = 0;
     }
 
-    let fixed_bytes = 2 * board.bytes() + squares * 14 + k * k * 16;
+    let fixed_bytes = 2 * board.bytes() + squares * 14 + k * k * 16 + recent.bytes();
     let mut generated: u64 = 0;
     let mut expanded: u64 = 0;
     let mut boxes = vec![0u16; k];
@@ -124,13 +126,18 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
         }
         nodes.closed[node as usize] = true;
         let cost = nodes.cost[node as usize];
-        boxes.copy_from_slice(nodes.boxes(node));
+        let kept = recent.restore(node, &board, &mut boxes, &mut base);
+        if !kept {
+            boxes.copy_from_slice(nodes.boxes(node));
+        }
         let node_hash = nodes.box_hash(node);
         for (slot, &square) in boxes.iter().enumerate() {
             box_at[square as usize] = slot as u16 + 1;
         }
         reach.fill(&board, &box_at, &mut queue, u32::from(nodes.player(node)));
-        base.solve(&board, &boxes);
+        if !kept {
+            base.solve(&board, &boxes);
+        }
         let mut outcome = None;
         'boxes: for slot in 0..k {
             let from = u32::from(boxes[slot]);
@@ -146,20 +153,21 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
                 }
                 box_at[from as usize] = 0;
                 box_at[to as usize] = slot as u16 + 1;
-                work.copy_from(&base);
-                let bound = work.moved(&board, slot, to as u16);
-                if bound != DEAD {
-                    generated += 1;
-                    child.copy_from_slice(&boxes);
-                    child[slot] = to as u16;
-                    child.sort_unstable();
-                    let player = child_reach.fill(&board, &box_at, &mut queue, back);
-                    let box_hash =
-                        node_hash ^ board.box_key[from as usize] ^ board.box_key[to as usize];
-                    let hash = Nodes::hash(box_hash, player_mix(player as u16));
-                    if nodes.find(hash, &child, player as u16).is_none() {
-                        // Forwards, this pull is the push of the box on `to` back
-                        // to `from`, the player on `back`.
+                generated += 1;
+                child.copy_from_slice(&boxes);
+                child[slot] = to as u16;
+                child.sort_unstable();
+                let player = child_reach.fill(&board, &box_at, &mut queue, back);
+                let box_hash =
+                    node_hash ^ board.box_key[from as usize] ^ board.box_key[to as usize];
+                let hash = Nodes::hash(box_hash, player_mix(player as u16));
+                // The matching only for a position not seen before, as forwards.
+                if nodes.find(hash, &child, player as u16).is_none() {
+                    work.copy_from(&base);
+                    let bound = work.moved(&board, slot, to as u16);
+                    if bound != DEAD {
+                        // Forwards, this pull is the push of the box on `to` back to
+                        // `from`, the player on `back`.
                         let new = nodes.insert(
                             hash,
                             box_hash,
@@ -170,6 +178,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
                             cost.saturating_add(1),
                             clamp(bound),
                         );
+                        recent.keep(new, &boxes, slot, to as u16, &work);
                         if bound == 0 && player == wanted {
                             outcome = Some(Outcome::Solved(pulls(&nodes, new)));
                         } else {

@@ -85,13 +85,36 @@ impl Matching {
         for (row, &square) in squares.iter().enumerate() {
             self.set_row(board, row, square);
         }
-        self.row_potential.fill(0);
+        self.solve_costs();
+        self.total()
+    }
+
+    /// Solve the matching of the costs set, from scratch. Each row's potential starts
+    /// at its least cost, and a row whose least cost is on a column still free takes
+    /// it: the potentials are feasible and every pair taken is tight, as augmenting
+    /// needs. Most boxes have a goal of their own nearest, so few rows are left for
+    /// the augmenting paths, which are most of the cost of a matching.
+    fn solve_costs(&mut self) {
         self.column_potential.fill(0);
         self.owner.fill(0);
-        for row in 1..=self.rows {
+        let mut left = Vec::new();
+        for row in 0..self.rows {
+            let start = row * self.columns;
+            let costs = &self.cost[start..start + self.columns];
+            let least = costs.iter().copied().min().unwrap_or(0);
+            self.row_potential[row + 1] = least;
+            let free = costs
+                .iter()
+                .enumerate()
+                .position(|(column, &cost)| cost == least && self.owner[column + 1] == 0);
+            match free {
+                Some(column) => self.owner[column + 1] = row + 1,
+                None => left.push(row + 1),
+            }
+        }
+        for row in left {
             self.augment(row);
         }
-        self.total()
     }
 
     /// The cost after the box of `row` moves to `square`, from the solved matching
@@ -111,6 +134,38 @@ impl Matching {
             .unwrap_or(0);
         self.augment(row1);
         self.total()
+    }
+
+    /// The length of the state [`Matching::save`] writes.
+    pub(crate) fn state_len(&self) -> usize {
+        (self.rows + 1) + 2 * (self.columns + 1)
+    }
+
+    /// Write the solved state (potentials and pairs; the costs follow from the
+    /// squares) into `into`, of [`Matching::state_len`].
+    pub(crate) fn save(&self, into: &mut [i64]) {
+        let (rows, columns) = into.split_at_mut(self.rows + 1);
+        let (potentials, owners) = columns.split_at_mut(self.columns + 1);
+        rows.copy_from_slice(&self.row_potential);
+        potentials.copy_from_slice(&self.column_potential);
+        for (owner, &row) in owners.iter_mut().zip(&self.owner) {
+            *owner = row as i64;
+        }
+    }
+
+    /// The solved matching of boxes on `squares` (one per row), from its state
+    /// saved by [`Matching::save`]: no solving, only the costs set.
+    pub(crate) fn load(&mut self, board: &Board, squares: &[u16], from: &[i64]) {
+        for (row, &square) in squares.iter().enumerate() {
+            self.set_row(board, row, square);
+        }
+        let (rows, columns) = from.split_at(self.rows + 1);
+        let (potentials, owners) = columns.split_at(self.columns + 1);
+        self.row_potential.copy_from_slice(rows);
+        self.column_potential.copy_from_slice(potentials);
+        for (owner, &row) in self.owner.iter_mut().zip(owners) {
+            *owner = row as usize;
+        }
     }
 
     /// Copy `other`'s state (same shape) into this one, without allocating.
@@ -275,6 +330,34 @@ mod tests {
                 let mut fresh = Matching::new(&board, boxes.len(), true).unwrap();
                 assert_eq!(got, fresh.solve(&board, &moved), "row {row} to {square}");
             }
+        }
+    }
+
+    #[test]
+    fn a_solve_from_scratch_is_the_cheapest_assignment_of_random_costs() {
+        let mut state = 7u64;
+        for _ in 0..300 {
+            let rows = 1 + (crate::solver::board::splitmix(&mut state) % 6) as usize;
+            let columns = rows + (crate::solver::board::splitmix(&mut state) % 3) as usize;
+            let mut matching = Matching {
+                rows,
+                columns,
+                goals: columns,
+                cost: vec![0; rows * columns],
+                row_potential: vec![0; rows + 1],
+                column_potential: vec![0; columns + 1],
+                owner: vec![0; columns + 1],
+                least: vec![0; columns + 1],
+                way: vec![0; columns + 1],
+                used: vec![false; columns + 1],
+            };
+            for cost in &mut matching.cost {
+                // Few values, so that rows often share their least column.
+                *cost = (crate::solver::board::splitmix(&mut state) % 5) as i64;
+            }
+            matching.solve_costs();
+            let expected = brute(&matching.cost, rows, columns);
+            assert_eq!(i64::from(matching.total()), expected, "{:?}", matching.cost);
         }
     }
 

@@ -15,7 +15,9 @@
 //! `freeze.rs`, `table.rs` (the transposition table), `search.rs`, `moves.rs` (walks
 //! between pushes), `dead.rs` (the cheap checks), `corral.rs`, `pi.rs` (PI-corral
 //! pruning), `open.rs` (the open list and its cells), `regions.rs` (the player's
-//! regions, the quick search's cells), `backward.rs` (the pull search).
+//! regions) and `packing.rs` (the goals' packing order), the quick search's cells,
+//! `recent.rs` (recent matchings, so that an expansion need not solve its own),
+//! `backward.rs` (the pull search).
 
 mod backward;
 mod board;
@@ -25,7 +27,9 @@ mod dead;
 mod freeze;
 mod moves;
 mod open;
+mod packing;
 mod pi;
+mod recent;
 mod regions;
 mod search;
 mod table;

@@ -3,8 +3,9 @@
 //! A* on pushes + matching bound finds the fewest pushes (the bound is consistent, so
 //! a position's first expansion is at its best cost); the quick search orders by the
 //! bound first, which finds a solution long before A* would on hard levels, and
-//! groups positions by the player's regions, the groups taking turns (FESS's
-//! connectivity feature: `regions.rs`, `open.rs`). All keep
+//! groups positions by the player's regions and the goals packed in order, the groups
+//! taking turns (FESS's connectivity and packing features: `regions.rs`,
+//! `packing.rs`, `open.rs`). All keep
 //! every position in the transposition table, so all are complete: running out of
 //! positions proves there is no solution. Pruning only ever drops dead positions (dead
 //! squares, frozen boxes off goals, an impossible matching), so that proof stands.
@@ -16,7 +17,9 @@ use super::board::{reverse, Board, Reach, NONE};
 use super::bound::{Matching, DEAD};
 use super::freeze::Freeze;
 use super::open::Open;
+use super::packing::Packing;
 use super::pi::{Corrals, Cut};
+use super::recent::Recent;
 use super::regions::Regions;
 use super::table::{player_mix, Nodes, NO_NODE};
 
@@ -47,8 +50,9 @@ pub(crate) enum Order {
     Optimal,
     /// By the bound, then pushes: any solution, fast.
     Greedy,
-    /// As `Greedy` among the positions of one number of player regions, the numbers
-    /// taking turns: any solution, fast, where the bound alone leads astray.
+    /// As `Greedy` among the positions of one number of player regions and of goals
+    /// packed in order, the groups taking turns: any solution, fast, where the bound
+    /// alone leads astray.
     Regions,
 }
 
@@ -74,8 +78,11 @@ pub(crate) struct Problem<'a> {
     pub(crate) strict: bool,
 }
 
-/// How often the clock and the stop flag are read, in expansions.
-const CHECK_EVERY: u64 = 256;
+/// How often the clock and the stop flag are read, in expansions. An expansion takes
+/// microseconds with few boxes but milliseconds with a hundred and more (its matching
+/// alone is cubic in the boxes), and 256 of those overran a 3 s deadline by 4 s; a
+/// clock read every 8 costs well under 1% with few boxes.
+const CHECK_EVERY: u64 = 8;
 
 impl Limits<'_> {
     /// Why a search must stop after `expanded` expansions (the stop flag raised, or the
@@ -132,6 +139,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
         return Outcome::NoSolution;
     };
     let mut work = base.clone();
+    let mut recent = Recent::new(&base, k);
     let mut scratch = Scratch::new(board.squares());
     let mut freeze = Freeze::default();
     let mut corrals = Corrals::new(board.squares());
@@ -140,15 +148,20 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
     let mut allowed = vec![true; k];
     let mut nodes = Nodes::new(k);
     let mut open = Open::default();
-    // A position's cell of the open list and its priority there.
+    // A position's cell of the open list (by Regions: the player's regions in the low
+    // byte, the goals packed in order above) and its priority there.
     let mut regions = (order == Order::Regions).then(|| Regions::new(board.squares()));
+    let packing = (order == Order::Regions).then(|| Packing::new(board));
     let mut rank = |cost: u16, bound: u16, box_at: &[u16]| -> (u32, usize) {
         match order {
             Order::Optimal => (0, usize::from(cost) + usize::from(bound)),
             Order::Greedy | Order::Regions => (
                 regions
                     .as_mut()
-                    .map_or(0, |regions| regions.count(board, box_at)),
+                    .map_or(0, |regions| regions.count(board, box_at).min(255))
+                    + packing
+                        .as_ref()
+                        .map_or(0, |packing| packing.count(box_at) << 8),
                 greedy_priority(cost, bound),
             ),
         }
@@ -205,7 +218,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
     );
     open.push(cell, priority, root);
 
-    let fixed_bytes = board.bytes() + board.squares() * 14 + k * k * 16;
+    let fixed_bytes = board.bytes() + board.squares() * 14 + k * k * 16 + recent.bytes();
     let mut generated: u64 = 0;
     let mut expanded: u64 = 0;
     let mut boxes = vec![0u16; k];
@@ -223,7 +236,11 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
             return Outcome::Solved(path(&nodes, node));
         }
         nodes.closed[node as usize] = true;
-        boxes.copy_from_slice(nodes.boxes(node));
+        // The boxes in the row order of the matching kept, or as stored.
+        let kept = recent.restore(node, board, &mut boxes, &mut base);
+        if !kept {
+            boxes.copy_from_slice(nodes.boxes(node));
+        }
         let node_hash = nodes.box_hash(node);
         for (slot, &square) in boxes.iter().enumerate() {
             scratch.box_at[square as usize] = slot as u16 + 1;
@@ -234,7 +251,9 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
             &mut scratch.queue,
             u32::from(nodes.player(node)),
         );
-        base.solve(board, &boxes);
+        if !kept {
+            base.solve(board, &boxes);
+        }
         // PI-corrals cut the quick search only: A* keeps every push, so that its
         // fewest pushes need no argument beyond the bound's.
         let cut = if order != Order::Optimal {
@@ -279,17 +298,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
                 }
                 scratch.box_at[from as usize] = 0;
                 scratch.box_at[to as usize] = slot as u16 + 1;
-                let verdict = child_bound(
-                    problem,
-                    board,
-                    &scratch.box_at,
-                    &mut freeze,
-                    &base,
-                    &mut work,
-                    slot,
-                    to,
-                );
-                if let Some(bound) = verdict {
+                if !frozen_off_goal(problem, board, &scratch.box_at, &mut freeze, to) {
                     generated += 1;
                     child.copy_from_slice(&boxes);
                     child[slot] = to as u16;
@@ -303,7 +312,6 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
                         node_hash ^ board.box_key[from as usize] ^ board.box_key[to as usize];
                     let hash = Nodes::hash(box_hash, player_mix(player));
                     let child_cost = cost.saturating_add(1);
-                    let bound = clamp(bound);
                     match nodes.find(hash, &child, player) {
                         Some(known) => {
                             let better = child_cost < nodes.cost[known as usize];
@@ -316,22 +324,30 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
                                 open.push(cell, priority, known);
                             }
                         }
+                        // The matching only for a position not seen before: most
+                        // children are, and the matching is most of a child's cost.
                         None => {
-                            let new = nodes.insert(
-                                hash,
-                                box_hash,
-                                &child,
-                                player,
-                                node,
-                                (from as u16, direction as u8),
-                                child_cost,
-                                bound,
-                            );
-                            if order != Order::Optimal && bound == 0 {
-                                outcome = Some(Outcome::Solved(path(&nodes, new)));
-                            } else {
-                                let (cell, priority) = rank(child_cost, bound, &scratch.box_at);
-                                open.push(cell, priority, new);
+                            work.copy_from(&base);
+                            let bound = work.moved(board, slot, to as u16);
+                            if bound != DEAD {
+                                let bound = clamp(bound);
+                                let new = nodes.insert(
+                                    hash,
+                                    box_hash,
+                                    &child,
+                                    player,
+                                    node,
+                                    (from as u16, direction as u8),
+                                    child_cost,
+                                    bound,
+                                );
+                                recent.keep(new, &boxes, slot, to as u16, &work);
+                                if order != Order::Optimal && bound == 0 {
+                                    outcome = Some(Outcome::Solved(path(&nodes, new)));
+                                } else {
+                                    let (cell, priority) = rank(child_cost, bound, &scratch.box_at);
+                                    open.push(cell, priority, new);
+                                }
                             }
                         }
                     }
@@ -357,30 +373,20 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
     Outcome::NoSolution
 }
 
-/// The bound of a child whose box of `slot` was pushed to `to` (`box_at` already
-/// shows the push), or `None` when the child is dead.
-#[allow(clippy::too_many_arguments)]
-fn child_bound(
+/// Whether the box just pushed to `to` (`box_at` already shows the push) is frozen
+/// with a box off its goal, when every box must end on one: the child is dead.
+fn frozen_off_goal(
     problem: &Problem<'_>,
     board: &Board,
     box_at: &[u16],
     freeze: &mut Freeze,
-    base: &Matching,
-    work: &mut Matching,
-    slot: usize,
     to: u32,
-) -> Option<u32> {
-    if problem.strict {
-        let is_box = |square: u32| box_at[square as usize] != 0;
-        if freeze.frozen(board, &is_box, to, true)
-            && freeze.group.iter().any(|&s| !board.goal[s as usize])
-        {
-            return None;
-        }
+) -> bool {
+    if !problem.strict {
+        return false;
     }
-    work.copy_from(base);
-    let bound = work.moved(board, slot, to as u16);
-    (bound != DEAD).then_some(bound)
+    let is_box = |square: u32| box_at[square as usize] != 0;
+    freeze.frozen(board, &is_box, to, true) && freeze.group.iter().any(|&s| !board.goal[s as usize])
 }
 
 /// A position's priority in the quick search's orders, lower first: the bound first,

@@ -1,0 +1,149 @@
+//! The matchings of recently generated positions, kept so that expanding one of them
+//! need not solve its matching again from scratch.
+//!
+//! A search repairs each child's matching from its parent's in O(n^2), but a position
+//! stores only its boxes, so expanding it meant solving its matching anew, in
+//! O(n^3): most of the quick search's time on levels of twenty boxes or more. The
+//! quick search dives (the best child is often the next position expanded), so a small
+//! table of the last children's matchings, indexed by their node numbers, spares most
+//! of those solves. A matching is kept with its rows' squares in its own row order,
+//! which the expansion then uses as its box order.
+
+use super::board::Board;
+use super::bound::Matching;
+
+/// How many matchings are kept (direct-mapped by node number).
+const ENTRIES: usize = 1024;
+
+/// Recent positions' matchings.
+pub(crate) struct Recent {
+    /// The node each entry holds, or `u32::MAX` for none.
+    tags: Vec<u32>,
+    /// Each entry's rows' squares, `k` per entry.
+    squares: Vec<u16>,
+    /// Each entry's matching state, `width` per entry.
+    states: Vec<i64>,
+    k: usize,
+    width: usize,
+}
+
+impl Recent {
+    /// A table for matchings shaped like `matching`, of `k` rows.
+    pub(crate) fn new(matching: &Matching, k: usize) -> Recent {
+        let width = matching.state_len();
+        Recent {
+            tags: vec![u32::MAX; ENTRIES],
+            squares: vec![0; ENTRIES * k],
+            states: vec![0; ENTRIES * width],
+            k,
+            width,
+        }
+    }
+
+    /// Bytes taken.
+    pub(crate) fn bytes(&self) -> usize {
+        ENTRIES * (4 + self.k * 2 + self.width * 8)
+    }
+
+    /// Keep the matching of `node`, whose rows are `parent`'s boxes with the box of
+    /// `slot` moved to `to`.
+    pub(crate) fn keep(
+        &mut self,
+        node: u32,
+        parent: &[u16],
+        slot: usize,
+        to: u16,
+        matching: &Matching,
+    ) {
+        let entry = node as usize % ENTRIES;
+        self.tags[entry] = node;
+        let squares = &mut self.squares[entry * self.k..(entry + 1) * self.k];
+        squares.copy_from_slice(parent);
+        squares[slot] = to;
+        matching.save(&mut self.states[entry * self.width..(entry + 1) * self.width]);
+    }
+
+    /// Set `matching` to the kept matching of `node` and `boxes` to its rows' squares,
+    /// if it is still kept; else leave both alone.
+    pub(crate) fn restore(
+        &self,
+        node: u32,
+        board: &Board,
+        boxes: &mut [u16],
+        matching: &mut Matching,
+    ) -> bool {
+        let entry = node as usize % ENTRIES;
+        if self.tags[entry] != node {
+            return false;
+        }
+        boxes.copy_from_slice(&self.squares[entry * self.k..(entry + 1) * self.k]);
+        matching.load(
+            board,
+            boxes,
+            &self.states[entry * self.width..(entry + 1) * self.width],
+        );
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::world::{WinRule, World};
+    use crate::solver::board::tests::level;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_kept_matching_comes_back_in_its_row_order_and_repairs_like_a_fresh_one() {
+        let level = level(
+            "########\n#@ $ . #\n# $  . #\n#  $ . #\n#      #\n########",
+            WinRule::EveryBox,
+        );
+        let world = World::new(Arc::clone(&level));
+        let board = Board::new(&level, world.player_square()).expect("a small board");
+        let mut boxes: Vec<u16> = world
+            .box_squares()
+            .map(|index| board.square_of[index] as u16)
+            .collect();
+        boxes.sort_unstable();
+        let k = boxes.len();
+        let mut parent = Matching::new(&board, k, true).expect("as many goals");
+        parent.solve(&board, &boxes);
+        let mut recent = Recent::new(&parent, k);
+        // The first box moves to a square no box is on: the child's rows are the
+        // parent's with that one changed, not sorted.
+        let to = (0..board.squares() as u16)
+            .rev()
+            .find(|square| !boxes.contains(square) && !board.dead[*square as usize])
+            .expect("a free square");
+        let mut child = parent.clone();
+        let bound = child.moved(&board, 0, to);
+        recent.keep(7, &boxes, 0, to, &child);
+
+        let mut rows = vec![0u16; k];
+        let mut restored = Matching::new(&board, k, true).expect("as many goals");
+        assert!(recent.restore(7, &board, &mut rows, &mut restored));
+        let mut expected = boxes.clone();
+        expected[0] = to;
+        assert_eq!(rows, expected);
+        // Every further move repairs to what a fresh solve finds.
+        for row in 0..k {
+            for square in 0..board.squares() as u16 {
+                if rows.contains(&square) {
+                    continue;
+                }
+                let mut repaired = restored.clone();
+                let got = repaired.moved(&board, row, square);
+                let mut moved = rows.clone();
+                moved[row] = square;
+                let mut fresh = Matching::new(&board, k, true).expect("as many goals");
+                assert_eq!(got, fresh.solve(&board, &moved), "row {row} to {square}");
+            }
+        }
+        let mut again = Matching::new(&board, k, true).expect("as many goals");
+        assert_eq!(again.solve(&board, &rows), bound);
+        // Another node on the same entry pushes it out.
+        recent.keep(7 + ENTRIES as u32, &boxes, 1, to, &child);
+        assert!(!recent.restore(7, &board, &mut rows, &mut restored));
+    }
+}
