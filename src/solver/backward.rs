@@ -48,7 +48,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
         return Outcome::NoSolution;
     };
     let mut work = base.clone();
-    let mut recent = Recent::new(&base, k);
+    let mut recent = Recent::new(&base, k, limits.memory);
     let squares = board.squares();
     let mut box_at = vec![0u16; squares];
     let mut reach = Reach::new(squares);
@@ -111,7 +111,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
         box_at[square as usize] = 0;
     }
 
-    let fixed_bytes = 2 * board.bytes() + squares * 14 + k * k * 16 + recent.bytes();
+    let fixed_bytes = 2 * board.bytes() + squares * 14 + k * k * 16;
     let mut generated: u64 = 0;
     let mut expanded: u64 = 0;
     let mut boxes = vec![0u16; k];
@@ -194,7 +194,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
                 box_at[to as usize] = 0;
                 box_at[from as usize] = slot as u16 + 1;
                 if outcome.is_none() {
-                    let bytes = nodes.bytes() + open.bytes + fixed_bytes;
+                    let bytes = nodes.bytes() + open.bytes + recent.bytes() + fixed_bytes;
                     outcome = limits.spent(generated, bytes).map(Outcome::GaveUp);
                 }
                 if outcome.is_some() {

@@ -12,7 +12,7 @@
 use super::board::Board;
 use super::bound::Matching;
 
-/// How many matchings are kept (direct-mapped by node number).
+/// How many matchings are kept at most (direct-mapped by node number).
 const ENTRIES: usize = 1024;
 
 /// Recent positions' matchings.
@@ -25,24 +25,30 @@ pub(crate) struct Recent {
     states: Vec<i64>,
     k: usize,
     width: usize,
+    /// Entries at most: [`ENTRIES`], fewer when a search's memory is small.
+    capacity: usize,
 }
 
 impl Recent {
-    /// A table for matchings shaped like `matching`, of `k` rows.
-    pub(crate) fn new(matching: &Matching, k: usize) -> Recent {
+    /// A table for matchings shaped like `matching`, of `k` rows, taking at most an
+    /// eighth of `memory` bytes. It grows with the positions generated, so that a
+    /// small search (a corral's, after each push) allocates little.
+    pub(crate) fn new(matching: &Matching, k: usize, memory: usize) -> Recent {
         let width = matching.state_len();
+        let entry = 4 + k * 2 + width * 8;
         Recent {
-            tags: vec![u32::MAX; ENTRIES],
-            squares: vec![0; ENTRIES * k],
-            states: vec![0; ENTRIES * width],
+            tags: Vec::new(),
+            squares: Vec::new(),
+            states: Vec::new(),
             k,
             width,
+            capacity: (memory / 8 / entry).clamp(1, ENTRIES),
         }
     }
 
     /// Bytes taken.
     pub(crate) fn bytes(&self) -> usize {
-        ENTRIES * (4 + self.k * 2 + self.width * 8)
+        self.tags.len() * (4 + self.k * 2 + self.width * 8)
     }
 
     /// Keep the matching of `node`, whose rows are `parent`'s boxes with the box of
@@ -55,7 +61,12 @@ impl Recent {
         to: u16,
         matching: &Matching,
     ) {
-        let entry = node as usize % ENTRIES;
+        let entry = node as usize % self.capacity;
+        if entry >= self.tags.len() {
+            self.tags.resize(entry + 1, u32::MAX);
+            self.squares.resize((entry + 1) * self.k, 0);
+            self.states.resize((entry + 1) * self.width, 0);
+        }
         self.tags[entry] = node;
         let squares = &mut self.squares[entry * self.k..(entry + 1) * self.k];
         squares.copy_from_slice(parent);
@@ -72,8 +83,8 @@ impl Recent {
         boxes: &mut [u16],
         matching: &mut Matching,
     ) -> bool {
-        let entry = node as usize % ENTRIES;
-        if self.tags[entry] != node {
+        let entry = node as usize % self.capacity;
+        if self.tags.get(entry) != Some(&node) {
             return false;
         }
         boxes.copy_from_slice(&self.squares[entry * self.k..(entry + 1) * self.k]);
@@ -109,7 +120,7 @@ mod tests {
         let k = boxes.len();
         let mut parent = Matching::new(&board, k, true).expect("as many goals");
         parent.solve(&board, &boxes);
-        let mut recent = Recent::new(&parent, k);
+        let mut recent = Recent::new(&parent, k, 1 << 30);
         // The first box moves to a square no box is on: the child's rows are the
         // parent's with that one changed, not sorted.
         let to = (0..board.squares() as u16)
@@ -145,5 +156,13 @@ mod tests {
         // Another node on the same entry pushes it out.
         recent.keep(7 + ENTRIES as u32, &boxes, 1, to, &child);
         assert!(!recent.restore(7, &board, &mut rows, &mut restored));
+        assert_eq!(recent.bytes(), 8 * (4 + k * 2 + parent.state_len() * 8));
+        // A small memory keeps fewer: node 7 and node 9 share the entry of 1 in 2.
+        let mut small = Recent::new(&parent, k, 16 * (4 + k * 2 + parent.state_len() * 8));
+        small.keep(7, &boxes, 0, to, &child);
+        small.keep(9, &boxes, 0, to, &child);
+        assert!(!small.restore(7, &board, &mut rows, &mut restored));
+        assert!(small.restore(9, &board, &mut rows, &mut restored));
+        assert_eq!(small.bytes(), 2 * (4 + k * 2 + parent.state_len() * 8));
     }
 }

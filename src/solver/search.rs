@@ -139,7 +139,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
         return Outcome::NoSolution;
     };
     let mut work = base.clone();
-    let mut recent = Recent::new(&base, k);
+    let mut recent = Recent::new(&base, k, limits.memory);
     let mut scratch = Scratch::new(board.squares());
     let mut freeze = Freeze::default();
     let mut corrals = Corrals::new(board.squares());
@@ -218,7 +218,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
     );
     open.push(cell, priority, root);
 
-    let fixed_bytes = board.bytes() + board.squares() * 14 + k * k * 16 + recent.bytes();
+    let fixed_bytes = board.bytes() + board.squares() * 14 + k * k * 16;
     let mut generated: u64 = 0;
     let mut expanded: u64 = 0;
     let mut boxes = vec![0u16; k];
@@ -355,7 +355,7 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
                 scratch.box_at[to as usize] = 0;
                 scratch.box_at[from as usize] = slot as u16 + 1;
                 if outcome.is_none() {
-                    let bytes = nodes.bytes() + open.bytes + fixed_bytes;
+                    let bytes = nodes.bytes() + open.bytes + recent.bytes() + fixed_bytes;
                     outcome = limits.spent(generated, bytes).map(Outcome::GaveUp);
                 }
                 if outcome.is_some() {
