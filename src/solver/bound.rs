@@ -50,7 +50,13 @@ impl Matching {
         } else {
             goals.max(rows)
         };
-        Some(Matching {
+        Some(Matching::shaped(rows, columns, goals))
+    }
+
+    /// A matching of `rows` rows and `columns` columns, the first `goals` of them
+    /// real goals, its costs all 0.
+    fn shaped(rows: usize, columns: usize, goals: usize) -> Matching {
+        Matching {
             rows,
             columns,
             goals,
@@ -61,7 +67,7 @@ impl Matching {
             least: vec![0; columns + 1],
             way: vec![0; columns + 1],
             used: vec![false; columns + 1],
-        })
+        }
     }
 
     /// Set row `row`'s costs for a box on `square`.
@@ -339,18 +345,7 @@ mod tests {
         for _ in 0..300 {
             let rows = 1 + (crate::solver::board::splitmix(&mut state) % 6) as usize;
             let columns = rows + (crate::solver::board::splitmix(&mut state) % 3) as usize;
-            let mut matching = Matching {
-                rows,
-                columns,
-                goals: columns,
-                cost: vec![0; rows * columns],
-                row_potential: vec![0; rows + 1],
-                column_potential: vec![0; columns + 1],
-                owner: vec![0; columns + 1],
-                least: vec![0; columns + 1],
-                way: vec![0; columns + 1],
-                used: vec![false; columns + 1],
-            };
+            let mut matching = Matching::shaped(rows, columns, columns);
             for cost in &mut matching.cost {
                 // Few values, so that rows often share their least column.
                 *cost = (crate::solver::board::splitmix(&mut state) % 5) as i64;
