@@ -269,13 +269,14 @@ impl Matching {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::games::world::{WinRule, World};
     use crate::solver::board::tests::level;
     use std::sync::Arc;
 
-    fn board_and_boxes(text: &str, rule: WinRule) -> (Board, Vec<u16>) {
+    /// A level's board and its boxes' squares, in the level's order.
+    pub(crate) fn board_and_boxes(text: &str, rule: WinRule) -> (Board, Vec<u16>) {
         let level = level(text, rule);
         let world = World::new(Arc::clone(&level));
         let board = Board::new(&level, world.player_square()).unwrap();

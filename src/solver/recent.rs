@@ -100,22 +100,15 @@ impl Recent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::world::{WinRule, World};
-    use crate::solver::board::tests::level;
-    use std::sync::Arc;
+    use crate::games::world::WinRule;
+    use crate::solver::bound::tests::board_and_boxes;
 
     #[test]
     fn a_kept_matching_comes_back_in_its_row_order_and_repairs_like_a_fresh_one() {
-        let level = level(
+        let (board, mut boxes) = board_and_boxes(
             "########\n#@ $ . #\n# $  . #\n#  $ . #\n#      #\n########",
             WinRule::EveryBox,
         );
-        let world = World::new(Arc::clone(&level));
-        let board = Board::new(&level, world.player_square()).expect("a small board");
-        let mut boxes: Vec<u16> = world
-            .box_squares()
-            .map(|index| board.square_of[index] as u16)
-            .collect();
         boxes.sort_unstable();
         let k = boxes.len();
         let mut parent = Matching::new(&board, k, true).expect("as many goals");

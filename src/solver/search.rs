@@ -179,14 +179,9 @@ pub(crate) fn search(problem: &Problem<'_>, order: Order, limits: &Limits<'_>) -
         .reach
         .fill(board, &scratch.box_at, &mut scratch.queue, problem.player);
     if problem.strict {
-        let box_at = &scratch.box_at;
-        let is_box = |square: u32| box_at[square as usize] != 0;
         for &square in &start {
-            if board.dead[square as usize] {
-                return Outcome::NoSolution;
-            }
-            if freeze.frozen(board, &is_box, u32::from(square), true)
-                && freeze.group.iter().any(|&s| !board.goal[s as usize])
+            if board.dead[square as usize]
+                || frozen_off_goal(problem, board, &scratch.box_at, &mut freeze, square.into())
             {
                 return Outcome::NoSolution;
             }
