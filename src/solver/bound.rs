@@ -323,19 +323,27 @@ pub(crate) mod tests {
         distinct.sort_unstable();
         distinct.dedup();
         assert_eq!(distinct.len(), assigned.len());
-        // Move each box to each other open square: the repair equals a fresh solve.
-        let base = matching.clone();
+        assert_repairs_match_fresh_solves(&board, &boxes, &matching);
+    }
+
+    /// Move each box of `boxes` (the rows of `solved`, a solved matching) to each
+    /// square no box is on: the repair must equal a fresh solve.
+    pub(crate) fn assert_repairs_match_fresh_solves(
+        board: &Board,
+        boxes: &[u16],
+        solved: &Matching,
+    ) {
         for row in 0..boxes.len() {
             for square in 0..board.squares() as u16 {
                 if boxes.contains(&square) {
                     continue;
                 }
-                let mut repaired = base.clone();
-                let got = repaired.moved(&board, row, square);
-                let mut moved = boxes.clone();
+                let mut repaired = solved.clone();
+                let got = repaired.moved(board, row, square);
+                let mut moved = boxes.to_vec();
                 moved[row] = square;
-                let mut fresh = Matching::new(&board, boxes.len(), true).unwrap();
-                assert_eq!(got, fresh.solve(&board, &moved), "row {row} to {square}");
+                let mut fresh = Matching::new(board, boxes.len(), true).expect("as many goals");
+                assert_eq!(got, fresh.solve(board, &moved), "row {row} to {square}");
             }
         }
     }

@@ -101,7 +101,7 @@ impl Recent {
 mod tests {
     use super::*;
     use crate::games::world::WinRule;
-    use crate::solver::bound::tests::board_and_boxes;
+    use crate::solver::bound::tests::{assert_repairs_match_fresh_solves, board_and_boxes};
 
     #[test]
     fn a_kept_matching_comes_back_in_its_row_order_and_repairs_like_a_fresh_one() {
@@ -131,19 +131,7 @@ mod tests {
         expected[0] = to;
         assert_eq!(rows, expected);
         // Every further move repairs to what a fresh solve finds.
-        for row in 0..k {
-            for square in 0..board.squares() as u16 {
-                if rows.contains(&square) {
-                    continue;
-                }
-                let mut repaired = restored.clone();
-                let got = repaired.moved(&board, row, square);
-                let mut moved = rows.clone();
-                moved[row] = square;
-                let mut fresh = Matching::new(&board, k, true).expect("as many goals");
-                assert_eq!(got, fresh.solve(&board, &moved), "row {row} to {square}");
-            }
-        }
+        assert_repairs_match_fresh_solves(&board, &rows, &restored);
         let mut again = Matching::new(&board, k, true).expect("as many goals");
         assert_eq!(again.solve(&board, &rows), bound);
         // Another node on the same entry pushes it out.
