@@ -279,7 +279,7 @@ pub(crate) mod tests {
     pub(crate) fn board_and_boxes(text: &str, rule: WinRule) -> (Board, Vec<u16>) {
         let level = level(text, rule);
         let world = World::new(Arc::clone(&level));
-        let board = Board::new(&level, world.player_square()).unwrap();
+        let board = Board::new(&level, world.player_square()).expect("a small board");
         let boxes = world
             .box_squares()
             .map(|index| board.square_of[index] as u16)
