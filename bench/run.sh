@@ -22,6 +22,9 @@
 #   ROWS=16 bench/run.sh                  # upgrades (issue 36): 10,000 sessions moved to a new
 #                                         # process under row 2's load: about 2 minutes (3 runs)
 #   ROWS=rates bench/run.sh               # NATS and PostgreSQL rates for "Scale on paper": ~3 minutes
+#   ROWS=store bench/run.sh               # the recorder's database over 5 minutes of 10,000 games
+#                                         # (issue 29, examples/store_seconds.rs): about 3 minutes;
+#                                         # STORE_SECONDS=600 for 10
 #   ROWS=solver bench/run.sh              # the Sokoban solver's collections (bench/solver.sh;
 #                                         # not in the default rows: up to an hour)
 #   ARCADE=../old/target/release/arcade bench/run.sh         # another build of the server
@@ -222,8 +225,9 @@ if [ -n "${PROXY_CPUS:-}" ] && command -v taskset >/dev/null; then
 fi
 
 # The server (arcade), and the load tester and arcade-minimal (the loadtest/ crate).
-cargo build --release --workspace --bins --example bus_rate --quiet
+cargo build --release --workspace --bins --example bus_rate --example store_seconds --quiet
 BUS_RATE=${BUS_RATE:-$TARGET/release/examples/bus_rate}
+STORE_SECONDS_BIN=${STORE_SECONDS_BIN:-$TARGET/release/examples/store_seconds}
 
 arcade_pid=""
 minimal_pid=""
@@ -1029,6 +1033,13 @@ if row rates; then
     else
         echo "no PostgreSQL cluster could be started" >"$OUT/rates-pg.skipped"
     fi
+fi
+# The recorder's database (issue 29, run BN): no server; 10,000 games' lines written a
+# second at a time to a fresh SQLite file, minute by minute. To compare with an older
+# build, run that build's copy of the program (STORE_SECONDS_BIN) beside it.
+if row store; then
+    "${LOAD_ON[@]}" "$STORE_SECONDS_BIN" 10000 "${STORE_SECONDS:-300}" >"$OUT/store.txt" \
+        || echo "examples/store_seconds failed" >>"$OUT/store.txt"
 fi
 # The Sokoban solver (issue 33): no server, one thread; bench/solver.sh does it all.
 if row solver; then

@@ -1005,6 +1005,13 @@ def rates(directory):
                 print(f"| {fields['synchronous_commit']} | {fields['script']} "
                       f"| {fields['clients']} | {float(fields['tps']):,.1f} "
                       f"| {int(fields['input_rows_per_s']):,} |")
+    store = os.path.join(directory, "store.txt")
+    if os.path.exists(store):
+        print("\nThe recorder's database (ROWS=store, examples/store_seconds.rs: 10,000 "
+              "games' lines written a second at a time, moved out of the inputs' log as the "
+              "writer moves them):\n")
+        with open(store) as file:
+            print("```\n" + file.read().rstrip() + "\n```")
     for name in ("rates-nats.skipped", "rates-pg.skipped"):
         try:
             with open(os.path.join(directory, name)) as file:

@@ -83,6 +83,7 @@ on_both!(
     recordings_are_found_by_player_game_level_and_date,
     results_are_checked_once_and_ranked,
     old_recordings_are_swept,
+    input_lines_read_the_same_from_the_log_and_after_they_move,
     ids_and_instances,
     open_recordings_of_gone_instances_are_closed,
     old_2048_results_move_to_the_board_of_their_win_value,
@@ -639,6 +640,9 @@ async fn old_recordings_are_swept(backend: Backend) {
             .unwrap();
     assert_eq!(deleted, 1);
     assert_eq!(store.recording(id).await.unwrap(), None);
+    // Its lines, still in the log when it was swept, went with it.
+    assert_eq!(store.logged_inputs().await.unwrap(), 0);
+    assert_eq!(store.recording_inputs(id, None, 10).await.unwrap(), []);
     let left: Vec<i64> = store
         .recordings(None, 10)
         .await
@@ -649,6 +653,93 @@ async fn old_recordings_are_swept(backend: Backend) {
     assert_eq!(left, [id + 4, id + 3, id + 2, id + 1]);
     // Once old, the recent guest's goes too; the rest are kept still.
     assert_eq!(store.sweep(i64::MAX, i64::MAX, 10).await.unwrap(), 1);
+    store.close().await;
+}
+
+fn inputs(id: i64, first: u64, typed: &[(u64, &str)]) -> Change {
+    let mut lines = String::new();
+    for (at_ms, line) in typed {
+        recording::encode_input(*at_ms, line, &mut lines);
+    }
+    Change::Inputs { id, first, lines }
+}
+
+async fn input_lines_read_the_same_from_the_log_and_after_they_move(backend: Backend) {
+    let store = backend.open().await;
+    let id = store.recording_ids().await.unwrap().start;
+    let other = id + 1;
+    let first = vec![
+        open(id, "Ann", true, 100),
+        open(other, "guest-1", false, 100),
+        inputs(id, 0, &[(5, "w"), (7, "a")]),
+        inputs(other, 0, &[(6, "d")]),
+    ];
+    store.write(&first).await.unwrap();
+    // The same batch again (a commit whose answer was lost): logged twice, read once.
+    store.write(&first).await.unwrap();
+    store
+        .write(&[inputs(id, 2, &[(9, "s\\n")]), inputs(other, 1, &[(8, "u")])])
+        .await
+        .unwrap();
+    assert_eq!(store.logged_inputs().await.unwrap(), 6);
+    let typed = |recording: Option<(_, arcade::records::recording::Recording)>| -> Vec<String> {
+        let (_, recording) = recording.expect("the recording");
+        recording
+            .inputs
+            .into_iter()
+            .map(|input| input.line)
+            .collect()
+    };
+    let whole = typed(recording::load(&store, id).await.unwrap());
+    assert_eq!(whole, ["w", "a", "s\\n"]);
+    let paged = |store: Store| async move {
+        let mut pages = Vec::new();
+        let mut after = None;
+        loop {
+            let page = store.recording_inputs(id, after, 1).await.unwrap();
+            let Some((batch, _)) = page.last() else { break };
+            after = Some(*batch);
+            pages.push(page);
+        }
+        pages
+    };
+    let logged_pages = paged(store.clone()).await;
+    assert_eq!(logged_pages.len(), 2, "two batches, one a page");
+    assert_eq!(logged_pages[1][0].0, 2, "numbered by their first line");
+
+    // Moved: the rows written twice are one, and everything reads the same.
+    assert!(store.compact_inputs().await.unwrap() >= 4);
+    assert_eq!(store.logged_inputs().await.unwrap(), 0);
+    assert_eq!(typed(recording::load(&store, id).await.unwrap()), whole);
+    assert_eq!(paged(store.clone()).await, logged_pages);
+    assert_eq!(
+        typed(recording::load(&store, other).await.unwrap()),
+        ["d", "u"]
+    );
+
+    // Lines after the move are read after those moved; a batch moved and logged
+    // again is read once, and moved again adds nothing.
+    store
+        .write(&[
+            inputs(id, 3, &[(12, "q")]),
+            inputs(id, 0, &[(5, "w"), (7, "a")]),
+        ])
+        .await
+        .unwrap();
+    assert_eq!(
+        typed(recording::load(&store, id).await.unwrap()),
+        ["w", "a", "s\\n", "q"]
+    );
+    store.compact_inputs().await.unwrap();
+    assert_eq!(
+        typed(recording::load(&store, id).await.unwrap()),
+        ["w", "a", "s\\n", "q"]
+    );
+    assert_eq!(
+        store.compact_inputs().await.unwrap(),
+        0,
+        "nothing left to move"
+    );
     store.close().await;
 }
 

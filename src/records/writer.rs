@@ -29,6 +29,16 @@ use crate::store::{Change, Store};
 /// The longest input lines wait in memory before they are written.
 pub const WRITE_EVERY: Duration = Duration::from_secs(1);
 
+/// The longest written input lines wait in the store's log before they move to their
+/// places ([`Store::compact_inputs`]): a minute of a quiet server's lines.
+pub const COMPACT_EVERY: Duration = Duration::from_secs(60);
+
+/// Rows of input lines in the store's log that make the writer move them at once: a
+/// busy server's every 10 to 20 s. What a reader of an open recording scans of the
+/// log is bounded by it, and a move's cost is a page per recording moved, whatever
+/// its rows (docs/BENCHMARKS.md, run BN).
+pub const COMPACT_ROWS: u64 = 200_000;
+
 /// Changes (a recording's lines of a batch count one) that make the writer write at
 /// once.
 const MAX_BATCH: usize = 20_000;
@@ -231,6 +241,9 @@ pub(crate) async fn write_loop(
     // Since when writes fail, and when the last one was tried.
     let mut failing: Option<(Instant, Instant)> = None;
     let mut report = Report::default();
+    // What a crash left in the log first.
+    let mut log = Log::default();
+    log.compact(&store).await;
     loop {
         tokio::select! {
             () = pending.wake.notified() => {}
@@ -263,6 +276,11 @@ pub(crate) async fn write_loop(
                             "recordings are written again"
                         );
                     }
+                    log.logged += written
+                        .changes
+                        .iter()
+                        .filter(|change| matches!(change, Change::Inputs { .. }))
+                        .count() as u64;
                     report.written += written.sent;
                     metrics.store_writes.inc_by(written.sent);
                     metrics.store_transactions.inc();
@@ -301,10 +319,63 @@ pub(crate) async fn write_loop(
         for done in waiting.drain(..) {
             let _ = done.send(());
         }
+        if closed || log.due(Instant::now()) {
+            log.compact(&store).await;
+        }
         if closed {
             return;
         }
         report.maybe_log(pending.waiting());
+    }
+}
+
+/// The input lines written to the store's log and not moved yet: when to move them.
+#[derive(Debug)]
+struct Log {
+    /// Rows written since the last move.
+    logged: u64,
+    /// When the last move was done or tried.
+    moved_at: Instant,
+    /// The last move failed: the next waits [`COMPACT_EVERY`], however many rows.
+    failed: bool,
+}
+
+impl Default for Log {
+    fn default() -> Log {
+        Log {
+            logged: 0,
+            moved_at: Instant::now(),
+            failed: false,
+        }
+    }
+}
+
+impl Log {
+    /// Whether the rows written should move now: many, or waiting long.
+    fn due(&self, now: Instant) -> bool {
+        let waited = now.duration_since(self.moved_at);
+        if self.failed {
+            return waited >= COMPACT_EVERY;
+        }
+        self.logged >= COMPACT_ROWS || (self.logged > 0 && waited >= COMPACT_EVERY)
+    }
+
+    /// Move them. A failure is logged and the move tried again after
+    /// [`COMPACT_EVERY`]: the lines are read from the log meanwhile.
+    async fn compact(&mut self, store: &Store) {
+        let started = Instant::now();
+        self.moved_at = started;
+        match store.compact_inputs().await {
+            Ok(moved) => {
+                self.logged = 0;
+                self.failed = false;
+                tracing::debug!(moved, took = ?started.elapsed(), "input lines moved to their places");
+            }
+            Err(error) => {
+                self.failed = true;
+                tracing::warn!(%error, "cannot move the logged input lines: trying again later");
+            }
+        }
     }
 }
 
@@ -575,5 +646,70 @@ mod tests {
         assert_eq!(backlog.bytes(), 0, "what was written is off the backlog");
         pending.close();
         writer.await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn the_writer_moves_what_a_crash_left_when_it_starts_and_its_own_when_it_stops() {
+        let store = Store::open(&crate::store::DbUrl::Memory).await.unwrap();
+        let mut lines = String::new();
+        encode_input(5, "w", &mut lines);
+        store
+            .write(&[Change::Inputs {
+                id: 76,
+                first: 0,
+                lines,
+            }])
+            .await
+            .unwrap();
+        assert_eq!(store.logged_inputs().await.unwrap(), 1, "left by a crash");
+        let pending = Arc::new(Pending::default());
+        let writer = tokio::spawn(write_loop(
+            store.clone(),
+            Arc::clone(&pending),
+            Arc::new(Notify::new()),
+            Arc::new(Metrics::new()),
+            Arc::new(Backlog::default()),
+        ));
+        let mut row = Row::default();
+        pending.input(&mut row, 77, 0, 10, "a");
+        let (done, answer) = oneshot::channel();
+        pending.flush(done);
+        tokio::time::timeout(Duration::from_secs(10), answer)
+            .await
+            .expect("the flush answered in time")
+            .unwrap();
+        assert_eq!(
+            store.logged_inputs().await.unwrap(),
+            1,
+            "the crash's line moved at the start, the new one logged"
+        );
+        pending.close();
+        writer.await.unwrap();
+        assert_eq!(store.logged_inputs().await.unwrap(), 0, "moved at the end");
+        let moved = store.recording_inputs(77, None, 10).await.unwrap();
+        assert_eq!(moved, [(0, String::from("10 a\n"))]);
+    }
+
+    #[test]
+    fn logged_lines_move_when_many_or_waiting_long_and_a_failed_move_waits() {
+        let start = Instant::now();
+        let mut log = Log {
+            logged: 0,
+            moved_at: start,
+            failed: false,
+        };
+        let later = start + COMPACT_EVERY;
+        assert!(!log.due(later), "nothing logged, nothing to move");
+        log.logged = 1;
+        assert!(!log.due(start + COMPACT_EVERY / 2));
+        assert!(log.due(later), "a quiet server's lines move after a while");
+        log.logged = COMPACT_ROWS;
+        assert!(log.due(start), "a busy server's move at once");
+        log.failed = true;
+        assert!(
+            !log.due(start + WRITE_EVERY),
+            "not tried again every second"
+        );
+        assert!(log.due(later));
     }
 }

@@ -13,19 +13,21 @@
 //! method's body is compiled once for each engine's pool. The few statements only
 //! one engine has (instances, id sequences, row locks) say so where they are.
 //!
-//! This file holds the handle, its opening and closing; the rest is one file per
-//! thing kept, each with its queries and its rows: `url` (where the store lives),
-//! `instances` (several instances on one PostgreSQL, recording ids), `accounts`,
-//! `recordings` (and the recorder's batches of changes), `search` (recordings found
-//! by player, game, level and date, for the web page), `results` (leaderboards,
-//! stats, the results CSV), `ssh_keys` (players' public keys for SSH), `bot_tokens`
-//! (the hashes of players' bot tokens), `ladders` (ladders, their entrants' results
-//! per seed, the built-in agents' baselines). Checking a result and the sweep are
-//! safe to run on every instance at once.
+//! This file holds the handle, its opening and closing; the rest is one file per thing
+//! kept, each with its queries and its rows: `url` (where the store lives), `instances`
+//! (several instances on one PostgreSQL, recording ids), `accounts`, `recordings` (and
+//! the recorder's batches of changes), `input_log` (where their input lines are
+//! appended before they move to their places), `search` (recordings found by player,
+//! game, level and date, for the web page), `results` (leaderboards, stats, the results
+//! CSV), `ssh_keys` (players' public keys for SSH), `bot_tokens` (the hashes of
+//! players' bot tokens), `ladders` (ladders, their entrants' results per seed, the
+//! built-in agents' baselines). Checking a result and the sweep are safe to run on
+//! every instance at once.
 
 mod accounts;
 mod bot_tokens;
 mod engine;
+mod input_log;
 mod instances;
 mod ladders;
 mod priority;
@@ -237,6 +239,7 @@ impl Store {
         for table in [
             "DELETE FROM accounts",
             "DELETE FROM inputs",
+            "DELETE FROM input_log",
             "DELETE FROM results",
             "DELETE FROM recordings",
         ] {

@@ -12,6 +12,7 @@ use sqlx::{AssertSqlSafe, QueryBuilder};
 use crate::games::Outcome;
 
 use super::engine::{clamp, on_engine, unclamp, Engine};
+use super::input_log::INPUTS_AFTER;
 use super::instances::close_stale_sql;
 use super::results::NewResult;
 use super::{Store, StoreError};
@@ -259,8 +260,6 @@ impl Store {
                 Change::State { .. } | Change::Discard { .. } => {}
             }
         }
-        // In key order, so that one statement's rows fill neighbouring pages.
-        inputs.sort_unstable_by_key(|&(id, first, _)| (id, first));
         let instance = self.shared.instance;
         on_engine!(self, |pool, sql| {
             let mut tx = pool.begin().await?;
@@ -324,13 +323,14 @@ impl Store {
                     Change::Open(_) | Change::Inputs { .. } | Change::Result(_) => {}
                 }
             }
+            // Appended to the log, not put in their places in `inputs`
+            // (super::input_log says why); a batch written twice is one row once moved.
             for chunk in inputs.chunks(ROWS_PER_STATEMENT) {
                 let mut insert =
-                    QueryBuilder::new("INSERT INTO inputs (recording_id, batch, lines) ");
+                    QueryBuilder::new("INSERT INTO input_log (recording_id, batch, lines) ");
                 insert.push_values(chunk, |mut row, &(id, first, lines)| {
                     row.push_bind(id).push_bind(first).push_bind(lines);
                 });
-                insert.push(" ON CONFLICT DO NOTHING");
                 insert.build().execute(&mut *tx).await?;
             }
             for chunk in results.chunks(ROWS_PER_STATEMENT) {
@@ -389,13 +389,15 @@ impl Store {
             else {
                 return Ok(None);
             };
-            let batches: Vec<String> = sqlx::query_scalar(sql(
-                "SELECT lines FROM inputs WHERE recording_id = ? ORDER BY batch",
-            ))
-            .bind(id)
-            .fetch_all(pool)
-            .await?;
-            (row, batches)
+            let batches: Vec<(i64, String)> = sqlx::query_as(sql(INPUTS_AFTER))
+                .bind(id)
+                .bind(-1_i64)
+                .bind(id)
+                .bind(-1_i64)
+                .bind(i64::MAX)
+                .fetch_all(pool)
+                .await?;
+            (row, batches.into_iter().map(|(_, lines)| lines).collect())
         });
         let (row, batches) = found;
         let listed = Listed::from(row.listed);
@@ -455,15 +457,14 @@ impl Store {
         // Batch numbers count input lines from 0, so -1 is before every batch.
         let after = after.unwrap_or(-1);
         on_engine!(self, |pool, sql| {
-            Ok(sqlx::query_as(sql(
-                "SELECT batch, lines FROM inputs WHERE recording_id = ? AND batch > ? \
-                 ORDER BY batch LIMIT ?",
-            ))
-            .bind(id)
-            .bind(after)
-            .bind(i64::from(limit))
-            .fetch_all(pool)
-            .await?)
+            Ok(sqlx::query_as(sql(INPUTS_AFTER))
+                .bind(id)
+                .bind(after)
+                .bind(id)
+                .bind(after)
+                .bind(i64::from(limit))
+                .fetch_all(pool)
+                .await?)
         })
     }
 
@@ -568,6 +569,9 @@ impl Store {
             Engine::Postgres(_) => " FOR UPDATE SKIP LOCKED",
         };
         let old = format!("{OLD}{locked}");
+        // A closed recording's last lines were written with its state, maybe still in
+        // the log: moved first, they go with it below.
+        self.compact_inputs().await?;
         on_engine!(self, |pool, sql| {
             let mut tx = pool.begin().await?;
             let ids: Vec<i64> = sqlx::query_scalar(sql(&old))

@@ -1,0 +1,176 @@
+//! What the recorder's writes cost the database over minutes (issue 29, run BN in
+//! docs/BENCHMARKS.md): `RECORDINGS` games each typing a line a second, written as the
+//! writer writes them (one `Store::write` transaction a second, one row of lines per
+//! game) and moved out of the inputs' log when the writer would move them, on a fresh
+//! SQLite file, the seconds simulated back to back. For each minute it prints the
+//! milliseconds a second's write took and the moves' share of a second, the
+//! process's CPU a second (SQLite's threads are the process's) and the bytes it wrote
+//! a second; at the end, what reading one game's lines takes.
+//!
+//! `cargo run --release --example store_seconds -- [RECORDINGS] [SECONDS]`
+//! (10,000 and 300 by default). `MOVE=0` never moves the log (what reading a log that
+//! is never moved costs; not the server's behaviour); `MOVE_ROWS=N` moves it every N
+//! rows rather than the writer's [`COMPACT_ROWS`] (to weigh that constant).
+
+use std::time::{Duration, Instant};
+
+use arcade::records::recording::encode_input;
+use arcade::records::writer::{COMPACT_EVERY, COMPACT_ROWS};
+use arcade::store::{Change, DbUrl, NewRecording, Start, Store};
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let mut args = std::env::args().skip(1);
+    let recordings: i64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(10_000);
+    let seconds: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(300);
+    let moves = std::env::var("MOVE").map_or(true, |value| value != "0");
+    let move_rows: u64 = std::env::var("MOVE_ROWS")
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(COMPACT_ROWS);
+    let dir = tempfile::tempdir().unwrap_or_else(|error| panic!("a directory: {error}"));
+    let store = Store::open(&DbUrl::Sqlite(dir.path().join("arcade.db")))
+        .await
+        .unwrap_or_else(|error| panic!("the store: {error}"));
+    let first = store
+        .recording_ids()
+        .await
+        .unwrap_or_else(|error| panic!("ids: {error}"))
+        .start;
+    let opens: Vec<Change> = (first..first + recordings)
+        .map(|id| {
+            Change::Open(Box::new(NewRecording {
+                id,
+                player: format!("guest-{id}"),
+                player_key: format!("guest-{id}"),
+                registered: false,
+                start: Start {
+                    game: String::from("sokoban"),
+                    args: vec![String::from("classic")],
+                    memory: String::new(),
+                    world: None,
+                },
+                level: String::from("1"),
+                race: None,
+                started_at: 0,
+            }))
+        })
+        .collect();
+    store
+        .write(&opens)
+        .await
+        .unwrap_or_else(|error| panic!("opening: {error}"));
+    println!(
+        "{recordings} games, a line each a second, {seconds} s; moves {}",
+        if moves {
+            format!("every {move_rows} rows or {} s", COMPACT_EVERY.as_secs())
+        } else {
+            String::from("off")
+        }
+    );
+    println!("minute  write ms/s  move ms/s  cpu ms/s  written KiB/s");
+    let mut minute = Minute::start();
+    let (mut logged, mut last_move) = (0_u64, 0_u64);
+    for second in 0..seconds {
+        let changes: Vec<Change> = (0..recordings)
+            .map(|n| {
+                let mut lines = String::new();
+                encode_input(second * 1000 + n as u64 % 1000, "d", &mut lines);
+                Change::Inputs {
+                    id: first + n,
+                    first: second,
+                    lines,
+                }
+            })
+            .collect();
+        let started = Instant::now();
+        store
+            .write(&changes)
+            .await
+            .unwrap_or_else(|error| panic!("second {second}: {error}"));
+        minute.write += started.elapsed();
+        logged += recordings as u64;
+        let waited = Duration::from_secs(second + 1 - last_move);
+        if moves && (logged >= move_rows || waited >= COMPACT_EVERY) {
+            let started = Instant::now();
+            store
+                .compact_inputs()
+                .await
+                .unwrap_or_else(|error| panic!("moving: {error}"));
+            minute.moving += started.elapsed();
+            (logged, last_move) = (0, second + 1);
+        }
+        if (second + 1) % 60 == 0 || second + 1 == seconds {
+            minute.print((second + 1).div_ceil(60), (second % 60) + 1);
+            minute = Minute::start();
+        }
+    }
+    let started = Instant::now();
+    let read = store
+        .recording_inputs(first + recordings / 2, None, 100_000)
+        .await
+        .unwrap_or_else(|error| panic!("reading: {error}"));
+    println!(
+        "one game's {} rows read in {:.1} ms ({} rows still in the log)",
+        read.len(),
+        started.elapsed().as_secs_f64() * 1000.0,
+        store.logged_inputs().await.unwrap_or(0)
+    );
+    store.close().await;
+}
+
+/// A minute's sums.
+struct Minute {
+    write: Duration,
+    moving: Duration,
+    cpu_ms: f64,
+    written: u64,
+}
+
+impl Minute {
+    fn start() -> Minute {
+        Minute {
+            write: Duration::ZERO,
+            moving: Duration::ZERO,
+            cpu_ms: cpu_ms(),
+            written: written_bytes(),
+        }
+    }
+
+    fn print(&self, number: u64, seconds: u64) {
+        let per = |total: f64| total / seconds as f64;
+        println!(
+            "{number:>6}  {:>10.1}  {:>9.1}  {:>8.1}  {:>13.0}",
+            per(self.write.as_secs_f64() * 1000.0),
+            per(self.moving.as_secs_f64() * 1000.0),
+            per(cpu_ms() - self.cpu_ms),
+            per((written_bytes() - self.written) as f64 / 1024.0),
+        );
+    }
+}
+
+/// The process's CPU time so far (user and system, every thread), from /proc.
+fn cpu_ms() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // The fields after the command's name, which is in parentheses.
+    let fields: Vec<&str> = stat
+        .rsplit_once(')')
+        .map_or("", |(_, rest)| rest)
+        .split_whitespace()
+        .collect();
+    let ticks = |at: usize| fields.get(at).and_then(|f| f.parse::<f64>().ok());
+    // utime and stime are fields 14 and 15, the 12th and 13th after the name.
+    let total = ticks(11).unwrap_or(0.0) + ticks(12).unwrap_or(0.0);
+    // In USER_HZ, which Linux fixes at 100 for what /proc shows.
+    total * 10.0
+}
+
+/// The bytes the process has written by system calls (`wchar`), from /proc.
+fn written_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/io")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|line| line.strip_prefix("wchar: "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
+}

@@ -1,0 +1,88 @@
+//! The inputs' log: where the recorder's input lines are written, in the order written,
+//! before they move to `inputs`, which keeps them in recording order (issue 29;
+//! docs/decisions.md, "The inputs' log").
+//!
+//! Each second the writer puts a batch of lines for every recording being played. Put
+//! in their places in `inputs`, 10,000 players' batches dirtied a page each, and each
+//! second's transaction grew with the table (from 51 ms to 282 ms a second over five
+//! minutes in docs/BENCHMARKS.md's run BN); appended to `input_log`, a table without a
+//! key, they fill a few pages at its end. [`Store::compact_inputs`] moves them every
+//! so often in one statement, sorted, so that a recording's page is dirtied once a
+//! move rather than once a second. Readers read both tables ([`INPUTS_AFTER`]): a row
+//! is in exactly one of them at any moment, as a move is one transaction.
+
+use super::engine::Engine;
+use super::{Store, StoreError};
+
+/// A recording's batches (`recording_id` bound twice with the batch to start after,
+/// then the limit) in order from both tables. `UNION` keeps one of a batch written
+/// twice, a commit whose answer was lost.
+pub(super) const INPUTS_AFTER: &str =
+    "SELECT batch, lines FROM inputs WHERE recording_id = ? AND batch > ? \
+     UNION SELECT batch, lines FROM input_log WHERE recording_id = ? AND batch > ? \
+     ORDER BY batch LIMIT ?";
+
+/// SQLite: the log's rows moved to `inputs` in key order. In one transaction with
+/// [`SQLITE_EMPTY`]: SQLite has one writer at a time, and a write statement takes the
+/// write lock before it reads, so no row can be written between the two. (`WHERE
+/// true`: SQLite's grammar needs one before `ON CONFLICT` in an `INSERT ... SELECT`.)
+const SQLITE_MOVE: &str = "INSERT INTO inputs (recording_id, batch, lines) \
+     SELECT recording_id, batch, lines FROM input_log WHERE true \
+     ORDER BY recording_id, batch ON CONFLICT DO NOTHING";
+
+/// SQLite: the log emptied, after [`SQLITE_MOVE`].
+const SQLITE_EMPTY: &str = "DELETE FROM input_log";
+
+/// PostgreSQL: the log's rows deleted and put in `inputs` by one statement, so that it
+/// moves exactly the rows it sees: another instance's lines committed meanwhile stay
+/// for the next move, and two instances moving at once move each row once.
+const POSTGRES_MOVE: &str =
+    "WITH moved AS (DELETE FROM input_log RETURNING recording_id, batch, lines) \
+     INSERT INTO inputs (recording_id, batch, lines) \
+     SELECT recording_id, batch, lines FROM moved ORDER BY recording_id, batch \
+     ON CONFLICT DO NOTHING";
+
+impl Store {
+    /// Move the input lines written to the log so far to their places in `inputs`
+    /// (the module's doc says why). Returns how many rows were moved (on PostgreSQL,
+    /// how many were new to `inputs`).
+    ///
+    /// # Errors
+    /// [`StoreError::Query`]: nothing was moved; the lines are still read from the log.
+    pub async fn compact_inputs(&self) -> Result<u64, StoreError> {
+        match &self.shared.engine {
+            Engine::Sqlite(pool) => {
+                let mut tx = pool.begin().await?;
+                sqlx::query(SQLITE_MOVE).execute(&mut *tx).await?;
+                let moved = sqlx::query(SQLITE_EMPTY).execute(&mut *tx).await?;
+                tx.commit().await?;
+                Ok(moved.rows_affected())
+            }
+            Engine::Postgres(pool) => Ok(sqlx::query(POSTGRES_MOVE)
+                .execute(pool)
+                .await?
+                .rows_affected()),
+        }
+    }
+
+    /// The rows waiting in the log to be moved: for tests and operators, a scan of
+    /// the log.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`].
+    pub async fn logged_inputs(&self) -> Result<u64, StoreError> {
+        let rows: i64 = match &self.shared.engine {
+            Engine::Sqlite(pool) => {
+                sqlx::query_scalar("SELECT COUNT(*) FROM input_log")
+                    .fetch_one(pool)
+                    .await?
+            }
+            Engine::Postgres(pool) => {
+                sqlx::query_scalar("SELECT COUNT(*) FROM input_log")
+                    .fetch_one(pool)
+                    .await?
+            }
+        };
+        Ok(u64::try_from(rows).unwrap_or(0))
+    }
+}
