@@ -620,29 +620,43 @@ mod tests {
         assert!(batch.is_full());
     }
 
-    #[tokio::test]
-    async fn a_flush_is_answered_once_what_came_before_is_written() {
-        let store = Store::open(&crate::store::DbUrl::Memory).await.unwrap();
-        let pending = Arc::new(Pending::default());
-        let backlog = Arc::new(Backlog::default());
-        let writer = tokio::spawn(write_loop(
+    /// A writer task for `store`, taking what `pending` is given.
+    fn writer(
+        store: &Store,
+        pending: &Arc<Pending>,
+        backlog: Arc<Backlog>,
+    ) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(write_loop(
             store.clone(),
-            Arc::clone(&pending),
+            Arc::clone(pending),
             Arc::new(Notify::new()),
             Arc::new(Metrics::new()),
-            Arc::clone(&backlog),
-        ));
-        let mut row = Row::default();
-        for (first, line) in ["w", "a"].into_iter().enumerate() {
-            assert!(backlog.admit(line_weight(line.len())));
-            pending.input(&mut row, 77, first as u64, 10, line);
-        }
+            backlog,
+        ))
+    }
+
+    /// Once everything given to `pending` before is written.
+    async fn flushed(pending: &Pending) {
         let (done, answer) = oneshot::channel();
         pending.flush(done);
         tokio::time::timeout(Duration::from_secs(10), answer)
             .await
             .expect("the flush answered in time")
             .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_flush_is_answered_once_what_came_before_is_written() {
+        let store = Store::open(&crate::store::DbUrl::Memory).await.unwrap();
+        let pending = Arc::new(Pending::default());
+        let backlog = Arc::new(Backlog::default());
+        let writer = writer(&store, &pending, Arc::clone(&backlog));
+        let mut row = Row::default();
+        for (first, line) in ["w", "a"].into_iter().enumerate() {
+            assert!(backlog.admit(line_weight(line.len())));
+            pending.input(&mut row, 77, first as u64, 10, line);
+        }
+        flushed(&pending).await;
         assert_eq!(backlog.bytes(), 0, "what was written is off the backlog");
         pending.close();
         writer.await.unwrap();
@@ -663,21 +677,10 @@ mod tests {
             .unwrap();
         assert_eq!(store.logged_inputs().await.unwrap(), 1, "left by a crash");
         let pending = Arc::new(Pending::default());
-        let writer = tokio::spawn(write_loop(
-            store.clone(),
-            Arc::clone(&pending),
-            Arc::new(Notify::new()),
-            Arc::new(Metrics::new()),
-            Arc::new(Backlog::default()),
-        ));
+        let writer = writer(&store, &pending, Arc::new(Backlog::default()));
         let mut row = Row::default();
         pending.input(&mut row, 77, 0, 10, "a");
-        let (done, answer) = oneshot::channel();
-        pending.flush(done);
-        tokio::time::timeout(Duration::from_secs(10), answer)
-            .await
-            .expect("the flush answered in time")
-            .unwrap();
+        flushed(&pending).await;
         assert_eq!(
             store.logged_inputs().await.unwrap(),
             1,
