@@ -62,7 +62,10 @@ async fn a_second_server_on_one_data_directory_refuses_to_start() {
 
 /// High, item 1: an `--admin` name cannot be claimed over telnet; its password is set
 /// out of band, and then the teacher logs in.
-#[tokio::test]
+// Several threads: the test waits for `arcade admin` without yielding, and the
+// server in this process must go on meanwhile (a transaction it has begun would
+// otherwise hold SQLite's write lock until the command gives up).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn nobody_claims_the_admin_name_before_the_teacher() {
     let options = Options {
         admin: vec![String::from("Teacher")],
@@ -98,7 +101,10 @@ async fn nobody_claims_the_admin_name_before_the_teacher() {
 /// An admin who is registered cannot `register` again, nor can anyone `register` an
 /// admin name it holds without a password (the name is refused first); and the
 /// out-of-band command resets a student's password and frees a name.
-#[tokio::test]
+// Several threads: the test waits for `arcade admin` without yielding, and the
+// server in this process must go on meanwhile (a transaction it has begun would
+// otherwise hold SQLite's write lock until the command gives up).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_command_line_resets_passwords_and_frees_names() {
     let server = TestServer::start().await;
     let mut ann = named(server.addr, "ann").await;

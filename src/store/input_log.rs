@@ -30,6 +30,9 @@ const SQLITE_MOVE: &str = "INSERT INTO inputs (recording_id, batch, lines) \
      SELECT recording_id, batch, lines FROM input_log WHERE true \
      ORDER BY recording_id, batch ON CONFLICT DO NOTHING";
 
+/// SQLite: whether the log has a row (its first: no scan).
+const SQLITE_ANY: &str = "SELECT 1 FROM input_log LIMIT 1";
+
 /// SQLite: the log emptied, after [`SQLITE_MOVE`].
 const SQLITE_EMPTY: &str = "DELETE FROM input_log";
 
@@ -52,6 +55,12 @@ impl Store {
     pub async fn compact_inputs(&self) -> Result<u64, StoreError> {
         match &self.shared.engine {
             Engine::Sqlite(pool) => {
+                // Nothing to move, no write: a server that starts, or sweeps, takes no
+                // write lock that `arcade admin` beside it would wait for.
+                let any: Option<i64> = sqlx::query_scalar(SQLITE_ANY).fetch_optional(pool).await?;
+                if any.is_none() {
+                    return Ok(0);
+                }
                 let mut tx = pool.begin().await?;
                 sqlx::query(SQLITE_MOVE).execute(&mut *tx).await?;
                 let moved = sqlx::query(SQLITE_EMPTY).execute(&mut *tx).await?;
