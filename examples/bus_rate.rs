@@ -17,6 +17,9 @@
 
 use std::time::{Duration, Instant};
 
+#[path = "shared/proc.rs"]
+mod proc;
+
 use bytes::Bytes;
 use clap::Parser;
 use futures_util::StreamExt as _;
@@ -55,18 +58,6 @@ type Failure = Box<dyn std::error::Error + Send + Sync>;
 struct Received {
     count: u64,
     last: Option<Instant>,
-}
-
-/// user + system CPU seconds of process `pid` (fields 14 and 15 of /proc/PID/stat, in
-/// clock ticks of 1/100 s, as on every Linux this runs on); None if unreadable.
-fn cpu_seconds(pid: u32) -> Option<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    // The command name may hold spaces; the fields after it are counted from its ')'.
-    let after = stat.rsplit_once(')')?.1;
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let user: f64 = fields.get(11)?.parse().ok()?;
-    let system: f64 = fields.get(12)?.parse().ok()?;
-    Some((user + system) / 100.0)
 }
 
 #[tokio::main]
@@ -116,7 +107,9 @@ async fn main() -> Result<(), Failure> {
             received
         }));
     }
-    let cpu_before = options.server_pid.and_then(cpu_seconds);
+    let cpu_before = options
+        .server_pid
+        .and_then(|pid| proc::cpu_seconds(&pid.to_string()));
     let started = Instant::now();
     for _ in 0..messages {
         publisher.publish(SUBJECT, payload.clone()).await?;
@@ -132,7 +125,9 @@ async fn main() -> Result<(), Failure> {
             last = last.max(at);
         }
     }
-    let cpu_after = options.server_pid.and_then(cpu_seconds);
+    let cpu_after = options
+        .server_pid
+        .and_then(|pid| proc::cpu_seconds(&pid.to_string()));
     let delivering = last.duration_since(started).as_secs_f64();
     let expected = messages * options.subscribers as u64;
     let publish_rate = messages as f64 / published.as_secs_f64();

@@ -14,6 +14,9 @@
 
 use std::time::{Duration, Instant};
 
+#[path = "shared/proc.rs"]
+mod proc;
+
 use arcade::records::recording::encode_input;
 use arcade::records::writer::{COMPACT_EVERY, COMPACT_ROWS};
 use arcade::store::{Change, DbUrl, NewRecording, Start, Store};
@@ -149,28 +152,12 @@ impl Minute {
     }
 }
 
-/// The process's CPU time so far (user and system, every thread), from /proc.
+/// The process's CPU time so far, in milliseconds (every thread's, SQLite's too).
 fn cpu_ms() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // The fields after the command's name, which is in parentheses.
-    let fields: Vec<&str> = stat
-        .rsplit_once(')')
-        .map_or("", |(_, rest)| rest)
-        .split_whitespace()
-        .collect();
-    let ticks = |at: usize| fields.get(at).and_then(|f| f.parse::<f64>().ok());
-    // utime and stime are fields 14 and 15, the 12th and 13th after the name.
-    let total = ticks(11).unwrap_or(0.0) + ticks(12).unwrap_or(0.0);
-    // In USER_HZ, which Linux fixes at 100 for what /proc shows.
-    total * 10.0
+    proc::cpu_seconds("self").unwrap_or(0.0) * 1000.0
 }
 
-/// The bytes the process has written by system calls (`wchar`), from /proc.
+/// The bytes the process has written by system calls so far.
 fn written_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/io")
-        .unwrap_or_default()
-        .lines()
-        .find_map(|line| line.strip_prefix("wchar: "))
-        .and_then(|n| n.trim().parse().ok())
-        .unwrap_or(0)
+    proc::written_bytes("self").unwrap_or(0)
 }

@@ -11,7 +11,7 @@
 //! move rather than once a second. Readers read both tables ([`INPUTS_AFTER`]): a row
 //! is in exactly one of them at any moment, as a move is one transaction.
 
-use super::engine::Engine;
+use super::engine::{on_engine, Engine};
 use super::{Store, StoreError};
 
 /// A recording's batches (`recording_id` bound twice with the batch to start after,
@@ -80,18 +80,11 @@ impl Store {
     /// # Errors
     /// [`StoreError::Query`].
     pub async fn logged_inputs(&self) -> Result<u64, StoreError> {
-        let rows: i64 = match &self.shared.engine {
-            Engine::Sqlite(pool) => {
-                sqlx::query_scalar("SELECT COUNT(*) FROM input_log")
-                    .fetch_one(pool)
-                    .await?
-            }
-            Engine::Postgres(pool) => {
-                sqlx::query_scalar("SELECT COUNT(*) FROM input_log")
-                    .fetch_one(pool)
-                    .await?
-            }
-        };
+        let rows: i64 = on_engine!(self, |pool, sql| {
+            sqlx::query_scalar(sql("SELECT COUNT(*) FROM input_log"))
+                .fetch_one(pool)
+                .await?
+        });
         Ok(u64::try_from(rows).unwrap_or(0))
     }
 }
