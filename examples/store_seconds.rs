@@ -5,7 +5,8 @@
 //! SQLite file, the seconds simulated back to back. For each minute it prints the
 //! milliseconds a second's write took and the moves' share of a second, the
 //! process's CPU a second (SQLite's threads are the process's) and the bytes it wrote
-//! a second; at the end, what reading one game's lines takes.
+//! a second; at the end, what reading one game's lines takes, page by page with the
+//! log full (as `replay` and the verifier read) and in one query.
 //!
 //! `cargo run --release --example store_seconds -- [RECORDINGS] [SECONDS]`
 //! (10,000 and 300 by default). `MOVE=0` never moves the log (what reading a log that
@@ -17,6 +18,7 @@ use std::time::{Duration, Instant};
 #[path = "shared/proc.rs"]
 mod proc;
 
+use arcade::records::reader::Inputs;
 use arcade::records::recording::encode_input;
 use arcade::records::writer::{COMPACT_EVERY, COMPACT_ROWS};
 use arcade::store::{Change, DbUrl, NewRecording, Start, Store};
@@ -75,17 +77,7 @@ async fn main() {
     let mut minute = Minute::start();
     let (mut logged, mut last_move) = (0_u64, 0_u64);
     for second in 0..seconds {
-        let changes: Vec<Change> = (0..recordings)
-            .map(|n| {
-                let mut lines = String::new();
-                encode_input(second * 1000 + n as u64 % 1000, "d", &mut lines);
-                Change::Inputs {
-                    id: first + n,
-                    first: second,
-                    lines,
-                }
-            })
-            .collect();
+        let changes = second_of_lines(first, recordings, second);
         let started = Instant::now();
         store
             .write(&changes)
@@ -108,6 +100,32 @@ async fn main() {
             minute = Minute::start();
         }
     }
+    // A long recording read as `replay` and the verifier read it, page by page,
+    // with the log as full as the writer lets it grow (a move's worth of seconds
+    // written after the last move, none moved).
+    let full_log = (move_rows / recordings.max(1) as u64).saturating_sub(1);
+    for second in seconds..seconds + full_log {
+        store
+            .write(&second_of_lines(first, recordings, second))
+            .await
+            .unwrap_or_else(|error| panic!("second {second}: {error}"));
+    }
+    let started = Instant::now();
+    let mut pages = Inputs::new(store.clone(), first + recordings / 2);
+    let (mut page_count, mut lines) = (0, 0);
+    while let Some(page) = pages
+        .next_page()
+        .await
+        .unwrap_or_else(|error| panic!("paging: {error}"))
+    {
+        page_count += 1;
+        lines += page.len();
+    }
+    println!(
+        "one game's {lines} lines read page by page in {:.1} ms ({page_count} pages, {} rows in the log)",
+        started.elapsed().as_secs_f64() * 1000.0,
+        store.logged_inputs().await.unwrap_or(0)
+    );
     let started = Instant::now();
     let read = store
         .recording_inputs(first + recordings / 2, None, 100_000)
@@ -120,6 +138,21 @@ async fn main() {
         store.logged_inputs().await.unwrap_or(0)
     );
     store.close().await;
+}
+
+/// What the writer writes in `second`: a line for each game.
+fn second_of_lines(first: i64, recordings: i64, second: u64) -> Vec<Change> {
+    (0..recordings)
+        .map(|n| {
+            let mut lines = String::new();
+            encode_input(second * 1000 + n as u64 % 1000, "d", &mut lines);
+            Change::Inputs {
+                id: first + n,
+                first: second,
+                lines,
+            }
+        })
+        .collect()
 }
 
 /// A minute's sums.

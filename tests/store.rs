@@ -730,6 +730,15 @@ async fn input_lines_read_the_same_from_the_log_and_after_they_move(backend: Bac
         typed(recording::load(&store, id).await.unwrap()),
         ["w", "a", "s\\n", "q"]
     );
+    // Paged, the moved batches come by key and the logged one after them, once.
+    let numbered = |pages: Vec<Vec<(i64, String)>>| -> Vec<i64> {
+        pages
+            .into_iter()
+            .flatten()
+            .map(|(batch, _)| batch)
+            .collect()
+    };
+    assert_eq!(numbered(paged(store.clone()).await), [0, 2, 3]);
     store.compact_inputs().await.unwrap();
     assert_eq!(
         typed(recording::load(&store, id).await.unwrap()),

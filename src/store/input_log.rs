@@ -16,10 +16,20 @@ use super::{Store, StoreError};
 
 /// A recording's batches (`recording_id` bound twice with the batch to start after,
 /// then the limit) in order from both tables. `UNION` keeps one of a batch written
-/// twice, a commit whose answer was lost.
+/// twice, a commit whose answer was lost. The log has no index, so this scans it:
+/// readers that page ask [`MOVED_AFTER`] first.
 pub(super) const INPUTS_AFTER: &str =
     "SELECT batch, lines FROM inputs WHERE recording_id = ? AND batch > ? \
      UNION SELECT batch, lines FROM input_log WHERE recording_id = ? AND batch > ? \
+     ORDER BY batch LIMIT ?";
+
+/// A recording's batches from `inputs` alone (`recording_id`, the batch to start
+/// after, the limit): a key range, no scan of the log. A full page of them is the
+/// page [`INPUTS_AFTER`] would give: a recording's logged batches all come after its
+/// moved ones (the writer logs them in order and a move takes the whole log), or are
+/// copies of moved ones. Only a shorter page, the recording's last, needs the log.
+pub(super) const MOVED_AFTER: &str =
+    "SELECT batch, lines FROM inputs WHERE recording_id = ? AND batch > ? \
      ORDER BY batch LIMIT ?";
 
 /// SQLite: the log's rows moved to `inputs` in key order. In one transaction with

@@ -12,7 +12,7 @@ use sqlx::{AssertSqlSafe, QueryBuilder};
 use crate::games::Outcome;
 
 use super::engine::{clamp, on_engine, unclamp, Engine};
-use super::input_log::INPUTS_AFTER;
+use super::input_log::{INPUTS_AFTER, MOVED_AFTER};
 use super::instances::close_stale_sql;
 use super::results::NewResult;
 use super::{Store, StoreError};
@@ -457,6 +457,17 @@ impl Store {
         // Batch numbers count input lines from 0, so -1 is before every batch.
         let after = after.unwrap_or(-1);
         on_engine!(self, |pool, sql| {
+            // The moved batches first: a long recording's pages scan the log once,
+            // on the last page, not once a page (super::input_log::MOVED_AFTER).
+            let moved: Vec<(i64, String)> = sqlx::query_as(sql(MOVED_AFTER))
+                .bind(id)
+                .bind(after)
+                .bind(i64::from(limit))
+                .fetch_all(pool)
+                .await?;
+            if moved.len() >= limit as usize {
+                return Ok(moved);
+            }
             Ok(sqlx::query_as(sql(INPUTS_AFTER))
                 .bind(id)
                 .bind(after)
