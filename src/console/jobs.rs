@@ -24,6 +24,7 @@ use crate::records::scores;
 use crate::seat::{self, Services};
 
 use super::commands::{bottoken, ladder, levels, sshkey};
+use super::file_threads;
 use super::ladder::{SeedDone, SeedEnd};
 use super::replay::{play_back, TOO_MANY_REPLAYS};
 use super::resume::{resume, Resumed};
@@ -95,7 +96,8 @@ pub(super) enum StoreWork {
     LadderSeed(Box<SeedEnd>),
 }
 
-/// Work on files: games that may read a saved world, levels, saves.
+/// Work on files: games that may read a saved world, levels, saves. Runs on the file
+/// threads (super::file_threads says why).
 pub(super) enum FileWork {
     Start {
         kind: &'static GameKind,
@@ -184,8 +186,8 @@ impl Job {
         Job(Box::new(work))
     }
 
-    /// Do the work. What blocks (files, hashing) runs on a blocking thread, so this may
-    /// be awaited on the event loop.
+    /// Do the work. What blocks runs off the event loop (files on the file threads,
+    /// hashing on its own thread), so this may be awaited on it.
     pub async fn run(self, context: Arc<Context>) -> Done {
         match *self.0 {
             Work::Social {
@@ -233,10 +235,10 @@ impl Job {
                 answer: pending.await,
             }),
             Work::Files(work) => {
-                match tokio::task::spawn_blocking(move || Job::run_blocking(work, &context)).await {
-                    Ok(done) => done,
-                    Err(error) => {
-                        tracing::error!(%error, "a console job failed");
+                match file_threads::run(move || Job::run_blocking(work, &context)).await {
+                    Some(done) => done,
+                    None => {
+                        tracing::error!("a console job failed");
                         Done(Finished::Failed)
                     }
                 }

@@ -26,6 +26,7 @@ mod agent;
 mod bot;
 mod coach;
 pub mod commands;
+mod file_threads;
 mod game;
 mod jobs;
 mod ladder;
