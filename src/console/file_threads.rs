@@ -1,17 +1,18 @@
-//! The threads a console's file work runs on (a game's start, a race's opening, a
-//! save, the levels listed or read again): [`FILE_WORKERS`] of them, fed by one queue,
-//! rather than tokio's blocking pool.
+//! The threads a game's start runs on (a game's start, a race's opening: the console
+//! work that makes a game's state): [`FILE_WORKERS`] of them, fed by one queue, rather
+//! than tokio's blocking pool.
 //!
 //! Why threads of their own: a game's state is made where its start runs, and stays
 //! for the whole game. On the blocking pool, 10,000 players arriving in three seconds
 //! started their games on some twenty threads, each with an allocator arena of its own
 //! (glibc keeps up to eight a core) that kept its share of the arrival's leftovers for
-//! as long as the games it held lived: about 175 bytes a session more than with one
-//! arena (issue 29, row 5; docs/BENCHMARKS.md, run BP). Two threads keep two arenas.
+//! as long as the games it held lived: about 50 bytes a session more than on two
+//! threads (issue 29, row 5; docs/BENCHMARKS.md, run BP). Two threads keep two arenas.
 //!
 //! The queue has no bound of its own: each session waits for its one job, so it holds
-//! at most one job a session. A start takes well under a millisecond; a slow disk
-//! slows the starts behind it, as it would slow them anyway.
+//! at most one job a session. A start takes well under a millisecond unless it reads
+//! a player's saved world from a slow disk; saves and reloads, which write or read
+//! many files, stay on the blocking pool (`Job::run`), so that they hold up no start.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::{mpsc, Arc, Mutex, OnceLock};
@@ -57,7 +58,14 @@ fn start() -> Option<mpsc::Sender<Task>> {
                     Err(poisoned) => poisoned.into_inner().recv(),
                 };
                 let Ok(task) = next else { return };
-                let _ = std::panic::catch_unwind(AssertUnwindSafe(task));
+                if let Err(panic) = std::panic::catch_unwind(AssertUnwindSafe(task)) {
+                    let text = panic
+                        .downcast_ref::<&str>()
+                        .map(|text| (*text).to_owned())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    tracing::error!(panic = %text, "a job on a file thread panicked");
+                }
             });
         match spawned {
             Ok(_) => started += 1,

@@ -96,8 +96,9 @@ pub(super) enum StoreWork {
     LadderSeed(Box<SeedEnd>),
 }
 
-/// Work on files: games that may read a saved world, levels, saves. Runs on the file
-/// threads (super::file_threads says why).
+/// Work on files: games that may read a saved world, levels, saves. Off the runtime:
+/// a game's start on the file threads (super::file_threads says why), the rest on the
+/// blocking pool.
 pub(super) enum FileWork {
     Start {
         kind: &'static GameKind,
@@ -133,6 +134,13 @@ pub(super) enum FileWork {
         /// This session may still make a new save.
         may_create: bool,
     },
+}
+
+impl FileWork {
+    /// Whether it makes a game's state (a start, a race's opening).
+    fn makes_a_game(&self) -> bool {
+        matches!(self, FileWork::Start { .. } | FileWork::OpenRace { .. })
+    }
 }
 
 /// What a [`Job`] gave, for [`Console::finish`](super::Console::finish).
@@ -235,13 +243,22 @@ impl Job {
                 answer: pending.await,
             }),
             Work::Files(work) => {
-                match file_threads::run(move || Job::run_blocking(work, &context)).await {
-                    Some(done) => done,
-                    None => {
-                        tracing::error!("a console job failed");
-                        Done(Finished::Failed)
-                    }
-                }
+                // What makes a game's state runs on the file threads, where its
+                // allocations stay in two arenas (super::file_threads); a save (two
+                // fsyncs, as often as a player types `save`) and a reload (every
+                // level file) on the blocking pool, so that no player's saves and no
+                // reload hold up another's start.
+                let done = if work.makes_a_game() {
+                    file_threads::run(move || Job::run_blocking(work, &context)).await
+                } else {
+                    tokio::task::spawn_blocking(move || Job::run_blocking(work, &context))
+                        .await
+                        .ok()
+                };
+                done.unwrap_or_else(|| {
+                    tracing::error!("a console job failed");
+                    Done(Finished::Failed)
+                })
             }
         }
     }

@@ -8,8 +8,9 @@
 //! minutes in docs/BENCHMARKS.md's run BN); appended to `input_log`, a table without a
 //! key, they fill a few pages at its end. [`Store::compact_inputs`] moves them every
 //! so often in one statement, sorted, so that a recording's page is dirtied once a
-//! move rather than once a second. Readers read both tables ([`INPUTS_AFTER`]): a row
-//! is in exactly one of them at any moment, as a move is one transaction.
+//! move rather than once a second. Readers read both tables ([`INPUTS_AFTER`]), a
+//! paged reader `inputs` alone first ([`MOVED_AFTER`]): a row is in exactly one of
+//! them at any moment, as a move is one transaction.
 
 use super::engine::{on_engine, Engine};
 use super::{Store, StoreError};
@@ -26,8 +27,11 @@ pub(super) const INPUTS_AFTER: &str =
 /// A recording's batches from `inputs` alone (`recording_id`, the batch to start
 /// after, the limit): a key range, no scan of the log. A full page of them is the
 /// page [`INPUTS_AFTER`] would give: a recording's logged batches all come after its
-/// moved ones (the writer logs them in order and a move takes the whole log), or are
-/// copies of moved ones. Only a shorter page, the recording's last, needs the log.
+/// moved ones, or are copies of moved ones (a commit whose answer was lost, written
+/// again). That holds because one writer writes a recording, in order, one
+/// transaction a write, and a move takes the whole log (SQLite) or every row its
+/// snapshot sees, which holds a batch's predecessors too (PostgreSQL). Only a shorter
+/// page, the recording's last, needs the log.
 pub(super) const MOVED_AFTER: &str =
     "SELECT batch, lines FROM inputs WHERE recording_id = ? AND batch > ? \
      ORDER BY batch LIMIT ?";
