@@ -5,8 +5,7 @@
 //! synced, renamed over the old save (`tempfile`'s `persist`), then the directory
 //! itself synced so that the rename survives a power cut. A crash or a full disk never
 //! leaves half a file where a save used to be. Everything here blocks: callers on the
-//! runtime run it off the runtime (`spawn_blocking`, or a game's start on the console's
-//! file threads).
+//! runtime run it with `spawn_blocking`.
 
 use std::fs;
 use std::io::{self, Write as _};

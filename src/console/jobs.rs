@@ -24,7 +24,6 @@ use crate::records::scores;
 use crate::seat::{self, Services};
 
 use super::commands::{bottoken, ladder, levels, sshkey};
-use super::file_threads;
 use super::ladder::{SeedDone, SeedEnd};
 use super::replay::{play_back, TOO_MANY_REPLAYS};
 use super::resume::{resume, Resumed};
@@ -96,9 +95,7 @@ pub(super) enum StoreWork {
     LadderSeed(Box<SeedEnd>),
 }
 
-/// Work on files: games that may read a saved world, levels, saves. Off the runtime:
-/// a game's start on the file threads (super::file_threads says why), the rest on the
-/// blocking pool.
+/// Work on files: games that may read a saved world, levels, saves.
 pub(super) enum FileWork {
     Start {
         kind: &'static GameKind,
@@ -134,13 +131,6 @@ pub(super) enum FileWork {
         /// This session may still make a new save.
         may_create: bool,
     },
-}
-
-impl FileWork {
-    /// Whether it makes a game's state (a start, a race's opening).
-    fn makes_a_game(&self) -> bool {
-        matches!(self, FileWork::Start { .. } | FileWork::OpenRace { .. })
-    }
 }
 
 /// What a [`Job`] gave, for [`Console::finish`](super::Console::finish).
@@ -194,8 +184,8 @@ impl Job {
         Job(Box::new(work))
     }
 
-    /// Do the work. What blocks runs off the event loop (files on the file threads,
-    /// hashing on its own thread), so this may be awaited on it.
+    /// Do the work. What blocks (files, hashing) runs on a blocking thread, so this may
+    /// be awaited on the event loop.
     pub async fn run(self, context: Arc<Context>) -> Done {
         match *self.0 {
             Work::Social {
@@ -243,22 +233,13 @@ impl Job {
                 answer: pending.await,
             }),
             Work::Files(work) => {
-                // What makes a game's state runs on the file threads, where its
-                // allocations stay in two arenas (super::file_threads); a save (two
-                // fsyncs, as often as a player types `save`) and a reload (every
-                // level file) on the blocking pool, so that no player's saves and no
-                // reload hold up another's start.
-                let done = if work.makes_a_game() {
-                    file_threads::run(move || Job::run_blocking(work, &context)).await
-                } else {
-                    tokio::task::spawn_blocking(move || Job::run_blocking(work, &context))
-                        .await
-                        .ok()
-                };
-                done.unwrap_or_else(|| {
-                    tracing::error!("a console job failed");
-                    Done(Finished::Failed)
-                })
+                match tokio::task::spawn_blocking(move || Job::run_blocking(work, &context)).await {
+                    Ok(done) => done,
+                    Err(error) => {
+                        tracing::error!(%error, "a console job failed");
+                        Done(Finished::Failed)
+                    }
+                }
             }
         }
     }

@@ -26,7 +26,6 @@ mod agent;
 mod bot;
 mod coach;
 pub mod commands;
-mod file_threads;
 mod game;
 mod jobs;
 mod ladder;

@@ -466,7 +466,7 @@ impl<S: Transport> Session<S> {
 
     /// Run `job`, and each job its result leads to, until there is text to send:
     /// that text, and whether the session closes after it. The session waits for the
-    /// job (what blocks runs off the runtime, `Job::run`); messages wait in the inbox
+    /// job (what blocks runs on a blocking thread); messages wait in the inbox
     /// meanwhile.
     async fn wait_for(&mut self, job: Job) -> (String, bool) {
         let mut job = job;
