@@ -101,9 +101,11 @@ async fn main() {
         }
     }
     // A long recording read as `replay` and the verifier read it, page by page,
-    // with the log as full as the writer lets it grow (a move's worth of seconds
-    // written after the last move, none moved).
-    let full_log = (move_rows / recordings.max(1) as u64).saturating_sub(1);
+    // with the log as full as the writer lets it grow: seconds written, none moved,
+    // until one more would make a move due, by rows or by time (none if it is due).
+    let rows_room = move_rows.saturating_sub(logged) / recordings.max(1) as u64;
+    let time_room = COMPACT_EVERY.as_secs().saturating_sub(seconds - last_move);
+    let full_log = rows_room.min(time_room).saturating_sub(1);
     for second in seconds..seconds + full_log {
         store
             .write(&second_of_lines(first, recordings, second))
