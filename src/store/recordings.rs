@@ -177,6 +177,18 @@ pub struct Played {
 /// Rows one INSERT carries at most: far below SQLite's limit of bound values.
 const ROWS_PER_STATEMENT: usize = 500;
 
+/// Whether a multi-row INSERT of `rows` rows is kept in the connection's statement
+/// cache: only a whole chunk of [`ROWS_PER_STATEMENT`], whose text is the same every
+/// time. Each other count is another text, and sqlx kept up to a hundred of them per
+/// connection, each prepared statement holding memory in proportion to its rows (a
+/// whole chunk of `recordings` holds 0.7 to 1.3 MB: heaptrack, docs/BENCHMARKS.md run
+/// BQ), so a server whose batches varied for long kept tens of MB there. The others
+/// are prepared, run and dropped (sqlx keeps one such statement a connection until the
+/// next), about one parse a second per kind of row.
+fn cached(rows: usize) -> bool {
+    rows == ROWS_PER_STATEMENT
+}
+
 /// A recording's row as the lists read it.
 #[derive(sqlx::FromRow)]
 pub(super) struct ListedRow {
@@ -283,7 +295,11 @@ impl Store {
                         .push_bind(open.race);
                 });
                 insert.push(" ON CONFLICT DO NOTHING");
-                insert.build().execute(&mut *tx).await?;
+                insert
+                    .build()
+                    .persistent(cached(chunk.len()))
+                    .execute(&mut *tx)
+                    .await?;
             }
             for change in changes {
                 match change {
@@ -331,7 +347,11 @@ impl Store {
                 insert.push_values(chunk, |mut row, &(id, first, lines)| {
                     row.push_bind(id).push_bind(first).push_bind(lines);
                 });
-                insert.build().execute(&mut *tx).await?;
+                insert
+                    .build()
+                    .persistent(cached(chunk.len()))
+                    .execute(&mut *tx)
+                    .await?;
             }
             for chunk in results.chunks(ROWS_PER_STATEMENT) {
                 let mut insert = QueryBuilder::new(
@@ -361,7 +381,11 @@ impl Store {
                 });
                 // One result per recording and input count (the index results_once).
                 insert.push(" ON CONFLICT DO NOTHING");
-                insert.build().execute(&mut *tx).await?;
+                insert
+                    .build()
+                    .persistent(cached(chunk.len()))
+                    .execute(&mut *tx)
+                    .await?;
             }
             tx.commit().await?;
         });
@@ -603,5 +627,64 @@ impl Store {
             tx.commit().await?;
             Ok(ids.len() as u64)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::DbUrl;
+    use sqlx::Connection as _;
+
+    fn open(id: i64) -> Change {
+        Change::Open(Box::new(NewRecording {
+            id,
+            player: String::from("Bo"),
+            player_key: String::from("bo"),
+            registered: false,
+            start: Start {
+                game: String::from("sokoban"),
+                args: vec![String::from("classic")],
+                memory: String::new(),
+                world: None,
+            },
+            level: String::from("classic"),
+            race: None,
+            started_at: 0,
+        }))
+    }
+
+    /// Batches of every size below a whole chunk leave no prepared statement of
+    /// theirs behind: before, each size was one more statement kept by the connection
+    /// (up to a hundred), each holding memory in proportion to its rows.
+    #[tokio::test]
+    async fn batches_of_other_sizes_leave_no_statement_cached() {
+        let store = Store::open(&DbUrl::Memory).await.unwrap();
+        let cached = || async {
+            match &store.shared.engine {
+                Engine::Sqlite(pool) => pool.acquire().await.unwrap().cached_statements_size(),
+                Engine::Postgres(_) => unreachable!("a database in memory is SQLite"),
+            }
+        };
+        let mut id = 0;
+        let mut batch = |rows: usize| {
+            let changes: Vec<Change> = (0..rows)
+                .map(|_| {
+                    id += 1;
+                    open(id)
+                })
+                .collect();
+            changes
+        };
+        store.write(&batch(1)).await.unwrap();
+        let after_one = cached().await;
+        for rows in 2..=12 {
+            store.write(&batch(rows)).await.unwrap();
+        }
+        assert_eq!(cached().await, after_one, "statements kept per batch size");
+        // A whole chunk is kept, once: its text is the same every time.
+        store.write(&batch(ROWS_PER_STATEMENT)).await.unwrap();
+        store.write(&batch(ROWS_PER_STATEMENT)).await.unwrap();
+        assert_eq!(cached().await, after_one + 1);
     }
 }
