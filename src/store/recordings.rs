@@ -182,9 +182,10 @@ const ROWS_PER_STATEMENT: usize = 500;
 /// time. Each other count is another text, and sqlx kept up to a hundred of them per
 /// connection, each prepared statement holding memory in proportion to its rows (a
 /// whole chunk of `recordings` holds 0.7 to 1.3 MB: heaptrack, docs/BENCHMARKS.md run
-/// BQ), so a server whose batches varied for long kept tens of MB there. The others
-/// are prepared, run and dropped (sqlx keeps one such statement a connection until the
-/// next), about one parse a second per kind of row.
+/// BQ), so a busy server whose batches varied could keep up to tens of MB there (a
+/// bound from those figures, not measured over a long run). The others are prepared,
+/// run and dropped (sqlx keeps one such statement a connection until the next), about
+/// one parse a second per kind of row.
 fn cached(rows: usize) -> bool {
     rows == ROWS_PER_STATEMENT
 }
