@@ -668,14 +668,13 @@ mod tests {
             }
         };
         let mut id = 0;
-        let mut batch = |rows: usize| {
-            let changes: Vec<Change> = (0..rows)
+        let mut batch = |rows: usize| -> Vec<Change> {
+            (0..rows)
                 .map(|_| {
                     id += 1;
                     open(id)
                 })
-                .collect();
-            changes
+                .collect()
         };
         store.write(&batch(1)).await.unwrap();
         let after_one = cached().await;
