@@ -32,7 +32,7 @@
 //! empty inbox, as it does on every command, takes no lock.
 
 use std::collections::VecDeque;
-use std::future::poll_fn;
+use std::future::{poll_fn, Future};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
@@ -358,8 +358,11 @@ impl Shared {
 
 impl Inbox {
     /// The next bell or delivery, waiting until there is one: what a session waits on.
-    pub async fn next(&mut self) -> Next {
-        poll_fn(|cx| {
+    ///
+    /// Not an `async fn`: its future would keep `self` twice, in every idle session's.
+    #[allow(clippy::should_implement_trait)] // a wait, not an iterator
+    pub fn next(&mut self) -> impl Future<Output = Next> + '_ {
+        poll_fn(move |cx| {
             if let Some(bell) = self.heard() {
                 return Poll::Ready(Next::Bell(bell));
             }
@@ -370,7 +373,6 @@ impl Inbox {
             self.heard()
                 .map_or(Poll::Pending, |bell| Poll::Ready(Next::Bell(bell)))
         })
-        .await
     }
 
     /// Wait until the shutdown bell rings; messages and the alarm stay for

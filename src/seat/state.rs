@@ -57,10 +57,12 @@ pub struct Seat {
     /// Whom this session watches, and the game they play (for this session's colours).
     /// Boxed: most sessions watch nobody.
     pub(super) watching: Option<Box<(SessionId, PlayerName, Option<&'static GameKind>)>>,
-    /// Who watches this session's game.
     /// Who watches this session's game, and whether each reads through a screen
-    /// reader (it gets descriptions, not boards).
-    pub(super) watchers: Vec<(SessionId, InboxSender, bool)>,
+    /// reader (it gets descriptions, not boards). Boxed, and there only while someone
+    /// watches: most games have no watcher, and a seat lives in every session (8 bytes
+    /// where a `Vec` takes 24).
+    #[allow(clippy::box_collection)] // see above
+    pub(super) watchers: Option<Box<Vec<(SessionId, InboxSender, bool)>>>,
     /// The recording being played back to this session, and its task.
     /// Boxed: rare.
     pub(super) replaying: Option<Box<(i64, tokio::task::AbortHandle)>>,
@@ -123,7 +125,7 @@ impl Seat {
             settings: Settings::default(),
             asking: None,
             watching: None,
-            watchers: Vec::new(),
+            watchers: None,
             replaying: None,
             unfinished: None,
             watching_race: None,
@@ -347,7 +349,11 @@ impl Drop for Seat {
             let id = watching.0;
             self.services.registry.send(id, Message::Unwatch(self.id));
         }
-        for (_, inbox, _) in self.watchers.drain(..) {
+        for (_, inbox, _) in self
+            .watchers
+            .take()
+            .map_or_else(Vec::new, |watchers| *watchers)
+        {
             let _ = inbox.send(Message::WatchEnded {
                 name: self.name.clone(),
             });

@@ -120,59 +120,80 @@ impl Seat {
         if inbox.send(Message::Frame(Arc::from(view))).is_err() {
             return;
         }
-        self.watchers.retain(|(id, _, _)| *id != watcher);
-        self.watchers.push((watcher, inbox, reader));
-        self.services
-            .registry
-            .set_watchers(self.id, self.watchers.len());
+        let watchers = self.watchers.get_or_insert_with(Box::default);
+        watchers.retain(|(id, _, _)| *id != watcher);
+        watchers.push((watcher, inbox, reader));
+        let count = watchers.len();
+        self.services.registry.set_watchers(self.id, count);
     }
 
     /// A watcher stopped.
     pub fn remove_watcher(&mut self, watcher: SessionId) {
-        self.watchers.retain(|(id, _, _)| *id != watcher);
-        self.services
-            .registry
-            .set_watchers(self.id, self.watchers.len());
+        if let Some(watchers) = self.watchers.as_mut() {
+            watchers.retain(|(id, _, _)| *id != watcher);
+        }
+        let count = self.forget_watchers_if_none();
+        self.services.registry.set_watchers(self.id, count);
+    }
+
+    /// How many watch; their list is dropped when none are left.
+    fn forget_watchers_if_none(&mut self) -> usize {
+        let count = self.watchers.as_ref().map_or(0, |watchers| watchers.len());
+        if count == 0 {
+            self.watchers = None;
+        }
+        count
     }
 
     /// Whether anyone watches.
     pub fn is_watched(&self) -> bool {
-        !self.watchers.is_empty()
+        self.watchers
+            .as_ref()
+            .is_some_and(|watchers| !watchers.is_empty())
     }
 
     /// Whether a watcher reads through a screen reader (and so needs the game
     /// described, [`Seat::show_watchers`]).
     pub fn has_reader_watchers(&self) -> bool {
-        self.watchers.iter().any(|(_, _, reader)| *reader)
+        self.watchers
+            .iter()
+            .flat_map(|watchers| watchers.iter())
+            .any(|(_, _, reader)| *reader)
     }
 
     /// Send the game's output to every watcher, and `described` (the game in words,
     /// when a watcher reads through a screen reader) to those who read so; those gone
     /// are forgotten.
     pub fn show_watchers(&mut self, text: &str, described: Option<&str>) {
-        if self.watchers.is_empty() || text.is_empty() {
+        let Some(watchers) = self.watchers.as_mut() else {
+            return;
+        };
+        if watchers.is_empty() || text.is_empty() {
             return;
         }
         let frame: Arc<str> = Arc::from(text);
         let words: Option<Arc<str>> = described.map(Arc::from);
-        let before = self.watchers.len();
-        self.watchers.retain(|(_, inbox, reader)| {
+        let before = watchers.len();
+        watchers.retain(|(_, inbox, reader)| {
             let shown = match (&words, reader) {
                 (Some(words), true) => Arc::clone(words),
                 _ => Arc::clone(&frame),
             };
             inbox.send(Message::Frame(shown)).is_ok()
         });
-        if self.watchers.len() != before {
-            self.services
-                .registry
-                .set_watchers(self.id, self.watchers.len());
+        if watchers.len() != before {
+            let count = self.forget_watchers_if_none();
+            self.services.registry.set_watchers(self.id, count);
         }
     }
 
     /// The game is over: every watcher goes back to the lobby.
     pub fn end_watching(&mut self) {
-        for (_, inbox, _) in self.watchers.drain(..) {
+        for (_, inbox, _) in self
+            .watchers
+            .take()
+            .map_or_else(Vec::new, |watchers| *watchers)
+        {
             let _ = inbox.send(Message::WatchEnded {
                 name: self.name.clone(),
             });

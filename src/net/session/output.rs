@@ -98,7 +98,7 @@ impl<S: Transport> Session<S> {
 
     /// `text` as the wire carries it to this client (painted, the echo switched
     /// around a secret); `None` when there is nothing to send.
-    fn reply_bytes(&mut self, text: &str) -> Option<Vec<u8>> {
+    pub(super) fn reply_bytes(&mut self, text: &str) -> Option<Vec<u8>> {
         let painted;
         let text = match self.paint(text) {
             Some(text) => {
@@ -135,12 +135,12 @@ impl<S: Transport> Session<S> {
     }
 
     /// As much of `bytes` as the socket takes now: how much that was.
-    fn write_now(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+    pub(super) fn write_now(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         self.stream.write_now(bytes)
     }
 
     /// The rest of a reply the socket could not take at once.
-    async fn write_slowly(&mut self, rest: &[u8]) -> std::io::Result<()> {
+    pub(super) async fn write_slowly(&mut self, rest: &[u8]) -> std::io::Result<()> {
         tokio::select! {
             result = tokio::time::timeout(WRITE_TIMEOUT, self.stream.write_all(rest)) => {
                 result.unwrap_or_else(|_| {
