@@ -127,7 +127,13 @@ async fn a_teacher_sees_the_class_live_watches_a_board_and_downloads_the_results
         entered.elapsed()
     );
     assert!(row.contains("ann"), "{row}");
-    assert!(row.contains("0/2 boxes, 0 moves"), "{row}");
+    // The place and the game's progress are two fields set a moment apart (the place
+    // as the game starts, the progress just before its board is sent), so a look at
+    // the table can fall between them: the progress is waited for too.
+    let row = browser
+        .wait_for_text("#sessions tbody", "0/2 boxes, 0 moves", WAIT)
+        .await;
+    assert!(row.contains("ann"), "{row}");
     ann.send("w1").await;
     ann.read_text_until("Enter command: ").await;
     browser

@@ -156,6 +156,9 @@ impl<S: Transport> Session<S> {
             Outcome::Close(text) => (text, true),
             Outcome::Wait(job) => return Ok(Step::Later(Rest::Job(job, line_came))),
         };
+        // Before the reply leaves: by the time the player sees the board, the web
+        // page's next look at the table finds the game's progress with it.
+        self.show_progress();
         if let Some(bytes) = self.reply_bytes(&text) {
             let written = self.write_now(&bytes)?;
             if written < bytes.len() {
@@ -171,7 +174,7 @@ impl<S: Transport> Session<S> {
     }
 
     /// A reply has left: the session closes after it, or the terminal follows the
-    /// settings, and the web page the game's progress.
+    /// settings.
     fn replied(&mut self, close: bool, line_came: Option<Instant>) -> Step {
         if close {
             self.discard_unread();
@@ -180,10 +183,10 @@ impl<S: Transport> Session<S> {
         if self.tty.is_some() || self.wants_terminal() {
             return Step::Later(Rest::Terminal(line_came));
         }
-        self.show_progress();
         Step::Done(Done::Answered(line_came))
     }
 
+    /// The game's progress, for the web page's live table (only read with it on).
     fn show_progress(&self) {
         if self.observed() {
             self.registration
@@ -241,7 +244,6 @@ impl<S: Transport> Session<S> {
                 }
                 Rest::Terminal(line_came) => {
                     Box::pin(self.sync_terminal()).await?;
-                    self.show_progress();
                     Step::Done(Done::Answered(line_came))
                 }
                 Rest::LastWords(text, ending) => {
