@@ -174,20 +174,39 @@ pub struct Played {
     pub duration_ms: u64,
 }
 
-/// Rows one INSERT carries at most: far below SQLite's limit of bound values.
-const ROWS_PER_STATEMENT: usize = 500;
+/// Values one multi-row INSERT binds at most: far below SQLite's limit, and few enough
+/// that the statements kept prepared stay small. A prepared INSERT holds memory in
+/// proportion to its values, on each of the pool's connections that ran one: at 500
+/// rows of `recordings` (13 values a row, 0.7 to 1.3 MB a statement), the whole
+/// chunks kept took about 400 bytes for every session of row 5 (docs/BENCHMARKS.md,
+/// run BS). Counted in values rather than rows, the wide rows, rare (a game's start,
+/// a result), come fewer to a statement, and the input lines, three values and every
+/// second's most, stay 500 to one: fewer rows a statement cost the store's benchmark
+/// 0.2 µs a line in more executions (run BS).
+const VALUES_PER_STATEMENT: usize = 1_500;
 
-/// Whether a multi-row INSERT of `rows` rows is kept in the connection's statement
-/// cache: only a whole chunk of [`ROWS_PER_STATEMENT`], whose text is the same every
-/// time. Each other count is another text, and sqlx kept up to a hundred of them per
-/// connection, each prepared statement holding memory in proportion to its rows (a
-/// whole chunk of `recordings` holds 0.7 to 1.3 MB: heaptrack, docs/BENCHMARKS.md run
-/// BQ), so a busy server whose batches varied could keep up to tens of MB there (a
-/// bound from those figures, not measured over a long run). The others are prepared,
-/// run and dropped (sqlx keeps one such statement a connection until the next), about
-/// one parse a second per kind of row.
-fn cached(rows: usize) -> bool {
-    rows == ROWS_PER_STATEMENT
+/// Rows of `values` values each in one INSERT.
+const fn rows_per_statement(values: usize) -> usize {
+    VALUES_PER_STATEMENT / values
+}
+
+/// `recordings` rows (a game's start) one INSERT carries at most.
+const OPENS_PER_STATEMENT: usize = rows_per_statement(13);
+/// `input_log` rows (a recording's second of lines) one INSERT carries at most.
+const LINES_PER_STATEMENT: usize = rows_per_statement(3);
+/// `results` rows one INSERT carries at most.
+const RESULTS_PER_STATEMENT: usize = rows_per_statement(18);
+
+/// Whether a multi-row INSERT of `rows` rows, of statements `whole` rows long, is kept
+/// in the connection's statement cache: only a whole chunk, whose text is the same
+/// every time. Each other count is another text, and sqlx kept up to a hundred of
+/// them per connection, each holding memory in proportion to its rows (heaptrack,
+/// docs/BENCHMARKS.md run BQ), so a busy server whose batches varied could keep up to
+/// tens of MB there (a bound from those figures, not measured over a long run). The
+/// others are prepared, run and dropped (sqlx keeps one such statement a connection
+/// until the next), about one parse a second per kind of row.
+fn cached(rows: usize, whole: usize) -> bool {
+    rows == whole
 }
 
 /// A recording's row as the lists read it.
@@ -276,7 +295,7 @@ impl Store {
         let instance = self.shared.instance;
         on_engine!(self, |pool, sql| {
             let mut tx = pool.begin().await?;
-            for chunk in opens.chunks(ROWS_PER_STATEMENT) {
+            for chunk in opens.chunks(OPENS_PER_STATEMENT) {
                 let mut insert = QueryBuilder::new(
                     "INSERT INTO recordings (id, player, player_key, registered, game, args, memory, world, started_at, state, instance, level, race) ",
                 );
@@ -298,7 +317,7 @@ impl Store {
                 insert.push(" ON CONFLICT DO NOTHING");
                 insert
                     .build()
-                    .persistent(cached(chunk.len()))
+                    .persistent(cached(chunk.len(), OPENS_PER_STATEMENT))
                     .execute(&mut *tx)
                     .await?;
             }
@@ -342,7 +361,7 @@ impl Store {
             }
             // Appended to the log, not put in their places in `inputs`
             // (super::input_log says why); a batch written twice is one row once moved.
-            for chunk in inputs.chunks(ROWS_PER_STATEMENT) {
+            for chunk in inputs.chunks(LINES_PER_STATEMENT) {
                 let mut insert =
                     QueryBuilder::new("INSERT INTO input_log (recording_id, batch, lines) ");
                 insert.push_values(chunk, |mut row, &(id, first, lines)| {
@@ -350,11 +369,11 @@ impl Store {
                 });
                 insert
                     .build()
-                    .persistent(cached(chunk.len()))
+                    .persistent(cached(chunk.len(), LINES_PER_STATEMENT))
                     .execute(&mut *tx)
                     .await?;
             }
-            for chunk in results.chunks(ROWS_PER_STATEMENT) {
+            for chunk in results.chunks(RESULTS_PER_STATEMENT) {
                 let mut insert = QueryBuilder::new(
                     "INSERT INTO results (recording_id, upto, player, player_key, registered, game, level, args, \
                      outcome, moves, pushes, score, largest_tile, gold, duration_ms, finished_at, helped, bot) ",
@@ -384,7 +403,7 @@ impl Store {
                 insert.push(" ON CONFLICT DO NOTHING");
                 insert
                     .build()
-                    .persistent(cached(chunk.len()))
+                    .persistent(cached(chunk.len(), RESULTS_PER_STATEMENT))
                     .execute(&mut *tx)
                     .await?;
             }
@@ -683,8 +702,8 @@ mod tests {
         }
         assert_eq!(cached().await, after_one, "statements kept per batch size");
         // A whole chunk is kept, once: its text is the same every time.
-        store.write(&batch(ROWS_PER_STATEMENT)).await.unwrap();
-        store.write(&batch(ROWS_PER_STATEMENT)).await.unwrap();
+        store.write(&batch(OPENS_PER_STATEMENT)).await.unwrap();
+        store.write(&batch(OPENS_PER_STATEMENT)).await.unwrap();
         assert_eq!(cached().await, after_one + 1);
     }
 }
