@@ -140,8 +140,11 @@ impl Backlog {
 /// writer has taken that batch.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Row {
-    generation: u64,
-    at: usize,
+    // 32 bits each, so that the tape that holds it fits a smaller malloc chunk
+    // (issue 29's row 5). A generation that wrapped around and an index past the
+    // batch are harmless: a row is used only if it is this recording's.
+    generation: u32,
+    at: u32,
 }
 
 /// What the tapes have put in and the writer has not taken yet, with who waits for it
@@ -422,7 +425,7 @@ pub struct Batch {
     /// Input bytes in `taken`.
     bytes: usize,
     /// Which batch this is: a [`Row`] of another is stale.
-    generation: u64,
+    generation: u32,
 }
 
 /// A batch's changes as the writer takes them.
@@ -462,7 +465,10 @@ impl Batch {
         self.taken.sent += 1;
         self.taken.weight += line_weight(line.len());
         let kept = if row.generation == self.generation {
-            match self.taken.changes.get_mut(row.at) {
+            match usize::try_from(row.at)
+                .ok()
+                .and_then(|at| self.taken.changes.get_mut(at))
+            {
                 Some(Change::Inputs {
                     id: kept, lines, ..
                 }) if *kept == id => Some(lines),
@@ -483,7 +489,7 @@ impl Batch {
                 let length = lines.len();
                 *row = Row {
                     generation: self.generation,
-                    at: self.taken.changes.len(),
+                    at: u32::try_from(self.taken.changes.len()).unwrap_or(u32::MAX),
                 };
                 self.taken.changes.push(Change::Inputs { id, first, lines });
                 length
@@ -505,7 +511,7 @@ impl Batch {
     /// Everything in it; it starts again empty, as a new generation.
     fn take(&mut self) -> Taken {
         self.bytes = 0;
-        self.generation += 1;
+        self.generation = self.generation.wrapping_add(1);
         std::mem::take(&mut self.taken)
     }
 
