@@ -178,7 +178,7 @@ pub struct Played {
 /// that the statements kept prepared stay small. A prepared INSERT holds memory in
 /// proportion to its values, on each of the pool's connections that ran one: at 500
 /// rows of `recordings` (13 values a row, 0.7 to 1.3 MB a statement), the whole
-/// chunks kept took about 400 bytes for every session of row 5 (docs/BENCHMARKS.md,
+/// chunks kept took about 370 bytes for every session of row 5 (docs/BENCHMARKS.md,
 /// run BS). Counted in values rather than rows, the wide rows, rare (a game's start,
 /// a result), come fewer to a statement, and the input lines, three values and every
 /// second's most, stay 500 to one: fewer rows a statement cost the store's benchmark
