@@ -492,4 +492,86 @@ mod tests {
         crate::cluster::presence::forget(shared, 2);
         assert_eq!(registry.len(), 0);
     }
+
+    #[tokio::test]
+    async fn a_session_heard_on_both_subjects_at_once_is_one_ghost() {
+        let (registry, bus) = bus_without_server().await;
+        // Instance 2 names each new session twice at the same moment: in its roll call
+        // to this instance, which it just heard of (its own subject, one listener), and
+        // in its changes (presence, the other listener).
+        const SESSIONS: usize = 500;
+        // Both listeners at each session at once: spinning, as a barrier's wake-ups
+        // (or a yield's) come further apart than the moment looked for; a listener
+        // waiting long yields, as the two may share a core.
+        let arrived = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let listeners: Vec<_> = [true, false]
+            .into_iter()
+            .map(|on_presence| {
+                let (shared, arrived) = (Arc::clone(&bus.shared), Arc::clone(&arrived));
+                std::thread::spawn(move || {
+                    for n in 1..=SESSIONS as u64 {
+                        let session = 2_000_000 + n;
+                        let named = vec![(session, view(&format!("guest-{session}")))];
+                        arrived.fetch_add(1, Ordering::SeqCst);
+                        let mut spins = 0_u32;
+                        while arrived.load(Ordering::SeqCst) < 2 * n {
+                            spins += 1;
+                            if spins.is_multiple_of(100_000) {
+                                std::thread::yield_now();
+                            }
+                            std::hint::spin_loop();
+                        }
+                        if on_presence {
+                            on_announce(
+                                &shared,
+                                Announce::Sessions {
+                                    from: 2,
+                                    changed: named,
+                                    gone: Vec::new(),
+                                },
+                                None,
+                            );
+                        } else {
+                            heard_roll(
+                                &shared,
+                                Roll {
+                                    from: 2,
+                                    roll: n,
+                                    upto: session,
+                                    sessions: named,
+                                    last: false,
+                                },
+                            );
+                        }
+                    }
+                })
+            })
+            .collect();
+        for listener in listeners {
+            listener.join().unwrap();
+        }
+        assert_eq!(registry.len(), SESSIONS, "each session once");
+        // Instance 2 stops: none of its sessions stays behind in `who`.
+        crate::cluster::presence::forget(&bus.shared, 2);
+        assert_eq!(registry.len(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_ghost_made_as_its_instance_is_forgotten_is_forgotten_too() {
+        let (registry, bus) = bus_without_server().await;
+        let shared = &bus.shared;
+        // A listener hears instance 2 (its roll call); before it keeps the sessions
+        // named, another task forgets instance 2 (its goodbye, the silence sweep).
+        crate::cluster::presence::heard(shared, 2);
+        crate::cluster::presence::forget(shared, 2);
+        let remote = Remote {
+            instance: 2,
+            session: 2_000_001,
+        };
+        crate::cluster::presence::ghost_of_peer(shared, remote, &view("pia"));
+        // No longer a peer, instance 2 would never be forgotten again, nor its ghost.
+        assert!(!shared.peers.contains_key(&2));
+        assert_eq!(registry.len(), 0);
+        assert_eq!(registry.ghost_id(remote), None);
+    }
 }

@@ -204,9 +204,15 @@ impl Registry {
         let name = PlayerName::from_peer(&view.name)?;
         let place = self.place_from_view(&view.place).unwrap_or(Place::Lobby);
         let idle = u64::from(view.idle);
-        let (id, new) = match self.ghost_id(remote) {
-            Some(id) => (id, false),
-            None => {
+        // Looked up and claimed under one entry: the bus hears an instance on two
+        // subjects, in two tasks, and a session named on both at once (its roll call
+        // to an instance that just heard of it, its change on presence) was made
+        // twice, one entry then out of `ghosts`: forgotten by nothing, in `who` for
+        // good. (No lock on `sessions` is held while `ghosts` is asked: none is taken
+        // the other way round.)
+        let (id, new) = match self.shared.ghosts.entry(remote) {
+            dashmap::Entry::Occupied(known) => (*known.get(), false),
+            dashmap::Entry::Vacant(vacant) => {
                 let id = SessionId(self.shared.next_id.fetch_add(1, Ordering::Relaxed) + 1);
                 let activity = Arc::new(Activity {
                     epoch: self.shared.epoch,
@@ -226,7 +232,7 @@ impl Registry {
                         activity,
                     },
                 );
-                self.shared.ghosts.insert(remote, id);
+                vacant.insert(id);
                 (id, true)
             }
         };
