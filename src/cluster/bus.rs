@@ -568,10 +568,43 @@ mod tests {
             instance: 2,
             session: 2_000_001,
         };
-        crate::cluster::presence::ghost_of_peer(shared, remote, &view("pia"));
+        assert_eq!(
+            crate::cluster::presence::ghost_of_peer(shared, remote, &view("pia")),
+            None
+        );
         // No longer a peer, instance 2 would never be forgotten again, nor its ghost.
         assert!(!shared.peers.contains_key(&2));
         assert_eq!(registry.len(), 0);
         assert_eq!(registry.ghost_id(remote), None);
+    }
+
+    #[tokio::test]
+    async fn a_racer_of_an_instance_not_heard_yet_goes_with_its_silence() {
+        let (registry, bus) = bus_without_server().await;
+        let shared = &bus.shared;
+        let racer = Remote {
+            instance: 2,
+            session: 2_000_001,
+        };
+        // A racer's command comes before any word of its instance's presence.
+        crate::cluster::direct::race_op(shared, racer, "pia", RaceOp::Standings);
+        assert!(registry.ghost_id(racer).is_some());
+        // Its instance counts as heard: were it never heard again, its silence
+        // forgets the racer (before, nothing did).
+        let long_ago = std::time::Instant::now()
+            .checked_sub(crate::cluster::presence::SILENCE * 2)
+            .unwrap();
+        shared.peers.get_mut(&2).unwrap().heard = long_ago;
+        crate::cluster::presence::heartbeat(shared);
+        assert_eq!(registry.ghost_id(racer), None);
+        assert_eq!(registry.len(), 0);
+        // A command that names this instance's own session makes no ghost of it.
+        let own = Remote {
+            instance: 1,
+            session: 1_000_001,
+        };
+        assert!(crate::cluster::direct::race_op(shared, own, "quin", RaceOp::Standings).is_none());
+        assert_eq!(registry.len(), 0);
+        assert!(!shared.peers.contains_key(&1));
     }
 }

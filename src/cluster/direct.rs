@@ -7,7 +7,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use crate::catalog::table::GameKind;
-use crate::cluster::presence::heard_roll;
+use crate::cluster::presence::{ghost_of_peer, heard, heard_roll};
 use crate::cluster::shared::Shared;
 use crate::cluster::wire::{Direct, RaceOp, Wire};
 use crate::players::accounts::PlayerName;
@@ -142,21 +142,31 @@ pub(super) fn race_op(
     op: RaceOp,
 ) -> Option<Answer> {
     let registry = &shared.registry;
+    // Racers of this instance use its desk directly, never the bus.
+    if from.instance == shared.instance {
+        return None;
+    }
     // The racer's session is known here from its instance's presence; if its news
-    // has not come yet, it is known from now on.
+    // has not come yet, it is known from now on. Its command is a sign of life of its
+    // instance, as a roll call is: without it, a ghost of an instance not heard yet
+    // (and, should it never be heard, never a peer) was forgotten by nothing.
     let ghost = match registry.ghost_id(from) {
         Some(id) => id,
-        None => shared.ghost(
-            from,
-            &SessionView {
-                name: name.to_string(),
-                place: crate::players::registry::PlaceView::Lobby,
-                idle: 0,
-                watchers: 0,
-                chat: true,
-                bot: false,
-            },
-        )?,
+        None => {
+            heard(shared, from.instance);
+            ghost_of_peer(
+                shared,
+                from,
+                &SessionView {
+                    name: name.to_string(),
+                    place: crate::players::registry::PlaceView::Lobby,
+                    idle: 0,
+                    watchers: 0,
+                    chat: true,
+                    bot: false,
+                },
+            )?
+        }
     };
     let member = Member {
         id: ghost,
