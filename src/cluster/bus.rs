@@ -404,14 +404,7 @@ mod tests {
     }
 
     fn view(name: &str) -> SessionView {
-        SessionView {
-            name: name.to_string(),
-            place: crate::players::registry::PlaceView::Lobby,
-            idle: 0,
-            watchers: 0,
-            chat: true,
-            bot: false,
-        }
+        SessionView::arrived(name)
     }
 
     /// Instance 1's bus, with no NATS server there: the client keeps trying in the

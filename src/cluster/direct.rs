@@ -154,18 +154,7 @@ pub(super) fn race_op(
         Some(id) => id,
         None => {
             heard(shared, from.instance);
-            ghost_of_peer(
-                shared,
-                from,
-                &SessionView {
-                    name: name.to_string(),
-                    place: crate::players::registry::PlaceView::Lobby,
-                    idle: 0,
-                    watchers: 0,
-                    chat: true,
-                    bot: false,
-                },
-            )?
+            ghost_of_peer(shared, from, &SessionView::arrived(name))?
         }
     };
     let member = Member {

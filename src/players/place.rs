@@ -97,3 +97,18 @@ pub struct SessionView {
     #[serde(default)]
     pub bot: bool,
 }
+
+impl SessionView {
+    /// A player called `name` who has just come, in the lobby: how a session is known
+    /// before its instance says more.
+    pub fn arrived(name: &str) -> SessionView {
+        SessionView {
+            name: name.to_string(),
+            place: PlaceView::Lobby,
+            idle: 0,
+            watchers: 0,
+            chat: true,
+            bot: false,
+        }
+    }
+}
