@@ -431,6 +431,8 @@ mod tests {
             instance: 2,
             session,
         };
+        // Instance 2 is a peer: ghosts are kept only for those.
+        crate::cluster::presence::heard(shared, 2);
         for (session, name) in [(2_000_001, "pia"), (2_000_002, "quin"), (2_000_003, "ray")] {
             shared.ghost(there(session), &view(name));
         }
@@ -561,10 +563,7 @@ mod tests {
             instance: 2,
             session: 2_000_001,
         };
-        assert_eq!(
-            crate::cluster::presence::ghost_of_peer(shared, remote, &view("pia")),
-            None
-        );
+        assert_eq!(shared.ghost(remote, &view("pia")), None);
         // No longer a peer, instance 2 would never be forgotten again, nor its ghost.
         assert!(!shared.peers.contains_key(&2));
         assert_eq!(registry.len(), 0);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 
 use crate::catalog::table::GameKind;
-use crate::cluster::presence::{ghost_of_peer, heard, heard_roll};
+use crate::cluster::presence::{heard, heard_roll};
 use crate::cluster::shared::Shared;
 use crate::cluster::wire::{Direct, RaceOp, Wire};
 use crate::players::accounts::PlayerName;
@@ -154,7 +154,7 @@ pub(super) fn race_op(
         Some(id) => id,
         None => {
             heard(shared, from.instance);
-            ghost_of_peer(shared, from, &SessionView::arrived(name))?
+            shared.ghost(from, &SessionView::arrived(name))?
         }
     };
     let member = Member {

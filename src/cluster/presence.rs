@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 
 use crate::cluster::shared::{Peer, Shared};
 use crate::cluster::wire::{subject_of, Announce, Direct, RaceRow, Roll, CHANGES_PART, PRESENCE};
-use crate::players::registry::{Presence, Remote, SessionId, SessionView};
+use crate::players::registry::{Presence, Remote};
 use crate::text::one_line;
 
 /// How often an instance says it is alive (and what races it has).
@@ -138,25 +138,6 @@ pub(super) fn heard(shared: &Arc<Shared>, from: u64) {
     }
 }
 
-/// Keep what instance `remote.instance`, just [`heard`], says of its session, unless
-/// that instance was forgotten since: the ghost's number here, if it is kept.
-pub(super) fn ghost_of_peer(
-    shared: &Arc<Shared>,
-    remote: Remote,
-    view: &SessionView,
-) -> Option<SessionId> {
-    let id = shared.ghost(remote, view)?;
-    // `forget` runs in other tasks (a goodbye on presence, the silence sweep): one
-    // between `heard` and here has already forgotten this instance's ghosts, and with
-    // it no longer a peer nothing would forget this one. Its peer is removed before
-    // its ghosts, so a ghost made after they were forgotten finds no peer here.
-    if !shared.peers.contains_key(&remote.instance) {
-        shared.registry.forget_ghost(remote);
-        return None;
-    }
-    Some(id)
-}
-
 /// An announcement of another instance: its heartbeat, its sessions, its goodbye.
 pub(super) fn on_announce(
     shared: &Arc<Shared>,
@@ -196,8 +177,7 @@ pub(super) fn on_announce(
             gone,
         } => {
             for (session, view) in &changed {
-                ghost_of_peer(
-                    shared,
+                shared.ghost(
                     Remote {
                         instance: from,
                         session: *session,
@@ -241,8 +221,7 @@ pub(super) fn heard_roll(shared: &Arc<Shared>, roll: Roll) {
     // silence sweep never forgets.
     heard(shared, from);
     for (session, view) in &sessions {
-        ghost_of_peer(
-            shared,
+        shared.ghost(
             Remote {
                 instance: from,
                 session: *session,

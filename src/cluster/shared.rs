@@ -197,24 +197,36 @@ impl Shared {
         }))
     }
 
-    /// Keep what another instance says of its session (a new one gets its sender).
-    /// Its names are checked as names by the registry; its game's label, shown in
-    /// `who`, is cleaned here of control characters.
+    /// Keep what another instance says of its session (a new one gets its sender), if
+    /// that instance is a peer (heard, and not forgotten since): the ghost's number
+    /// here. Its names are checked as names by the registry; its game's label, shown
+    /// in `who`, is cleaned here of control characters.
     pub(super) fn ghost(self: &Arc<Self>, remote: Remote, view: &SessionView) -> Option<SessionId> {
-        if let PlaceView::Game { game, label } = &view.place {
-            if has_removed(label, Keep::Nothing) {
-                let clean = SessionView {
+        let cleaned = match &view.place {
+            PlaceView::Game { game, label } if has_removed(label, Keep::Nothing) => {
+                Some(SessionView {
                     place: PlaceView::Game {
                         game: game.clone(),
                         label: one_line(label),
                     },
                     ..view.clone()
-                };
-                return self
-                    .registry
-                    .ghost(remote, &clean, || self.sender_to(remote));
+                })
             }
+            _ => None,
+        };
+        let view = cleaned.as_ref().unwrap_or(view);
+        let id = self
+            .registry
+            .ghost(remote, view, || self.sender_to(remote))?;
+        // `forget` runs in other tasks (a goodbye on presence, the silence sweep): one
+        // between the caller's `heard` and here has already forgotten this instance's
+        // ghosts, and with it no longer a peer nothing would forget this one. A peer is
+        // removed before its ghosts, so a ghost made after they were forgotten finds
+        // no peer here.
+        if !self.peers.contains_key(&remote.instance) {
+            self.registry.forget_ghost(remote);
+            return None;
         }
-        self.registry.ghost(remote, view, || self.sender_to(remote))
+        Some(id)
     }
 }

@@ -239,7 +239,7 @@ impl Registry {
 mod tests {
     use super::*;
     use crate::players::ids::Remote;
-    use crate::players::place::{PlaceView, SessionView};
+    use crate::players::place::SessionView;
 
     #[tokio::test]
     async fn a_moved_session_takes_its_name_from_the_old_instances_ghost_not_from_a_player_here() {
@@ -247,14 +247,7 @@ mod tests {
         let peer = std::net::SocketAddr::from(([127, 0, 0, 1], 4000));
         let ann = PlayerName::parse("ann").unwrap();
         // With `--bus`, the old process's ann is still announced as another instance's.
-        let view = SessionView {
-            name: String::from("ann"),
-            place: PlaceView::Lobby,
-            idle: 0,
-            watchers: 0,
-            chat: true,
-            bot: false,
-        };
+        let view = SessionView::arrived("ann");
         let remote = Remote {
             instance: 1,
             session: 1_000_001,
