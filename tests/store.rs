@@ -707,11 +707,27 @@ async fn input_lines_read_the_same_from_the_log_and_after_they_move(backend: Bac
     assert_eq!(logged_pages.len(), 2, "two batches, one a page");
     assert_eq!(logged_pages[1][0].0, 2, "numbered by their first line");
 
-    // Moved: the rows written twice are one, and everything reads the same.
+    // Moved: the rows written twice are one, and everything reads the same. (On
+    // SQLite a move joins a recording's batches into one row, numbered by its first
+    // line; PostgreSQL keeps them as written.)
+    let text = |pages: Vec<Vec<(i64, String)>>| -> String {
+        pages
+            .into_iter()
+            .flatten()
+            .map(|(_, lines)| lines)
+            .collect()
+    };
     assert!(store.compact_inputs().await.unwrap() >= 4);
     assert_eq!(store.logged_inputs().await.unwrap(), 0);
     assert_eq!(typed(recording::load(&store, id).await.unwrap()), whole);
-    assert_eq!(paged(store.clone()).await, logged_pages);
+    let moved_pages = paged(store.clone()).await;
+    assert_eq!(text(moved_pages.clone()), text(logged_pages.clone()));
+    if store.is_shared() {
+        assert_eq!(moved_pages, logged_pages);
+    } else {
+        assert_eq!(moved_pages.len(), 1, "joined: {moved_pages:?}");
+        assert_eq!(moved_pages[0][0].0, 0);
+    }
     assert_eq!(
         typed(recording::load(&store, other).await.unwrap()),
         ["d", "u"]
@@ -738,7 +754,11 @@ async fn input_lines_read_the_same_from_the_log_and_after_they_move(backend: Bac
             .map(|(batch, _)| batch)
             .collect()
     };
-    assert_eq!(numbered(paged(store.clone()).await), [0, 2, 3]);
+    let joined = !store.is_shared();
+    assert_eq!(
+        numbered(paged(store.clone()).await),
+        if joined { vec![0, 3] } else { vec![0, 2, 3] }
+    );
     store.compact_inputs().await.unwrap();
     assert_eq!(
         typed(recording::load(&store, id).await.unwrap()),
@@ -1474,5 +1494,199 @@ async fn ladder_baselines_are_replaced_and_listed(backend: Backend) {
         .set_ladder_baseline(ladder + other + 1, 1, "random", 1)
         .await
         .is_err());
+    store.close().await;
+}
+
+/// SQLite's `inputs` (migration 0012): each recording's logged batches joined into one
+/// row a move, a new row a 1,024 lines, a batch written twice joined once, and a copy
+/// of a batch already moved read once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_joins_each_recordings_batches_into_a_row_and_a_copy_moved_later_reads_once() {
+    let backend = Backend::sqlite();
+    let store = backend.open().await;
+    let id = store.recording_ids().await.unwrap().start;
+    let (other, script) = (id + 1, id + 2);
+    store
+        .write(&[
+            open(id, "Ann", true, 100),
+            open(other, "guest-1", false, 100),
+            open(script, "guest-2", false, 100),
+        ])
+        .await
+        .unwrap();
+    let twice = inputs(id, 2, &[(9, "s")]);
+    for second in [
+        vec![
+            inputs(id, 0, &[(5, "w"), (7, "a")]),
+            inputs(other, 0, &[(6, "d")]),
+        ],
+        vec![twice.clone()],
+        vec![twice.clone(), inputs(other, 1, &[(8, "u")])],
+    ] {
+        store.write(&second).await.unwrap();
+    }
+    // A script's batches of 1,000 lines: those that begin within 1,024 lines share
+    // a row (0 and 1,000), the others do not.
+    let thousand: Vec<(u64, &str)> = (0..1000).map(|at_ms| (at_ms, "x")).collect();
+    for batch in 0..4 {
+        store
+            .write(&[inputs(script, batch * 1000, &thousand)])
+            .await
+            .unwrap();
+    }
+    assert_eq!(store.logged_inputs().await.unwrap(), 9);
+    assert_eq!(store.compact_inputs().await.unwrap(), 9, "the log emptied");
+    let rows = |id: i64| {
+        let store = store.clone();
+        async move { store.recording_inputs(id, None, 64).await.unwrap() }
+    };
+    let mut expected = String::new();
+    for (at_ms, line) in [(5, "w"), (7, "a"), (9, "s")] {
+        recording::encode_input(at_ms, line, &mut expected);
+    }
+    assert_eq!(
+        rows(id).await,
+        [(0, expected.clone())],
+        "joined, the copy once"
+    );
+    assert_eq!(rows(other).await.len(), 1);
+    let script_rows: Vec<i64> = rows(script).await.iter().map(|(batch, _)| *batch).collect();
+    assert_eq!(script_rows, [0, 2000, 3000], "a row a 1,024 lines");
+
+    // A copy of a batch already moved, logged after the move (two servers sharing the
+    // file during an upgrade), is not looked for: its row shares a line with the row
+    // before it, and is read once.
+    store
+        .write(&[twice.clone(), inputs(id, 3, &[(12, "q")])])
+        .await
+        .unwrap();
+    assert_eq!(store.compact_inputs().await.unwrap(), 2);
+    let mut again = String::new();
+    recording::encode_input(9, "s", &mut again);
+    recording::encode_input(12, "q", &mut again);
+    assert_eq!(rows(id).await, [(0, expected), (2, again)]);
+    let (_, whole) = recording::load(&store, id).await.unwrap().unwrap();
+    let typed: Vec<String> = whole.inputs.into_iter().map(|input| input.line).collect();
+    assert_eq!(typed, ["w", "a", "s", "q"]);
+    store.close().await;
+}
+
+/// A database made before migration 0012 (its `inputs` kept in recording order)
+/// keeps its lines through the migration, and a server of the version before, which
+/// moves and reads with its own statements, still can on the migrated table: its
+/// move of a batch (one row a batch, `ON CONFLICT DO NOTHING`) and a copy of a
+/// batch inside a joined row, which its moves may store, are read once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn inputs_stored_before_migration_0012_and_by_the_version_before_read_the_same() {
+    use sqlx::sqlite::SqliteConnectOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("arcade.db");
+    let before = tempfile::tempdir().unwrap();
+    let migrations = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/sqlite");
+    for entry in std::fs::read_dir(&migrations).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.as_str() < "0012" {
+            std::fs::copy(&path, before.path().join(&name)).unwrap();
+        }
+    }
+    let options = SqliteConnectOptions::new()
+        .filename(&file)
+        .create_if_missing(true);
+    let pool = sqlx::SqlitePool::connect_with(options).await.unwrap();
+    sqlx::migrate::Migrator::new(before.path())
+        .await
+        .unwrap()
+        .run(&pool)
+        .await
+        .unwrap();
+    let mut first = String::new();
+    recording::encode_input(5, "w", &mut first);
+    recording::encode_input(7, "a", &mut first);
+    let mut second = String::new();
+    recording::encode_input(9, "s", &mut second);
+    for (batch, lines) in [(0, &first), (2, &second)] {
+        sqlx::query("INSERT INTO inputs (recording_id, batch, lines) VALUES (40, ?, ?)")
+            .bind(batch)
+            .bind(lines)
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+    pool.close().await;
+
+    let store = Store::open(&DbUrl::Sqlite(file.clone())).await.unwrap();
+    store.write(&[open(40, "Ann", true, 100)]).await.unwrap();
+    let read = |store: Store| async move {
+        let mut reader = arcade::records::reader::Inputs::new(store, 40);
+        let mut typed = Vec::new();
+        while let Some(page) = reader.next_page().await.unwrap() {
+            typed.extend(page.into_iter().map(|input| input.line));
+        }
+        typed
+    };
+    assert_eq!(read(store.clone()).await, ["w", "a", "s"], "kept");
+    let pool = sqlx::SqlitePool::connect_with(SqliteConnectOptions::new().filename(&file))
+        .await
+        .unwrap();
+    let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(
+        "EXPLAIN QUERY PLAN SELECT batch, lines FROM inputs WHERE recording_id = 40 \
+         AND batch > 0 ORDER BY batch",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert!(
+        plan.iter()
+            .any(|(_, _, _, step)| step.contains("inputs_by_recording")),
+        "read by its index: {plan:?}"
+    );
+
+    // The version before's move, on the migrated table: one row a batch, a batch the
+    // table holds already is one row.
+    let mut third = String::new();
+    recording::encode_input(11, "d", &mut third);
+    for (batch, lines) in [(2, &second), (3, &third)] {
+        sqlx::query("INSERT INTO input_log (recording_id, batch, lines) VALUES (40, ?, ?)")
+            .bind(batch)
+            .bind(lines)
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+    sqlx::query(
+        "INSERT INTO inputs (recording_id, batch, lines) \
+         SELECT recording_id, batch, lines FROM input_log WHERE true \
+         ORDER BY recording_id, batch ON CONFLICT DO NOTHING",
+    )
+    .execute(&pool)
+    .await
+    .unwrap();
+    sqlx::query("DELETE FROM input_log")
+        .execute(&pool)
+        .await
+        .unwrap();
+    assert_eq!(read(store.clone()).await, ["w", "a", "s", "d"]);
+
+    // A copy of a batch that a joined row holds, stored by the version before (its
+    // batch number is not the joined row's, so its key does not stop it): read once.
+    sqlx::query("DELETE FROM inputs WHERE recording_id = 40")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let joined = format!("{first}{second}");
+    for (batch, lines) in [(0, &joined), (2, &second), (3, &third)] {
+        sqlx::query("INSERT INTO inputs (recording_id, batch, lines) VALUES (40, ?, ?)")
+            .bind(batch)
+            .bind(lines)
+            .execute(&pool)
+            .await
+            .unwrap();
+    }
+    assert_eq!(read(store.clone()).await, ["w", "a", "s", "d"], "paged");
+    let (_, whole) = recording::load(&store, 40).await.unwrap().unwrap();
+    let typed: Vec<String> = whole.inputs.into_iter().map(|input| input.line).collect();
+    assert_eq!(typed, ["w", "a", "s", "d"], "whole");
+    pool.close().await;
     store.close().await;
 }

@@ -43,8 +43,8 @@ impl Recording {
     /// [`ReplayError::Damaged`] with the number of the first bad input line.
     pub fn decode(stored: StoredRecording) -> Result<Recording, ReplayError> {
         let mut inputs = Vec::new();
-        for batch in &stored.batches {
-            decode_inputs(batch, &mut inputs)?;
+        for (first, lines) in &stored.batches {
+            decode_batch(*first, lines, 0, &mut inputs)?;
         }
         Ok(Recording {
             start: stored.start,
@@ -239,6 +239,28 @@ pub fn encode_input(at_ms: u64, line: &str, out: &mut String) {
     out.push('\n');
 }
 
+/// The inputs of a stored batch, numbered by its first line `first`, appended to
+/// `inputs`, which follow `earlier` lines of the recording (the pages read before):
+/// lines this batch shares with those before it are kept once. One server's writer
+/// never logs a batch again once it is moved, but two servers sharing the file during
+/// an upgrade may (one's copy of a batch, written again after its commit's answer was
+/// lost, moved by the other after the first copy was joined into a row).
+///
+/// # Errors
+/// [`ReplayError::Damaged`] with the number of the first bad line in `inputs`.
+pub fn decode_batch(
+    first: i64,
+    text: &str,
+    earlier: usize,
+    inputs: &mut Vec<Input>,
+) -> Result<(), ReplayError> {
+    let start = inputs.len();
+    decode_inputs(text, inputs)?;
+    let shared = (earlier + start).saturating_sub(usize::try_from(first).unwrap_or(0));
+    inputs.drain(start..(start + shared).min(inputs.len()));
+    Ok(())
+}
+
 /// The inputs written by [`encode_input`], appended to `inputs`.
 ///
 /// # Errors
@@ -430,6 +452,37 @@ mod tests {
         assert_eq!(
             decode_inputs("1 \\q\n", &mut Vec::new()),
             Err(ReplayError::Damaged(1))
+        );
+    }
+
+    #[test]
+    fn a_batch_is_read_from_the_line_after_those_before_it() {
+        let encoded = |lines: &[&str]| {
+            let mut text = String::new();
+            for line in lines {
+                encode_input(1, line, &mut text);
+            }
+            text
+        };
+        let typed = |inputs: &[Input]| -> Vec<String> {
+            inputs.iter().map(|input| input.line.clone()).collect()
+        };
+        // A joined row of lines 0 to 2, then a copy of batch 2 with line 3 joined.
+        let mut inputs = Vec::new();
+        decode_batch(0, &encoded(&["w", "a", "s"]), 0, &mut inputs).unwrap();
+        decode_batch(2, &encoded(&["s", "q"]), 0, &mut inputs).unwrap();
+        assert_eq!(typed(&inputs), ["w", "a", "s", "q"]);
+        // On the next page (four lines read before it): a copy of all it holds adds
+        // nothing, the next batch comes whole.
+        let mut page = Vec::new();
+        decode_batch(1, &encoded(&["a", "s"]), 4, &mut page).unwrap();
+        assert!(page.is_empty());
+        decode_batch(4, &encoded(&["d"]), 4, &mut page).unwrap();
+        assert_eq!(typed(&page), ["d"]);
+        // A damaged line is still found, numbered in what was decoded.
+        assert_eq!(
+            decode_batch(5, "1 ok\nx2 y\n", 5, &mut page),
+            Err(ReplayError::Damaged(3))
         );
     }
 

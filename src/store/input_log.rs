@@ -1,14 +1,18 @@
 //! The inputs' log: where the recorder's input lines are written, in the order written,
-//! before they move to `inputs`, which keeps them in recording order (issue 29;
-//! docs/decisions.md, "The inputs' log").
+//! before they move to `inputs`, where a recording's lines are found by its index
+//! (issue 29; docs/decisions.md, "The inputs' log").
 //!
 //! Each second the writer puts a batch of lines for every recording being played. Put
 //! in their places in `inputs`, 10,000 players' batches dirtied a page each, and each
 //! second's transaction grew with the table (from 51 ms to 282 ms a second over five
 //! minutes in docs/BENCHMARKS.md's run BN); appended to `input_log`, a table without a
 //! key, they fill a few pages at its end. [`Store::compact_inputs`] moves them every
-//! so often in one statement, sorted, so that a recording's page is dirtied once a
-//! move rather than once a second. Readers read both tables ([`INPUTS_AFTER`]), a
+//! so often in one statement. On SQLite a move joins each recording's batches into
+//! one row and appends the rows to `inputs`, which is kept in the order moved (its
+//! index by recording is what is placed by recording, an entry a recording a move):
+//! kept in recording order, the table's last page of every recording was rewritten
+//! each move, and a move's cost grew with the table (run BN: 0.2 s in the first
+//! minute, 1.0 s in the tenth). Readers read both tables ([`INPUTS_AFTER`]), a
 //! paged reader `inputs` alone first ([`MOVED_AFTER`]): a row is in exactly one of
 //! them at any moment, as a move is one transaction.
 
@@ -36,13 +40,37 @@ pub(super) const MOVED_AFTER: &str =
     "SELECT batch, lines FROM inputs WHERE recording_id = ? AND batch > ? \
      ORDER BY batch LIMIT ?";
 
-/// SQLite: the log's rows moved to `inputs` in key order. In one transaction with
-/// [`SQLITE_EMPTY`]: SQLite has one writer at a time, and a write statement takes the
-/// write lock before it reads, so no row can be written between the two. (`WHERE
-/// true`: SQLite's grammar needs one before `ON CONFLICT` in an `INSERT ... SELECT`.)
-const SQLITE_MOVE: &str = "INSERT INTO inputs (recording_id, batch, lines) \
-     SELECT recording_id, batch, lines FROM input_log WHERE true \
-     ORDER BY recording_id, batch ON CONFLICT DO NOTHING";
+/// SQLite: the log's rows moved to `inputs`, each recording's batches joined into
+/// one row (a batch's lines, one `\n` each, after another's: the row is a batch
+/// numbered by its first line, as a reader pages by), in recording order. `inputs` is
+/// kept in the order moved (migration 0012), so the rows go at its end and only the
+/// index entry, one a recording a move, is placed by recording. A row joins the
+/// batches that begin within 1,024 lines (`batch / 1024`), so that a script's
+/// recording still pages a few hundred KiB at a time.
+///
+/// Copies: of a batch written twice (a commit whose answer was lost) one is joined
+/// (`GROUP BY recording_id, batch`); a batch whose number `inputs` holds already is
+/// left out (an index probe a row), or the row it began would be refused by the key
+/// with the new batches joined to it. One writer never logs a batch again after a
+/// move, but two servers sharing the file during an upgrade might. A copy of a batch
+/// that a joined row holds further in is not looked for (each recording's moved end,
+/// looked up once a recording, made a move half as dear again: docs/BENCHMARKS.md,
+/// run BT): the row it begins shares lines with the row before it, which readers read
+/// once (`records::recording::decode_batch`).
+///
+/// In one transaction with [`SQLITE_EMPTY`]: SQLite has one writer at a time, and a
+/// write statement takes the write lock before it reads, so no row can be written
+/// between the two. (`WHERE true`: SQLite's grammar needs one before `ON CONFLICT` in
+/// an `INSERT ... SELECT`.)
+const SQLITE_MOVE: &str = "WITH logged AS (\
+         SELECT recording_id, batch, MIN(lines) AS lines FROM input_log AS log \
+         WHERE NOT EXISTS (SELECT 1 FROM inputs AS moved \
+             WHERE moved.recording_id = log.recording_id AND moved.batch = log.batch) \
+         GROUP BY recording_id, batch) \
+     INSERT INTO inputs (recording_id, batch, lines) \
+     SELECT recording_id, MIN(batch), group_concat(lines, '' ORDER BY batch) FROM logged \
+     WHERE true GROUP BY recording_id, batch / 1024 ORDER BY recording_id, MIN(batch) \
+     ON CONFLICT DO NOTHING";
 
 /// SQLite: whether the log has a row (its first: no scan).
 const SQLITE_ANY: &str = "SELECT 1 FROM input_log LIMIT 1";

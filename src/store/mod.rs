@@ -17,7 +17,7 @@
 //! kept, each with its queries and its rows: `url` (where the store lives), `instances`
 //! (several instances on one PostgreSQL, recording ids), `accounts`, `recordings` (and
 //! the recorder's batches of changes), `input_log` (where their input lines are
-//! appended before they move to their places), `search` (recordings found by player,
+//! appended before they move to `inputs`), `search` (recordings found by player,
 //! game, level and date, for the web page), `results` (leaderboards, stats, the results
 //! CSV), `ssh_keys` (players' public keys for SSH), `bot_tokens` (the hashes of
 //! players' bot tokens), `ladders` (ladders, their entrants' results per seed, the

@@ -40,8 +40,8 @@ pub struct Start {
 pub struct StoredRecording {
     /// How it began.
     pub start: Start,
-    /// Its batches of encoded input lines, in order.
-    pub batches: Vec<String>,
+    /// Its batches of encoded input lines, in order, each numbered by its first line.
+    pub batches: Vec<(i64, String)>,
 }
 
 /// What a recording's row shows in lists.
@@ -441,7 +441,7 @@ impl Store {
                 .bind(i64::MAX)
                 .fetch_all(pool)
                 .await?;
-            (row, batches.into_iter().map(|(_, lines)| lines).collect())
+            (row, batches)
         });
         let (row, batches) = found;
         let listed = Listed::from(row.listed);
