@@ -7,18 +7,22 @@
 use crate::store::{Store, StoreError};
 
 use super::cast::CastError;
-use super::recording::{decode_inputs, Input, ReplayError};
+use super::recording::{decode_batch, Input, ReplayError};
 
-/// Batches of input lines read in one query at most. A batch is what the writer wrote
-/// of a recording at once: a few lines from a person, up to 256 KiB from a script.
+/// Batches of input lines read in one query at most. A batch is what the store gives
+/// back as one row: what the writer wrote of a recording at once (a few lines from a
+/// person, up to 256 KiB from a script), or on SQLite the batches of a move joined
+/// (up to 1,024 lines and the last batch's).
 pub const PAGE_ROWS: u32 = 64;
 
 /// Encoded bytes a page aims at: the next page asks for as many batches as the last
-/// ones' size says fit. A script's recording of one-letter lines decodes to about
-/// eight times its encoding, so a page stays a few MiB whatever the recording (a page
-/// of 64 such batches was the whole recording, 25 MB a replay); a person's batches
-/// are small, and a page of them still takes one query.
-pub const PAGE_BYTES: usize = 256 * 1024;
+/// ones' size says fit. What a page holds decoded goes by its inputs (an [`Input`]
+/// each, a string and its time), and a recording of one-letter lines is some 4,000
+/// inputs in 32 KiB: a download of 200,000 of them, in rows joined by the store's
+/// moves, grew the server by 3 MB at 32 KiB a page and 9 MB at 256 KiB
+/// (`tests/abuse_web.rs`). A script's batch of 256 KiB is still a page of its own; a
+/// person's batches are small, and a page of them still takes one query.
+pub const PAGE_BYTES: usize = 32 * 1024;
 
 /// The inputs of one recording, page by page.
 #[derive(Debug, Clone)]
@@ -71,7 +75,7 @@ impl Inputs {
         self.rows = next_rows(bytes, rows.len());
         let mut inputs = Vec::new();
         for (batch, lines) in &rows {
-            decode_inputs(lines, &mut inputs).map_err(|error| {
+            decode_batch(*batch, lines, self.lines, &mut inputs).map_err(|error| {
                 // Numbered in the whole recording, as `recording::load` numbers them.
                 let error = match error {
                     ReplayError::Damaged(line) => ReplayError::Damaged(self.lines + line),
@@ -148,8 +152,9 @@ mod tests {
         assert_eq!(next_rows(4 * 256 * 1024, 4), 1);
         // A person's batches of a few lines: as many as a query may.
         assert_eq!(next_rows(4 * 40, 4), PAGE_ROWS);
-        // In between: what fits.
-        assert_eq!(next_rows(2 * 16 * 1024, 2), 16);
+        // In between: what fits (joined rows of 1,024 one-letter lines, some 9 KiB).
+        assert_eq!(next_rows(2 * 4 * 1024, 2), 8);
+        assert_eq!(next_rows(3 * 9 * 1024, 3), 3);
         assert_eq!(next_rows(0, 0), PAGE_ROWS);
     }
 }
