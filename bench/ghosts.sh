@@ -22,6 +22,12 @@ W=$(mktemp -d /tmp/arcade-ghosts.XXXX)
 PIDS=()
 cleanup() {
     kill "${PIDS[@]}" 2>/dev/null || true
+    # Each process gone before the database and the directory are (an instance with
+    # 9,000 sessions takes seconds to stop): the next run's ports are free then.
+    for pid in "${PIDS[@]}"; do
+        for _ in $(seq 150); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null || true
+    done
     as_postgres "$PGBIN/pg_ctl" -D "$W/pg" -m fast -w stop >/dev/null 2>&1 || true
     rm -rf "$W"
 }

@@ -24,6 +24,14 @@ pub const REFRESH: Duration = Duration::from_secs(10);
 /// told again at the next heartbeat.
 pub(super) const CHANGES: usize = 16_384;
 
+/// How long the first of a burst of changes waits for the others before they are
+/// told, in one message of up to [`CHANGES_PART`]: every other instance wakes, reads
+/// and hands over each message on its own, which cost it 19-28 µs a change when a
+/// class's logins went one a message (docs/BENCHMARKS.md, "Players of other
+/// instances"). Short beside what a person sees: `who` on another instance is late by
+/// this much at most.
+pub(super) const LINGER: Duration = Duration::from_millis(20);
+
 /// Tell the other instances of local sessions' changes as they come (a batch of what
 /// waits at once), say that this instance is alive every [`HEARTBEAT`], and forget
 /// instances gone silent.
@@ -38,6 +46,7 @@ pub(super) async fn presence_loop(shared: Arc<Shared>, mut changed: mpsc::Receiv
                 if got == 0 {
                     return;
                 }
+                rest_of_burst(&mut changed, &mut batch).await;
                 let mut seen = HashSet::new();
                 let mut changes = Vec::new();
                 let mut gone = Vec::new();
@@ -71,6 +80,20 @@ pub(super) async fn presence_loop(shared: Arc<Shared>, mut changed: mpsc::Receiv
                 }
             }
         }
+    }
+}
+
+/// What comes within [`LINGER`] of the first changes of a burst (in `batch`), added to
+/// them up to [`CHANGES_PART`], so that they are told in one message. A closed
+/// channel gives what it still holds, then nothing: the next turn of the loop ends it.
+async fn rest_of_burst(changed: &mut mpsc::Receiver<Presence>, batch: &mut Vec<Presence>) {
+    if batch.len() >= CHANGES_PART {
+        return;
+    }
+    tokio::time::sleep(LINGER).await;
+    if !changed.is_empty() {
+        let room = CHANGES_PART - batch.len();
+        changed.recv_many(batch, room).await;
     }
 }
 
@@ -240,5 +263,51 @@ pub(super) fn heard_roll(shared: &Arc<Shared>, roll: Roll) {
         shared.registry.forget_instance(from, Some((&keep, upto)));
     } else {
         shared.rolls.entry((from, roll)).or_default().extend(named);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::players::registry::Registry;
+
+    #[tokio::test(start_paused = true)]
+    async fn a_burst_of_changes_is_told_at_once_and_a_later_one_after() {
+        let registry = Registry::new();
+        let (changes, mut changed) = mpsc::channel(CHANGES);
+        let first = Presence::Changed(registry.watcher_id());
+        changes.try_send(first).unwrap();
+        // The rest of the burst comes 5 ms after the first; one more long after.
+        let sender = changes.clone();
+        let ids: Vec<_> = (0..200).map(|_| registry.watcher_id()).collect();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            for id in &ids[..199] {
+                sender.send(Presence::Changed(*id)).await.unwrap();
+            }
+            tokio::time::sleep(LINGER * 3).await;
+            sender.send(Presence::Left(ids[199])).await.unwrap();
+        });
+        let mut batch = Vec::new();
+        assert_eq!(changed.recv_many(&mut batch, CHANGES_PART).await, 1);
+        rest_of_burst(&mut changed, &mut batch).await;
+        assert_eq!(
+            batch.len(),
+            CHANGES_PART,
+            "the burst, up to a message's part"
+        );
+        // A full part goes at once; the burst's rest is the next message's.
+        let mut next = Vec::new();
+        changed.recv_many(&mut next, CHANGES_PART).await;
+        rest_of_burst(&mut changed, &mut next).await;
+        assert_eq!(next.len(), 200 - CHANGES_PART, "the rest of the burst");
+        // The change long after is a message of its own.
+        let mut later = Vec::new();
+        changed.recv_many(&mut later, CHANGES_PART).await;
+        assert!(matches!(later[..], [Presence::Left(_)]), "{later:?}");
+        drop(changes);
+        rest_of_burst(&mut changed, &mut later).await;
+        assert_eq!(later.len(), 1);
+        assert_eq!(changed.recv_many(&mut later, CHANGES_PART).await, 0);
     }
 }
