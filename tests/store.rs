@@ -1571,6 +1571,22 @@ async fn a_move_joins_each_recordings_batches_into_a_row_and_a_copy_moved_later_
     store.close().await;
 }
 
+/// A row of recording 40 into `inputs`, and into `input_log`, as a server writes them.
+const INTO_INPUTS: &str = "INSERT INTO inputs (recording_id, batch, lines) VALUES (40, ?, ?)";
+const INTO_LOG: &str = "INSERT INTO input_log (recording_id, batch, lines) VALUES (40, ?, ?)";
+
+/// `rows` (batch, lines) put with `into`, [`INTO_INPUTS`] or [`INTO_LOG`].
+async fn put_rows(pool: &sqlx::SqlitePool, into: &'static str, rows: &[(i64, &String)]) {
+    for (batch, lines) in rows {
+        sqlx::query(into)
+            .bind(batch)
+            .bind(lines.as_str())
+            .execute(pool)
+            .await
+            .unwrap();
+    }
+}
+
 /// A database made before migration 0012 (its `inputs` kept in recording order)
 /// keeps its lines through the migration, and a server of the version before, which
 /// moves and reads with its own statements, still can on the migrated table: its
@@ -1605,14 +1621,7 @@ async fn inputs_stored_before_migration_0012_and_by_the_version_before_read_the_
     recording::encode_input(7, "a", &mut first);
     let mut second = String::new();
     recording::encode_input(9, "s", &mut second);
-    for (batch, lines) in [(0, &first), (2, &second)] {
-        sqlx::query("INSERT INTO inputs (recording_id, batch, lines) VALUES (40, ?, ?)")
-            .bind(batch)
-            .bind(lines)
-            .execute(&pool)
-            .await
-            .unwrap();
-    }
+    put_rows(&pool, INTO_INPUTS, &[(0, &first), (2, &second)]).await;
     pool.close().await;
 
     let store = Store::open(&DbUrl::Sqlite(file.clone())).await.unwrap();
@@ -1646,14 +1655,7 @@ async fn inputs_stored_before_migration_0012_and_by_the_version_before_read_the_
     // table holds already is one row.
     let mut third = String::new();
     recording::encode_input(11, "d", &mut third);
-    for (batch, lines) in [(2, &second), (3, &third)] {
-        sqlx::query("INSERT INTO input_log (recording_id, batch, lines) VALUES (40, ?, ?)")
-            .bind(batch)
-            .bind(lines)
-            .execute(&pool)
-            .await
-            .unwrap();
-    }
+    put_rows(&pool, INTO_LOG, &[(2, &second), (3, &third)]).await;
     sqlx::query(
         "INSERT INTO inputs (recording_id, batch, lines) \
          SELECT recording_id, batch, lines FROM input_log WHERE true \
@@ -1675,14 +1677,12 @@ async fn inputs_stored_before_migration_0012_and_by_the_version_before_read_the_
         .await
         .unwrap();
     let joined = format!("{first}{second}");
-    for (batch, lines) in [(0, &joined), (2, &second), (3, &third)] {
-        sqlx::query("INSERT INTO inputs (recording_id, batch, lines) VALUES (40, ?, ?)")
-            .bind(batch)
-            .bind(lines)
-            .execute(&pool)
-            .await
-            .unwrap();
-    }
+    put_rows(
+        &pool,
+        INTO_INPUTS,
+        &[(0, &joined), (2, &second), (3, &third)],
+    )
+    .await;
     assert_eq!(read(store.clone()).await, ["w", "a", "s", "d"], "paged");
     let (_, whole) = recording::load(&store, 40).await.unwrap().unwrap();
     let typed: Vec<String> = whole.inputs.into_iter().map(|input| input.line).collect();
