@@ -1525,8 +1525,8 @@ async fn a_move_joins_each_recordings_batches_into_a_row_and_a_copy_moved_later_
     ] {
         store.write(&second).await.unwrap();
     }
-    // A script's batches of 1,000 lines: those that begin within 1,024 lines share
-    // a row (0 and 1,000), the others do not.
+    // A script's batches of 1,000 lines: those that begin in one block of 1,024
+    // lines share a row (0 and 1,000), the others do not.
     let thousand: Vec<(u64, &str)> = (0..1000).map(|at_ms| (at_ms, "x")).collect();
     for batch in 0..4 {
         store

@@ -26,11 +26,11 @@ pub(super) const CHANGES: usize = 16_384;
 
 /// How long the first of a burst of changes waits for the others before they are
 /// told, in one message of up to [`CHANGES_PART`]: every other instance wakes, reads
-/// and hands over each message on its own, which cost it 19-28 µs a change when a
+/// and hands over each message on its own, which cost it 19-30 µs a change when a
 /// class's logins went one a message (docs/BENCHMARKS.md, "Players of other
 /// instances"). Short beside what a person sees: `who` on another instance is late by
 /// this much at most.
-pub(super) const LINGER: Duration = Duration::from_millis(20);
+const LINGER: Duration = Duration::from_millis(20);
 
 /// Tell the other instances of local sessions' changes as they come (a batch of what
 /// waits at once), say that this instance is alive every [`HEARTBEAT`], and forget

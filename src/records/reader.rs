@@ -12,7 +12,8 @@ use super::recording::{decode_batch, Input, ReplayError};
 /// Batches of input lines read in one query at most. A batch is what the store gives
 /// back as one row: what the writer wrote of a recording at once (a few lines from a
 /// person, up to 256 KiB from a script), or on SQLite the batches of a move joined
-/// (up to 1,024 lines and the last batch's).
+/// (those that begin in one block of 1,024 lines: at most 1,024 lines, and the rest
+/// of the last batch).
 pub const PAGE_ROWS: u32 = 64;
 
 /// Encoded bytes a page aims at: the next page asks for as many batches as the last

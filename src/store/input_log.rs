@@ -45,7 +45,7 @@ pub(super) const MOVED_AFTER: &str =
 /// numbered by its first line, as a reader pages by), in recording order. `inputs` is
 /// kept in the order moved (migration 0012), so the rows go at its end and only the
 /// index entry, one a recording a move, is placed by recording. A row joins the
-/// batches that begin within 1,024 lines (`batch / 1024`), so that a script's
+/// batches that begin in one block of 1,024 lines (`batch / 1024`), so that a script's
 /// recording still pages a few hundred KiB at a time.
 ///
 /// Copies: of a batch written twice (a commit whose answer was lost) one is joined
