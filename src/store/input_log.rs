@@ -49,28 +49,32 @@ pub(super) const MOVED_AFTER: &str =
 /// recording still pages a few hundred KiB at a time.
 ///
 /// Copies: of a batch written twice (a commit whose answer was lost) one is joined
-/// (`GROUP BY recording_id, batch`); a batch whose number `inputs` holds already is
-/// left out (an index probe a row), or the row it began would be refused by the key
-/// with the new batches joined to it. One writer never logs a batch again after a
-/// move, but two servers sharing the file during an upgrade might. A copy of a batch
-/// that a joined row holds further in is not looked for (each recording's moved end,
-/// looked up once a recording, made a move half as dear again: docs/BENCHMARKS.md,
-/// run BT): the row it begins shares lines with the row before it, which readers read
-/// once (`records::recording::decode_batch`).
+/// (`GROUP BY recording_id, batch`). One writer never logs a batch again after a
+/// move, but two servers sharing the file during an upgrade might: one's retried
+/// write, moved by the other between the commit and the retry. A retry holds what
+/// failed and everything played after it, so such copies are of the last batches
+/// moved for their recording: the row they begin starts with lines the row before
+/// it ends with, and readers keep those once (`records::recording::decode_batch`).
+/// When that row began with the same batch, the two rows have one key and start at
+/// the same line, and each holds the recording's lines from there on: the longer
+/// holds the other and is kept (`DO UPDATE ... WHERE` longer). A copy out of that
+/// order (of a moved batch without the later moved ones) would lose the lines joined
+/// after it; no writer logs one. Nothing is looked up when no key is taken, where an
+/// index probe for each logged batch cost 2-3 ms a second at 10,000 games, and some
+/// 12 once the index outgrew the cache (docs/BENCHMARKS.md, runs BT and BW).
 ///
 /// In one transaction with [`SQLITE_EMPTY`]: SQLite has one writer at a time, and a
 /// write statement takes the write lock before it reads, so no row can be written
 /// between the two. (`WHERE true`: SQLite's grammar needs one before `ON CONFLICT` in
 /// an `INSERT ... SELECT`.)
 const SQLITE_MOVE: &str = "WITH logged AS (\
-         SELECT recording_id, batch, MIN(lines) AS lines FROM input_log AS log \
-         WHERE NOT EXISTS (SELECT 1 FROM inputs AS moved \
-             WHERE moved.recording_id = log.recording_id AND moved.batch = log.batch) \
+         SELECT recording_id, batch, MIN(lines) AS lines FROM input_log \
          GROUP BY recording_id, batch) \
      INSERT INTO inputs (recording_id, batch, lines) \
      SELECT recording_id, MIN(batch), group_concat(lines, '' ORDER BY batch) FROM logged \
      WHERE true GROUP BY recording_id, batch / 1024 ORDER BY recording_id, MIN(batch) \
-     ON CONFLICT DO NOTHING";
+     ON CONFLICT (recording_id, batch) DO UPDATE SET lines = excluded.lines \
+     WHERE length(excluded.lines) > length(inputs.lines)";
 
 /// SQLite: whether the log has a row (its first: no scan).
 const SQLITE_ANY: &str = "SELECT 1 FROM input_log LIMIT 1";
