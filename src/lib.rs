@@ -33,6 +33,11 @@
 //! - `fuzzing` (hidden, not an API) holds the properties the fuzz targets under `fuzz/`
 //!   check, so that `cargo test` replays the inputs kept under `fuzz/regressions/`.
 
+// No `unsafe` of our own (descriptors pass through rustix's safe calls): what could
+// break memory is in dependencies, which is why the fuzz targets run without
+// AddressSanitizer (docs/developing.md, "Fuzzing").
+#![forbid(unsafe_code)]
+
 pub mod admin;
 pub mod agents;
 pub mod catalog;
