@@ -21,6 +21,12 @@
 #                                      kept there: a rerun reuses the base images and
 #                                      Docker's build cache
 #   CI_DOCKER_CLUSTER=0                the class lab only
+#   CI_DOCKER_PREPARE=1 ARCADE_DOCKER_DIR=/srv/d docker/ci.sh
+#                                      steps 1 to 3 only, into that folder: .ci/run
+#                                      makes the stand-ins there while cargo builds,
+#                                      and runs the rest later on them
+#   CI_DOCKER_REMOVE=1                 with ARCADE_DOCKER_DIR: the folder removed
+#                                      after all the same
 #
 # Host ports used: 4000, 2222, 8080 (the lab), 4001, 2223, 8081-8083, 8404 (the cluster).
 # The whole script is one block, read before it runs: an edit while it runs cannot
@@ -69,10 +75,14 @@ else
 fi
 
 # --- 2. our own dockerd ----------------------------------------------------------------
+PREPARE="${CI_DOCKER_PREPARE:-0}"
 if [ -n "${ARCADE_DOCKER_DIR:-}" ]; then
     WORK="${ARCADE_DOCKER_DIR}"
     KEEP=1
+    [ "${CI_DOCKER_REMOVE:-0}" = 0 ] || KEEP=0
     mkdir -p "${WORK}"
+elif [ "${PREPARE}" != 0 ]; then
+    fail "CI_DOCKER_PREPARE=1 makes the stand-ins for a later run: give it ARCADE_DOCKER_DIR"
 else
     WORK="$(mktemp -d /var/tmp/arcade-docker.XXXXXX)"
     KEEP=0
@@ -198,7 +208,9 @@ cleanup() {
         grep -o " ${WORK}/[^ ]*" /proc/mounts | sort -r | xargs -r -n1 umount -l 2>/dev/null
         rm -rf "${WORK}"
     fi
-    if [ "${status}" -eq 0 ]; then
+    if [ "${status}" -eq 0 ] && [ "${PREPARE}" != 0 ]; then
+        echo "docker: the stand-ins made in $(($(now) - START)) s"
+    elif [ "${status}" -eq 0 ]; then
         echo "docker: all checks passed in $(($(now) - START)) s"
     else
         echo "docker: FAILED" >&2
@@ -353,7 +365,12 @@ for pair in "${POSTGRES_IMAGE} postgres" "${NATS_IMAGE} nats" "${HAPROXY_IMAGE} 
     set -- ${pair}
     if have_image "$1"; then echo "   $1: kept from the last run"; else services+=("${pair}"); fi
 done
-if [ "${#services[@]}" -gt 0 ]; then
+if [ "${#services[@]}" -gt 0 ] && [ "${PREPARE}" != 0 ]; then
+    for pair in "${services[@]}"; do
+        set -- ${pair}
+        timed "$1" make_service "$1" "$2"
+    done
+elif [ "${#services[@]}" -gt 0 ]; then
     echo "   the others in the background, beside the image's build"
     (
         for pair in "${services[@]}"; do
@@ -368,6 +385,7 @@ debian_version="$(${DOCKER} run --rm --network none "${DEBIAN_IMAGE}" cat /etc/d
 rust_version="$(${DOCKER} run --rm --network none "${RUST_IMAGE}" rustc --version)"
 ok "${DEBIAN_IMAGE} is Debian ${debian_version}"
 ok "${RUST_IMAGE} is ${rust_version}"
+[ "${PREPARE}" = 0 ] || exit 0
 
 # --- 4. the real image -----------------------------------------------------------------
 # CPU time spent in containers (all of them, the builds' too): dockerd's cgroup, v1 or
