@@ -657,11 +657,17 @@ async fn old_recordings_are_swept(backend: Backend) {
 }
 
 fn inputs(id: i64, first: u64, typed: &[(u64, &str)]) -> Change {
+    let lines = encoded(typed);
+    Change::Inputs { id, first, lines }
+}
+
+/// `typed` (when, line) as the store keeps it.
+fn encoded(typed: &[(u64, &str)]) -> String {
     let mut lines = String::new();
     for (at_ms, line) in typed {
         recording::encode_input(*at_ms, line, &mut lines);
     }
-    Change::Inputs { id, first, lines }
+    lines
 }
 
 async fn input_lines_read_the_same_from_the_log_and_after_they_move(backend: Backend) {
@@ -1544,10 +1550,7 @@ async fn a_move_joins_each_recordings_batches_and_a_copy_moved_later_is_read_onc
         let store = store.clone();
         async move { store.recording_inputs(id, None, 64).await.unwrap() }
     };
-    let mut expected = String::new();
-    for (at_ms, line) in [(5, "w"), (7, "a"), (9, "s")] {
-        recording::encode_input(at_ms, line, &mut expected);
-    }
+    let expected = encoded(&[(5, "w"), (7, "a"), (9, "s")]);
     assert_eq!(
         rows(id).await,
         [(0, expected.clone())],
@@ -1565,9 +1568,7 @@ async fn a_move_joins_each_recordings_batches_and_a_copy_moved_later_is_read_onc
         .await
         .unwrap();
     assert_eq!(store.compact_inputs().await.unwrap(), 2);
-    let mut again = String::new();
-    recording::encode_input(9, "s", &mut again);
-    recording::encode_input(12, "q", &mut again);
+    let again = encoded(&[(9, "s"), (12, "q")]);
     assert_eq!(rows(id).await, [(0, expected.clone()), (2, again.clone())]);
 
     // A copy of a batch that began a row begins a row with the same key: the longer
@@ -1580,9 +1581,7 @@ async fn a_move_joins_each_recordings_batches_and_a_copy_moved_later_is_read_onc
         .await
         .unwrap();
     assert_eq!(store.compact_inputs().await.unwrap(), 2);
-    let mut longer = String::new();
-    recording::encode_input(14, "r", &mut longer);
-    recording::encode_input(15, "t", &mut longer);
+    let longer = encoded(&[(14, "r"), (15, "t")]);
     assert_eq!(rows(id).await, [(0, expected), (2, again), (4, longer)]);
     let (_, whole) = recording::load(&store, id).await.unwrap().unwrap();
     let typed: Vec<String> = whole.inputs.into_iter().map(|input| input.line).collect();
