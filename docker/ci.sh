@@ -365,19 +365,18 @@ for pair in "${POSTGRES_IMAGE} postgres" "${NATS_IMAGE} nats" "${HAPROXY_IMAGE} 
     set -- ${pair}
     if have_image "$1"; then echo "   $1: kept from the last run"; else services+=("${pair}"); fi
 done
-if [ "${#services[@]}" -gt 0 ] && [ "${PREPARE}" != 0 ]; then
+make_services() {
     for pair in "${services[@]}"; do
         set -- ${pair}
         timed "$1" make_service "$1" "$2"
     done
+}
+# With CI_DOCKER_PREPARE there is no build to make them beside: made now.
+if [ "${#services[@]}" -gt 0 ] && [ "${PREPARE}" != 0 ]; then
+    make_services
 elif [ "${#services[@]}" -gt 0 ]; then
     echo "   the others in the background, beside the image's build"
-    (
-        for pair in "${services[@]}"; do
-            set -- ${pair}
-            timed "$1" make_service "$1" "$2"
-        done
-    ) >"${WORK}/standins.log" 2>&1 &
+    make_services >"${WORK}/standins.log" 2>&1 &
     SERVICES_PID=$!
 fi
 # What each stand-in really is.
