@@ -328,10 +328,8 @@ async fn recordings_are_written_read_listed_and_discarded(backend: Backend) {
     let store = backend.open().await;
     let first = store.recording_ids().await.unwrap().start;
     let (ann, guest) = (first, first + 1);
-    let mut lines = String::new();
-    recording::encode_input(5, "w", &mut lines);
-    let mut more = String::new();
-    recording::encode_input(9, "a b", &mut more);
+    let lines = encoded(&[(5, "w")]);
+    let more = encoded(&[(9, "a b")]);
     let batch = vec![
         open(ann, "Ann", true, 100),
         open(guest, "guest-1", false, 200),
@@ -626,13 +624,7 @@ async fn old_recordings_are_swept(backend: Backend) {
         changes.push(state(id, RecordingState::Ended));
     }
     changes.push(state(id + 3, RecordingState::Unfinished));
-    let mut lines = String::new();
-    recording::encode_input(5, "w", &mut lines);
-    changes.push(Change::Inputs {
-        id,
-        first: 0,
-        lines,
-    });
+    changes.push(inputs(id, 0, &[(5, "w")]));
     store.write(&changes).await.unwrap();
     let deleted =
         arcade::records::recorder::sweep(&store, arcade::records::recorder::Retention::default())
@@ -1634,11 +1626,8 @@ async fn inputs_stored_before_migration_0012_and_by_the_version_before_read_the_
         .run(&pool)
         .await
         .unwrap();
-    let mut first = String::new();
-    recording::encode_input(5, "w", &mut first);
-    recording::encode_input(7, "a", &mut first);
-    let mut second = String::new();
-    recording::encode_input(9, "s", &mut second);
+    let first = encoded(&[(5, "w"), (7, "a")]);
+    let second = encoded(&[(9, "s")]);
     put_rows(&pool, INTO_INPUTS, &[(0, &first), (2, &second)]).await;
     pool.close().await;
 
@@ -1671,8 +1660,7 @@ async fn inputs_stored_before_migration_0012_and_by_the_version_before_read_the_
 
     // The version before's move, on the migrated table: one row a batch, a batch the
     // table holds already is one row.
-    let mut third = String::new();
-    recording::encode_input(11, "d", &mut third);
+    let third = encoded(&[(11, "d")]);
     put_rows(&pool, INTO_LOG, &[(2, &second), (3, &third)]).await;
     sqlx::query(
         "INSERT INTO inputs (recording_id, batch, lines) \
