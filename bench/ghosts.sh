@@ -2,10 +2,11 @@
 # What the players of other instances cost an instance (docs/BENCHMARKS.md, "Players of
 # other instances"): two release instances on one bus (a throwaway nats-server) and one
 # throwaway PostgreSQL; N idle named sessions in the lobby of instance A only; instance
-# B's RSS and CPU from /proc before, while it knows them all, and over the next 10 s (at
-# least one roll call of A's sessions).
+# B's RSS and CPU from /proc before, while it knows them all, over the next 10 s (at
+# least one roll call of A's sessions), and as they all leave at once (the load's end:
+# a class's lab losing its network).
 #
-#   N=9000 bench/ghosts.sh        # about 40 s; only 127.0.0.1 is touched
+#   N=9000 bench/ghosts.sh        # about 45 s; only 127.0.0.1 is touched
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-9000}
@@ -65,14 +66,22 @@ try:
         data += chunk
 except OSError:
     pass
-print(next((line for line in data.decode(errors="replace").splitlines() if "players online" in line), "?"))
+print(next((line for line in data.decode(errors="replace").splitlines() if " online" in line), "?"))
 PY
 }
 echo "before: A $(rss "$A") KiB, B $(rss "$B") KiB, B $(ticks "$B") CPU ticks"
 "$LOADTEST" --addr 127.0.0.1:25401 --sources 16 --sessions "$N" --idle --lobby --names \
     --ramp 5s --warmup 3s --duration 25s --quiet --json >"$W/load.json" 2>&1 &
 PIDS+=($!)
+load=$!
 sleep 10
 echo "with A's $N: A $(rss "$A") KiB, B $(rss "$B") KiB, B $(ticks "$B") CPU ticks; B's who: $(who 25402)"
 sleep 10
 echo "10 s later: B $(ticks "$B") CPU ticks"
+# All of A's sessions end at once (the load tester killed: the kernel closes its
+# sockets together); B hears each end and forgets the player.
+before=$(ticks "$B")
+kill "$load"
+wait "$load" 2>/dev/null || true
+sleep 5
+echo "as A's $N leave: B $before to $(ticks "$B") CPU ticks over 5 s; B's who: $(who 25402)"

@@ -19,3 +19,4 @@ pub mod race_desk;
 pub mod registry;
 pub mod ssh_keys;
 pub mod throttle;
+mod watched;

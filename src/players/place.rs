@@ -35,6 +35,16 @@ pub enum Place {
     WatchingRace(RaceId),
 }
 
+impl Place {
+    /// The player this place watches, if it is watching one.
+    pub fn watched(&self) -> Option<SessionId> {
+        match self {
+            Place::Watching { id, .. } => Some(*id),
+            _ => None,
+        }
+    }
+}
+
 impl std::fmt::Display for Place {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

@@ -106,6 +106,8 @@ pub(super) struct Shared {
     pub(super) race_timers: Mutex<HashMap<RaceId, tokio::task::AbortHandle>>,
     /// Remote sessions' numbers here.
     pub(super) ghosts: DashMap<Remote, SessionId>,
+    /// The local sessions watching each player, by the one watched (`watched.rs`).
+    pub(super) watched_by: DashMap<SessionId, Vec<SessionId>>,
     /// Names a remote session has that a session here held when it was told (a
     /// takeover from another instance, while the old session closes): the remote one
     /// gets the name when it is freed.
@@ -233,6 +235,7 @@ impl Registry {
                 races: Mutex::new(Races::default()),
                 race_timers: Mutex::new(HashMap::new()),
                 ghosts: DashMap::new(),
+                watched_by: DashMap::new(),
                 waiting_names: DashMap::new(),
                 tap: std::sync::OnceLock::new(),
                 alarms: Arc::new(AlarmClock::started_before(EPOCH_HEADROOM)),
@@ -249,6 +252,9 @@ impl Registry {
         let Some((_, entry)) = shared.sessions.remove(&id) else {
             return;
         };
+        // Its watchers here are told by the seat (a local player) or by
+        // `end_watching_of` (a remote one); the index forgets them.
+        shared.watched_by.remove(&id);
         // The name is ours to free only if nobody has taken it over.
         let key = entry.name.shared_key();
         if shared
@@ -259,6 +265,7 @@ impl Registry {
             self.hand_on_name(key);
         }
         if let Home::Here(peer) = entry.home {
+            self.rewatch(id, entry.place.watched(), None);
             if let dashmap::Entry::Occupied(mut count) = shared.per_address.entry(peer.ip()) {
                 *count.get_mut() -= 1;
                 if *count.get() == 0 {
@@ -287,27 +294,6 @@ impl Registry {
             if still {
                 self.shared.names.entry(key).or_insert(waiting);
             }
-        }
-    }
-
-    /// Local sessions watching `id` (a remote player now gone) stop: its own instance
-    /// can no longer tell them.
-    pub(super) fn end_watching_of(&self, id: SessionId) {
-        let Some(name) = self.name_of(id) else {
-            return;
-        };
-        let watchers: Vec<InboxSender> = self
-            .shared
-            .sessions
-            .iter()
-            .filter(|entry| {
-                matches!(entry.home, Home::Here(_))
-                    && matches!(entry.place, Place::Watching { id: watched, .. } if watched == id)
-            })
-            .map(|entry| entry.inbox.clone())
-            .collect();
-        for inbox in watchers {
-            let _ = inbox.send(Message::WatchEnded { name: name.clone() });
         }
     }
 
@@ -573,8 +559,15 @@ impl Registry {
 
     /// Note where session `id` is.
     pub fn set_place(&self, id: SessionId, place: Place) {
-        if let Some(mut entry) = self.shared.sessions.get_mut(&id) {
-            entry.place = place;
+        let to = place.watched();
+        let old = self
+            .shared
+            .sessions
+            .get_mut(&id)
+            .map(|mut entry| std::mem::replace(&mut entry.place, place));
+        // The guard is gone: the index has locks of its own.
+        if let Some(old) = old {
+            self.rewatch(id, old.watched(), to);
         }
         self.changed(id);
     }
@@ -1010,6 +1003,58 @@ mod tests {
             received(&mut ann_inbox).await,
             Message::WatchEnded { name: name("bob") }
         );
+    }
+
+    #[tokio::test]
+    async fn a_remote_players_end_reaches_only_those_still_watching_it() {
+        let registry = Registry::new();
+        let remote = |session| Remote {
+            instance: 2,
+            session,
+        };
+        let forward: Arc<dyn crate::players::inbox::Forward> = Arc::new(Recorded::default());
+        let ghost = |session, who: &str| {
+            let forward = Arc::clone(&forward);
+            let id = registry
+                .ghost(remote(session), &view(who, PlaceView::Lobby), || {
+                    InboxSender::remote(forward)
+                })
+                .unwrap();
+            (id, name(who))
+        };
+        let (bob, bob_name) = ghost(2_000_001, "bob");
+        let (eve, eve_name) = ghost(2_000_002, "eve");
+        let watching = |id, name: &PlayerName| Place::Watching {
+            id,
+            name: name.clone(),
+        };
+        let (ann, mut ann_inbox) = registry.register(peer(1), 10).unwrap();
+        let (cy, mut cy_inbox) = registry.register(peer(2), 10).unwrap();
+        let (dan, _dan_inbox) = registry.register(peer(3), 10).unwrap();
+        for watcher in [&ann, &cy, &dan] {
+            registry.set_place(watcher.id(), watching(bob, &bob_name));
+        }
+        // cy moves on to eve, dan leaves: neither watches bob any more.
+        registry.set_place(cy.id(), watching(eve, &eve_name));
+        drop(dan);
+        assert_eq!(
+            registry.shared.watched_by.get(&bob).map(|ids| ids.clone()),
+            Some(vec![ann.id()])
+        );
+        registry.forget_ghost(remote(2_000_001));
+        registry.forget_ghost(remote(2_000_002));
+        assert_eq!(
+            received(&mut ann_inbox).await,
+            Message::WatchEnded { name: bob_name }
+        );
+        // cy hears of eve first: it was not told of bob, whom it no longer watched.
+        assert_eq!(
+            received(&mut cy_inbox).await,
+            Message::WatchEnded { name: eve_name }
+        );
+        assert!(registry.shared.watched_by.is_empty(), "nothing left behind");
+        registry.set_place(ann.id(), Place::Lobby);
+        assert!(registry.shared.watched_by.is_empty());
     }
 
     #[test]
