@@ -84,9 +84,10 @@
 #   (and a chat load through the proxy, "chat", is timed against the same load on one
 #   instance, "chatdirect"); when its --db takes postgres://, a throwaway PostgreSQL cluster (as the
 #   postgres user when run as root) runs for the row, a fresh database each run. Its
-#   target: the pooled p99 proxied at most 1.3x the pooled p99 direct. Server CPU
-#   (instances and HAProxy, from /proc, over the whole run) goes to
-#   row12-HALF-REP.cpu, and what ran to row12.setup.
+#   target: the pooled p99 proxied at most 1.3x the pooled p99 direct; issue 29's,
+#   the instances' CPU per command (per line said, for chat) at most 1.2x one
+#   instance's. Server CPU (instances and HAProxy, from /proc, over the whole run of
+#   each load) goes to row12-HALF-REP.cpu, and what ran to row12.setup.
 # - ROWS=rates: no load on arcade. NATS (examples/bus_rate.rs against a throwaway
 #   nats-server on SERVER_CPUS, the program on LOAD_CPUS): publish and delivery rates
 #   for 60-byte and 1-KiB messages to 1, 3 and 10 subscriber connections, with the
@@ -869,9 +870,16 @@ if row 12; then
                     sleep 1
                     chat=chatdirect
                     if [ "$half" = proxied ]; then chat=chat; fi
+                    before=$(cpu_ticks $pids)
+                    proxy_before=$(cpu_ticks $proxy_pid)
                     RUN_PORT=$run_port RUN_PID=${pids%% *} run 12 "$chat" "$rep" \
                         --sessions "$CROSS_CHAT_SESSIONS" --names --chat "$CROSS_CHAT_RATE" \
                         --ramp 3s --warmup 3s --duration 5s
+                    after=$(cpu_ticks $pids)
+                    proxy_after=$(cpu_ticks $proxy_pid)
+                    echo "server_ticks=$((after - before)) processes=$(wc -w <<<"$pids")" \
+                        "proxy_ticks=$((proxy_after - proxy_before))" \
+                        >"$OUT/row12-$chat-$rep.cpu"
                 fi
                 stop_servers
                 stop_cluster

@@ -52,8 +52,12 @@ every instance's and HAProxy's CPU over the whole run, in 1/100 s), divided by t
 run's commands (`commands_whole_run`), since loadtest's --server-pid sees one process;
 that process is HAProxy in the proxied half and the one arcade in the direct half, so
 their CPU per command in the measured window (no connects) is shown as well.
-With --bus, row12-chat-REP.json (chat through the proxy, across the instances) and
-row12-chatdirect-REP.json (the same on one instance) are shown as well. What ran is
+The instances' own CPU (`server_ticks` less HAProxy's `proxy_ticks`) per command
+against one instance's is issue 29's target for the row (at most 1.2x). With --bus,
+row12-chat-REP.json (chat through the proxy, across the instances) and
+row12-chatdirect-REP.json (the same on one instance) are shown as well, with their
+instances' CPU per line said from row12-chat-REP.cpu and row12-chatdirect-REP.cpu
+against the same 1.2x. What ran is
 in row12.setup (`bus=`, `db=`); row12.skipped says why the row did not run.
 
 Row 13 (warnings on every push, issue 33) is row 2's load side by side with
@@ -235,9 +239,11 @@ class ClusterCpu:
     """A row 12 table row: the median over the runs of one half of the server CPU per
     command, from row12-HALF-REP.cpu and the run's commands."""
 
-    def __init__(self, half, key="server_ticks"):
+    def __init__(self, half, key="server_ticks", unit_us=1):
         self.half = half
         self.key = key
+        # µs in one unit of the row's (1,000 for a row in ms).
+        self.unit_us = unit_us
 
 
 class Followers:
@@ -363,6 +369,9 @@ def cluster_cpu(directory, half, key="server_ticks"):
     values = []
     for rep, report in enumerate(load(directory, 12, half), start=1):
         facts = key_value_file(os.path.join(directory, f"row12-{half}-{rep}.cpu"))
+        if "server_ticks" in facts:
+            # The arcade instances' own: HAProxy's (none in a direct half) apart.
+            facts["instance_ticks"] = facts["server_ticks"] - facts.get("proxy_ticks", 0)
         commands = report.get("commands_whole_run")
         if key in facts and commands:
             values.append(facts[key] * 10_000 / commands)
@@ -614,6 +623,12 @@ def main():
          Half("direct", cpu_us), None, None),
         (12, "", "server CPU per command direct (whole run)", "us", ClusterCpu("direct"),
          None, None),
+        (12, "", "instances' CPU per command proxied (whole run, HAProxy's apart)", "us",
+         ClusterCpu("proxied", "instance_ticks"), "cpu-direct<=", 1.2),
+        (12, "", "chat: instances' CPU per line said across instances (whole run, HAProxy's apart)",
+         "ms", Half("chat", ClusterCpu("chat", "instance_ticks", 1000)), "cpu-direct<=", 1.2),
+        (12, "", "chat: CPU per line said on one instance (whole run)", "ms",
+         Half("chatdirect", ClusterCpu("chatdirect", "instance_ticks", 1000)), None, None),
         (12, "", "chat delivery p99 across instances, pooled", "ms",
          Half("chat", Pooled(0.99, "delivery_histogram")), None, None),
         (12, "", "chat delivery p99 on one instance, pooled", "ms",
@@ -738,6 +753,7 @@ def main():
             a = m = None
         elif isinstance(pick, ClusterCpu):
             a, m = cluster_cpu(directory, pick.half, pick.key), None
+            a = None if a is None else a / pick.unit_us
         elif isinstance(pick, Pooled):
             a = pooled(arcade, pick.quantile, pick.field)
             m = pooled(minimal, pick.quantile, pick.field)
@@ -770,6 +786,16 @@ def main():
             met = against is not None and against <= target
             shown = "n/a" if against is None else f"{against:.2f}x"
             goal = f"<= {target}x the p99 {words} ({shown})"
+        elif kind == "cpu-direct<=":
+            # Row 12's instances over the whole run against one instance's: per command
+            # of the p99 load, per line said of the chat load (issue 29).
+            other_half = "chatdirect" if pick.half == "chat" else "direct"
+            other = cluster_cpu(directory, other_half, "instance_ticks")
+            other = None if other is None else other / pick.unit_us
+            against = a / other if a is not None and other else None
+            met = against is not None and against <= target
+            shown = "n/a" if against is None else f"{against:.2f}x"
+            goal = f"<= {target}x one instance's ({shown})"
         elif kind == "warnings/":
             # Row 13 without warnings: the same number with warnings, against this one.
             with_warnings = load(directory, row, "arcade")
